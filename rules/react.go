@@ -1,0 +1,325 @@
+package rules
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// maxReactions bounds one React call, so consequences that trigger each
+// other cannot loop.
+const maxReactions = 64
+
+// Step applies one reaction's effects to the state. React calls it before
+// deciding the next reaction, so each sees the world as the last left it.
+type Step func(*Resolution) error
+
+// React runs what the world does after the player's resolutions this turn:
+// consequences whose triggers happened, an encounter waiting where the
+// player arrived, the enemies' turns in a fight (when the player spent an
+// action), the end of the fight, and scheduled events whose time came.
+func (e *Engine) React(w *world.State, done []*Resolution, r *rand.Rand, apply Step) error {
+	n := 0
+	step := func(res *Resolution) error {
+		if res == nil || len(res.Outcomes) == 0 {
+			return nil
+		}
+		n++
+		if n > maxReactions {
+			return fmt.Errorf("react: more than %d reactions in one turn; a consequence probably triggers itself", maxReactions)
+		}
+		done = append(done, res)
+		return apply(res)
+	}
+	acted := false
+	for _, d := range done {
+		if d.Intent != nil && TakesAction(d.Intent) {
+			acted = true
+		}
+	}
+	if err := e.consequences(w, done, r, step); err != nil {
+		return err
+	}
+	ambushed, err := e.encounter(w, r, step)
+	if err != nil {
+		return err
+	}
+	if w.Combat != nil && acted && !ambushed {
+		if err := e.enemyTurns(w, r, step, nil); err != nil {
+			return err
+		}
+	}
+	if err := e.endFight(w, step); err != nil {
+		return err
+	}
+	if err := e.scheduled(w, r, step); err != nil {
+		return err
+	}
+	// Reactions may themselves trigger consequences (a defeat, a move).
+	return e.consequences(w, done, r, step)
+}
+
+// consequences fires every untriggered consequence whose trigger happened
+// in the resolutions so far.
+func (e *Engine) consequences(w *world.State, done []*Resolution, r *rand.Rand, step Step) error {
+	for _, id := range world.SortedKeys(w.Consequences) {
+		c := w.Consequences[id]
+		if c.Triggered || c.On == "" || !triggered(w, c, done) {
+			continue
+		}
+		res := &Resolution{}
+		res.add(Outcome{Action: "consequence", Target: c.ID, Text: c.Description,
+			Effects: world.Effects{world.ConsequenceTriggered{ID: c.ID}}, Details: map[string]any{"trigger": c.Trigger}})
+		if err := step(res); err != nil {
+			return err
+		}
+		if err := e.follow(w, c.Then, r, step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// follow resolves and applies the intents a consequence or event carries.
+// One that no longer fits the world is skipped and reported, so authored
+// content cannot wedge a game.
+func (e *Engine) follow(w *world.State, then []world.RawIntent, r *rand.Rand, step Step) error {
+	for _, raw := range then {
+		in, err := DecodeIntent(raw)
+		if err != nil {
+			return step(noteOutcome("skipped", fmt.Sprintf("(a follow-up could not be read: %v)", err)))
+		}
+		res, err := e.Resolve(w, in, r)
+		if err != nil {
+			if rej, ok := err.(*Rejection); ok {
+				if err := step(noteOutcome("skipped", fmt.Sprintf("(%s did not happen: %s)", in.Type(), rej.Reason))); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+		if err := step(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func noteOutcome(action, text string) *Resolution {
+	res := &Resolution{}
+	res.add(Outcome{Action: action, Text: text})
+	return res
+}
+
+func triggered(w *world.State, c *world.Consequence, done []*Resolution) bool {
+	pc := w.PC()
+	if c.At != "" && (pc == nil || pc.Location != c.At) {
+		return false
+	}
+	for _, d := range done {
+		for _, o := range d.Outcomes {
+			switch c.On {
+			case world.OnTalk:
+				if o.Action == "talk" && o.Target == c.Target {
+					return true
+				}
+			case world.OnUse:
+				if o.Action == "use_item" && o.Item == c.Target {
+					return true
+				}
+			}
+			for _, eff := range o.Effects {
+				switch ef := eff.(type) {
+				case world.CharacterMoved:
+					if c.On == world.OnEnter && pc != nil && ef.Character == pc.ID && ef.To == c.Target {
+						return true
+					}
+				case world.ItemTransferred:
+					if c.On == world.OnTake && pc != nil && ef.To == pc.ID && ef.Item == c.Target {
+						return true
+					}
+				case world.ConditionApplied:
+					if c.On == world.OnDefeat && ef.Target == c.Target && (ef.Condition == "dead" || ef.Condition == "unconscious") {
+						return true
+					}
+				case world.NPCRemoved:
+					if c.On == world.OnDefeat && ef.ID == c.Target {
+						return true
+					}
+				case world.QuestStatusChanged:
+					if c.On == world.OnQuestComplete && ef.Quest == c.Target && ef.To == world.QuestCompleted {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// encounter starts a location's waiting fight when the player is there;
+// enemies quicker than the player strike first. It reports whether they did.
+func (e *Engine) encounter(w *world.State, r *rand.Rand, step Step) (bool, error) {
+	pc := w.PC()
+	if pc == nil || w.Combat != nil || !pc.Alive() {
+		return false, nil
+	}
+	l := w.Locations[pc.Location]
+	if l == nil || l.Encounter == nil || l.Encounter.Triggered {
+		return false, nil
+	}
+	var foes []*world.Character
+	for _, id := range l.Encounter.Creatures {
+		if c := w.Characters[id]; c != nil && c.Location == l.ID && c.Alive() && !c.HasCondition("dead") {
+			foes = append(foes, c)
+		}
+	}
+	if len(foes) == 0 {
+		return false, nil
+	}
+	x := &resolver{e: e, w: w, r: r, res: &Resolution{Intent: StartCombat{}}}
+	if l.Encounter.Text != "" {
+		x.res.add(Outcome{Action: "encounter", Target: l.ID, Text: l.Encounter.Text})
+	}
+	if err := x.beginCombat(StartCombat{}, foes, "encounter"); err != nil {
+		return false, err
+	}
+	// The foes are hostile from now on, whatever they were.
+	for _, f := range foes {
+		if !f.Hostile {
+			x.res.Outcomes[len(x.res.Outcomes)-1].Effects = append(x.res.Outcomes[len(x.res.Outcomes)-1].Effects,
+				world.NPCUpdated{ID: f.ID, Changes: map[string]any{"hostile": true}})
+		}
+	}
+	if err := step(x.res); err != nil {
+		return false, err
+	}
+	// Those who beat the player's initiative act before the player.
+	var first []string
+	pcIni := 0
+	for _, cb := range w.Combat.Order {
+		if cb.ID == pc.ID {
+			pcIni = cb.Initiative
+		}
+	}
+	for _, cb := range w.Combat.Order {
+		if cb.ID != pc.ID && cb.Initiative > pcIni {
+			first = append(first, cb.ID)
+		}
+	}
+	if len(first) == 0 {
+		return true, nil
+	}
+	return true, e.enemyTurns(w, r, step, first)
+}
+
+// enemyTurns lets hostile combatants act in initiative order (only those in
+// only, when given). Each turn is applied before the next is decided.
+func (e *Engine) enemyTurns(w *world.State, r *rand.Rand, step Step, only []string) error {
+	if w.Combat == nil {
+		return nil
+	}
+	order := append([]world.Combatant(nil), w.Combat.Order...)
+	for _, cb := range order {
+		if only != nil && !containsFold(only, cb.ID) {
+			continue
+		}
+		pc := w.PC()
+		if pc == nil || w.Combat == nil || !pc.Alive() || pc.HasCondition("unconscious") {
+			return nil
+		}
+		npc := w.Characters[cb.ID]
+		if npc == nil || npc.ID == pc.ID || !npc.Hostile || !npc.Alive() || npc.HasCondition("dead") ||
+			npc.HasCondition("unconscious") || npc.Location != pc.Location {
+			continue
+		}
+		in := Attack{Attacker: npc.ID, Target: pc.ID}
+		x := &resolver{e: e, w: w, r: r, res: &Resolution{Intent: in}}
+		wp, err := x.weaponOf(in, npc, "")
+		if err != nil {
+			return err
+		}
+		adv := Advantage(0)
+		if err := x.strike(npc, pc, wp, adv); err != nil {
+			return err
+		}
+		for i := range x.res.Outcomes {
+			x.res.Outcomes[i].Action = "enemy_attack"
+		}
+		if err := step(x.res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endFight ends the fight when one side is down, or starts the next round.
+func (e *Engine) endFight(w *world.State, step Step) error {
+	if w.Combat == nil {
+		return nil
+	}
+	pc := w.PC()
+	if pc == nil {
+		return nil
+	}
+	if !pc.Alive() || pc.HasCondition("unconscious") {
+		res := &Resolution{}
+		res.add(Outcome{Action: "combat_ended", Text: "You have been defeated.", Details: map[string]any{"outcome": world.Defeat},
+			Effects: world.Effects{world.CombatEnded{Outcome: world.Defeat}}})
+		return step(res)
+	}
+	standing, fallen := 0, 0
+	for _, cb := range w.Combat.Order {
+		c := w.Characters[cb.ID]
+		if c == nil || c.ID == pc.ID || !c.Hostile {
+			continue
+		}
+		if c.Alive() && !c.HasCondition("dead") && !c.HasCondition("unconscious") && c.Location == pc.Location {
+			standing++
+		} else {
+			fallen++
+		}
+	}
+	res := &Resolution{}
+	if standing == 0 {
+		xp := 50 * max(1, fallen)
+		res.add(Outcome{Action: "combat_ended", Text: "The fight is won.", Details: map[string]any{"outcome": world.Victory},
+			Effects: world.Effects{world.CombatEnded{Outcome: world.Victory}, world.XPGained{Character: pc.ID, Amount: xp, Reason: "victory"}}})
+		return step(res)
+	}
+	res.add(Outcome{Action: "combat_round", Text: fmt.Sprintf("Round %d.", w.Combat.Round+1),
+		Effects: world.Effects{world.CombatRound{Round: w.Combat.Round + 1}}})
+	return step(res)
+}
+
+// scheduled fires events whose time has come, earliest first.
+func (e *Engine) scheduled(w *world.State, r *rand.Rand, step Step) error {
+	for range maxReactions {
+		var due *world.ScheduledEvent
+		for _, id := range world.SortedKeys(w.Scheduled) {
+			ev := w.Scheduled[id]
+			if !ev.Fired && ev.At <= w.Time && (due == nil || ev.At < due.At) {
+				due = ev
+			}
+		}
+		if due == nil {
+			return nil
+		}
+		x := &resolver{e: e, w: w, r: r, res: &Resolution{}}
+		x.res.add(Outcome{Action: "event", Target: due.ID, Text: due.Description,
+			Effects: world.Effects{
+				world.ScheduledEventFired{ID: due.ID},
+				world.EventRecorded{Event: world.Event{ID: x.newID("event"), Name: due.Description, Description: due.Description,
+					Turn: w.Turn, At: w.Time, Location: due.Location}},
+			}})
+		if err := step(x.res); err != nil {
+			return err
+		}
+		if err := e.follow(w, due.Then, r, step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
