@@ -1,0 +1,126 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hearth-rpg/hearth/rules"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// Role of a chat message.
+type Role string
+
+// Message roles.
+const (
+	System    Role = "system"
+	User      Role = "user"
+	Assistant Role = "assistant"
+	ToolRole  Role = "tool"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant messages
+	ToolCallID string     `json:"tool_call_id,omitempty"` // tool messages
+	Name       string     `json:"name,omitempty"`         // tool messages: the tool's name
+}
+
+// ToolCall is a model's request to run a tool.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Tool is a tool offered to the model; Parameters is a JSON Schema.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Request is one chat call.
+type Request struct {
+	Model    string    `json:"model,omitempty"`
+	Messages []Message `json:"messages"`
+	Tools    []Tool    `json:"tools,omitempty"`
+	// Schema, when set, asks for JSON output matching it.
+	Schema      json.RawMessage `json:"schema,omitempty"`
+	Temperature *float64        `json:"temperature,omitempty"`
+	MaxTokens   int             `json:"max_tokens,omitempty"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Response is a finished chat call.
+type Response struct {
+	Message    Message `json:"message"`
+	Usage      Usage   `json:"usage"`
+	StopReason string  `json:"stop_reason,omitempty"`
+}
+
+// Chunk is a piece of a streamed response.
+type Chunk struct {
+	Content  string    `json:"content,omitempty"`
+	ToolCall *ToolCall `json:"tool_call,omitempty"`
+}
+
+// Model describes a model a provider serves.
+type Model struct {
+	Name          string `json:"name"`
+	ContextLength int    `json:"context_length,omitempty"`
+}
+
+// Provider is a model server. Chat streams through fn (which may be nil)
+// and returns the whole response; an error from fn stops the call.
+type Provider interface {
+	Name() string
+	Chat(ctx context.Context, req Request, fn func(Chunk) error) (*Response, error)
+	Models(ctx context.Context) ([]Model, error)
+	Embed(ctx context.Context, model string, texts []string) ([][]float32, error)
+}
+
+// Interpretation is what the player's words mean.
+type Interpretation struct {
+	// Intents to resolve in order.
+	Intents []rules.Intent `json:"-"`
+	// Query asks for information without acting: inventory, sheet, quests,
+	// help. It is answered without a turn.
+	Query string `json:"query,omitempty"`
+	// Reply answers input that is neither an action nor a query (unknown
+	// words, small talk with no one). No turn is taken.
+	Reply string `json:"reply,omitempty"`
+	// Confirm, when set, is a yes/no question to ask before resolving the
+	// intents (attacking someone who is not hostile).
+	Confirm string `json:"confirm,omitempty"`
+}
+
+// Interpreter reads player input in the context of the world.
+type Interpreter interface {
+	Interpret(ctx context.Context, w *world.State, input string) (Interpretation, error)
+}
+
+// Narration is what the narrator tells: the outcomes of a turn.
+type Narration struct {
+	Input string
+	// World is the state after the turn. What changed is in the
+	// resolutions' outcomes and effects (a move's "first_visit" detail, a
+	// death's condition), so no copy of the state before is needed.
+	World       *world.State
+	Resolutions []*rules.Resolution
+	// Rejection is set when the rules refused the player's intent.
+	Rejection *rules.Rejection
+}
+
+// Narrator writes the prose of a turn, emitting it piece by piece as it is
+// produced, and returns all of it.
+type Narrator interface {
+	Narrate(ctx context.Context, n Narration, emit func(string)) (string, error)
+}
