@@ -70,13 +70,13 @@ type term struct {
 	d66   bool
 	ref   string
 
-	keep     string // "kh", "kl", "dh", "dl" or ""
-	keepN    int
-	explode  *cmp
-	reroll   *cmp
-	success  *cmp
-	upperD   bool // written as 2D (Traveller), kept for String
-	pos      int
+	keep    string // "kh", "kl", "dh", "dl" or ""
+	keepN   int
+	explode *cmp
+	reroll  *cmp
+	success *cmp
+	upperD  bool // written as 2D (Traveller), kept for String
+	pos     int
 }
 
 // Expr is a parsed expression. It is immutable and safe for concurrent use.
