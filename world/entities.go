@@ -296,6 +296,7 @@ const (
 	OnDefeat        = "defeat"          // Target: character ID
 	OnQuestComplete = "quest_completed" // Target: quest ID
 	OnTalk          = "talk"            // Target: character ID
+	OnUse           = "use_item"        // Target: item ID; At: where, if it matters
 )
 
 // Consequence is a story seed that blooms when its trigger happens.
@@ -304,6 +305,7 @@ type Consequence struct {
 	Trigger     string   `json:"trigger"` // in words
 	On          string   `json:"on,omitempty"`
 	Target      string   `json:"target,omitempty"`
+	At          string   `json:"at,omitempty"` // location the trigger must happen at, if any
 	Description string   `json:"description"`
 	Severity    string   `json:"severity,omitempty"` // minor, moderate, major
 	Related     []string `json:"related,omitempty"`
