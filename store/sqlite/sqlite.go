@@ -1,0 +1,208 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/hearth-rpg/hearth/store"
+)
+
+// FileName is the database file inside a data directory.
+const FileName = "hearth.db"
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is a store.Store in one SQLite file.
+type DB struct {
+	path string
+	w    *sql.DB // one connection: all writes
+	r    *sql.DB // a pool for reads
+
+	mu       sync.Mutex
+	branches map[string]store.Branch // branches never change once made
+}
+
+var _ store.Store = (*DB)(nil)
+
+type options struct {
+	synchronous string
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithSynchronousNormal trades durability against power loss for speed:
+// with NORMAL, a crash of the process still loses nothing committed, but
+// a power cut may lose the last transactions. The default is FULL.
+func WithSynchronousNormal() Option {
+	return func(o *options) { o.synchronous = "NORMAL" }
+}
+
+// DefaultDir is where Hearth keeps data when --data is not given:
+// $HEARTH_DATA if set, else $XDG_DATA_HOME/hearth or ~/.local/share/hearth
+// on Linux and other Unix systems, ~/Library/Application Support/Hearth on
+// macOS, %LocalAppData%\Hearth on Windows.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("HEARTH_DATA"); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	switch runtime.GOOS {
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "Hearth"), nil
+		}
+	case "darwin":
+		if err == nil {
+			return filepath.Join(home, "Library", "Application Support", "Hearth"), nil
+		}
+	default:
+		if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+			return filepath.Join(d, "hearth"), nil
+		}
+		if err == nil {
+			return filepath.Join(home, ".local", "share", "hearth"), nil
+		}
+	}
+	return "", fmt.Errorf("no home directory to keep data in (%v); set HEARTH_DATA", err)
+}
+
+// Open opens (creating if needed) the database in dir and brings its
+// schema up to date.
+func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
+	o := options{synchronous: "FULL"}
+	for _, f := range opts {
+		f(&o)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	dsn := func(extra ...string) string {
+		q := url.Values{}
+		for _, p := range append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(" + o.synchronous + ")"}, extra...) {
+			q.Add("_pragma", p)
+		}
+		q.Set("_txlock", "immediate")
+		return "file:" + path + "?" + q.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	db := &DB{path: path, w: w, branches: map[string]store.Branch{}}
+	if err := db.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn("query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	db.r = r
+	return db, nil
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database.
+func (db *DB) Close() error {
+	return errors.Join(db.r.Close(), db.w.Close())
+}
+
+// migrate applies the embedded migrations the database lacks.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return db.explain("prepare the schema", err)
+	}
+	var have int
+	if err := db.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return db.explain("read the schema version", err)
+	}
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	latest := 0
+	for _, f := range files {
+		v, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with its number", f)
+		}
+		latest = max(latest, v)
+		if v <= have {
+			continue
+		}
+		body, err := migrations.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		tx, err := db.w.BeginTx(ctx, nil)
+		if err != nil {
+			return db.explain("migrate", err)
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("%s: migration %s: %w", db.path, filepath.Base(f), err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, v, time.Now().UnixNano()); err != nil {
+			tx.Rollback()
+			return db.explain("record migration", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return db.explain("migrate", err)
+		}
+	}
+	if have > latest {
+		return fmt.Errorf("%s was written by a newer Hearth (schema %d; this one knows up to %d): upgrade Hearth, or use another --data directory", db.path, have, latest)
+	}
+	return nil
+}
+
+// explain turns SQLite's errors into ones that say what to do.
+func (db *DB) explain(doing string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
+		return fmt.Errorf("%s: %s is not a Hearth database (%v); move it away or choose another --data directory", doing, db.path, err)
+	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
+		return fmt.Errorf("%s: %s is busy: another Hearth is writing to it (%v); close it or use another --data directory", doing, db.path, err)
+	case strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_READONLY"):
+		return fmt.Errorf("%s: %s is read-only (%v); check its permissions", doing, db.path, err)
+	}
+	return fmt.Errorf("%s: %s: %w", doing, db.path, err)
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func now() int64 { return time.Now().UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }

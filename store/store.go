@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Errors a Store returns, wrapped with context; test with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+// Session is one playthrough of a campaign.
+type Session struct {
+	ID           string
+	Name         string
+	Campaign     string          // campaign ID
+	CampaignPath string          // where the campaign was loaded from
+	Seed         uint64          // dice seed
+	Config       json.RawMessage // free-form; may be nil
+	Branch       string          // ID of the branch being played
+	Head         int             // turn the session is at on Branch (may be below the tip after a restore)
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Branch is a line of the story. The root branch is named "main".
+type Branch struct {
+	ID        string
+	SessionID string
+	Name      string // unique within the session
+	ParentID  string // "" for main
+	ForkTurn  int    // the last turn shared with the parent (0 for main)
+	CreatedAt time.Time
+}
+
+// Turn is one committed turn. Numbers start at 1 and continue across a
+// fork: a branch forked at turn 5 has its own first turn numbered 6.
+type Turn struct {
+	SessionID string
+	BranchID  string
+	Number    int
+	Actor     string
+	Input     string
+	Intents   json.RawMessage
+	Effects   json.RawMessage
+	Rolls     json.RawMessage
+	Passes    json.RawMessage // what each pipeline pass produced; may be nil
+	Narrative string
+	RNGState  []byte // dice state after the turn
+	Timings   json.RawMessage
+	CreatedAt time.Time
+}
+
+// Snapshot is the full state after turn Turn on branch BranchID.
+type Snapshot struct {
+	SessionID string
+	BranchID  string
+	Turn      int
+	State     json.RawMessage
+	RNGState  []byte
+}
+
+// Store persists sessions, branches, turns and snapshots. Implementations
+// are safe for concurrent use.
+type Store interface {
+	// CreateSession stores s, creates its "main" branch (setting s.Branch
+	// and s.Head = 0) and stores initial as main's snapshot at turn 0, in
+	// one transaction.
+	CreateSession(ctx context.Context, s *Session, initial Snapshot) error
+	Session(ctx context.Context, id string) (*Session, error)
+	// Sessions lists sessions, most recently updated first.
+	Sessions(ctx context.Context) ([]Session, error)
+	// SetHead records which branch and turn the session is at.
+	SetHead(ctx context.Context, sessionID, branchID string, head int) error
+	// DeleteSession removes the session and everything in it.
+	DeleteSession(ctx context.Context, id string) error
+
+	// CreateBranch forks at b.ForkTurn of branch b.ParentID, which must be
+	// on the parent's line. It sets b.ID when empty and b.CreatedAt.
+	// A duplicate name is ErrConflict.
+	CreateBranch(ctx context.Context, b *Branch) error
+	// Branches lists a session's branches in creation order.
+	Branches(ctx context.Context, sessionID string) ([]Branch, error)
+	BranchByName(ctx context.Context, sessionID, name string) (*Branch, error)
+	// Tip is the number of the last turn on the branch's line.
+	Tip(ctx context.Context, branchID string) (int, error)
+
+	// AppendTurn commits t, and snap when not nil, and moves the session's
+	// head to (t.BranchID, t.Number), in one transaction. t.Number must be
+	// the branch's Tip+1, else ErrConflict.
+	AppendTurn(ctx context.Context, t *Turn, snap *Snapshot) error
+	// Turns returns the turns numbered from..to (inclusive) on the branch's
+	// line, in order.
+	Turns(ctx context.Context, branchID string, from, to int) ([]Turn, error)
+	// Snapshot returns the latest snapshot on the branch's line at or
+	// before turn atOrBefore.
+	Snapshot(ctx context.Context, branchID string, atOrBefore int) (*Snapshot, error)
+	Close() error
+}
+
+// Segment is part of a branch's line: turns From..To (inclusive) stored
+// under BranchID. To < 0 means "to the end".
+type Segment struct {
+	BranchID string
+	From, To int
+}
+
+// Line splits the line of history of the last branch in chain (ordered
+// root first) into the segments stored under each branch.
+func Line(chain []Branch) []Segment {
+	segs := make([]Segment, len(chain))
+	for i, b := range chain {
+		from := b.ForkTurn + 1
+		if i == 0 {
+			from = 1
+		}
+		to := -1
+		if i+1 < len(chain) {
+			to = chain[i+1].ForkTurn
+		}
+		segs[i] = Segment{BranchID: b.ID, From: from, To: to}
+	}
+	return segs
+}
