@@ -1,0 +1,248 @@
+package game
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hearth-rpg/hearth/store"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// ErrInvalid marks a request that cannot be done as asked; its message
+// says what would work.
+var ErrInvalid = errors.New("invalid")
+
+// Restore moves the session back (or forward) to turn n of the current
+// branch. Nothing is deleted: acting from an earlier turn starts a new
+// branch.
+func (s *Session) Restore(ctx context.Context, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tip, err := s.st.Tip(ctx, s.branch.ID)
+	if err != nil {
+		return err
+	}
+	if n < 0 || n > tip {
+		return fmt.Errorf("%w: branch %q has turns 0 to %d; cannot restore turn %d", ErrInvalid, s.branch.Name, tip, n)
+	}
+	if err := s.load(ctx, n); err != nil {
+		return err
+	}
+	s.await = nil
+	return s.st.SetHead(ctx, s.meta.ID, s.branch.ID, n)
+}
+
+var branchName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
+
+// Fork starts a branch named name at the current turn and switches to it.
+func (s *Session) Fork(ctx context.Context, name string) (*store.Branch, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.forkLocked(ctx, name)
+}
+
+func (s *Session) forkLocked(ctx context.Context, name string) (*store.Branch, error) {
+	if !branchName.MatchString(name) {
+		return nil, fmt.Errorf("%w: branch name %q: use 1 to 40 letters, digits, dots, dashes or underscores", ErrInvalid, name)
+	}
+	b := &store.Branch{SessionID: s.meta.ID, Name: name, ParentID: s.branch.ID, ForkTurn: s.head}
+	if err := s.st.CreateBranch(ctx, b); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return nil, fmt.Errorf("%w: a branch named %q already exists; pick another name or switch to it", ErrInvalid, name)
+		}
+		return nil, err
+	}
+	if err := s.st.SetHead(ctx, s.meta.ID, b.ID, s.head); err != nil {
+		return nil, err
+	}
+	s.branch = *b
+	s.await = nil
+	return b, nil
+}
+
+// Switch moves to the latest turn of another branch.
+func (s *Session) Switch(ctx context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.st.BranchByName(ctx, s.meta.ID, name)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%w: no branch %q; see the branch list", ErrInvalid, name)
+		}
+		return err
+	}
+	tip, err := s.st.Tip(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	old := s.branch
+	s.branch = *b
+	if err := s.load(ctx, tip); err != nil {
+		s.branch = old
+		return err
+	}
+	s.await = nil
+	return s.st.SetHead(ctx, s.meta.ID, b.ID, tip)
+}
+
+// BranchInfo describes one branch.
+type BranchInfo struct {
+	Name     string    `json:"name"`
+	Parent   string    `json:"parent,omitempty"`
+	ForkTurn int       `json:"fork_turn"`
+	Tip      int       `json:"tip"`
+	Current  bool      `json:"current"`
+	Created  time.Time `json:"created_at"`
+}
+
+// Branches lists the session's branches in creation order.
+func (s *Session) Branches(ctx context.Context) ([]BranchInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	brs, err := s.st.Branches(ctx, s.meta.ID)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]string{}
+	for _, b := range brs {
+		byID[b.ID] = b.Name
+	}
+	out := make([]BranchInfo, 0, len(brs))
+	for _, b := range brs {
+		tip, err := s.st.Tip(ctx, b.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, BranchInfo{Name: b.Name, Parent: byID[b.ParentID], ForkTurn: b.ForkTurn, Tip: tip,
+			Current: b.ID == s.branch.ID, Created: b.CreatedAt})
+	}
+	return out, nil
+}
+
+// TurnRecord is a committed turn as a transcript shows it.
+type TurnRecord struct {
+	Number    int             `json:"number"`
+	Input     string          `json:"input"`
+	Narrative string          `json:"narrative"`
+	Intents   json.RawMessage `json:"intents,omitempty"`
+	Effects   json.RawMessage `json:"effects,omitempty"`
+	Rolls     json.RawMessage `json:"rolls,omitempty"`
+	At        time.Time       `json:"at"`
+}
+
+// Turns returns turns from..to (inclusive) of the current branch's line,
+// capped at the current turn.
+func (s *Session) Turns(ctx context.Context, from, to int) ([]TurnRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turns(ctx, from, to)
+}
+
+func (s *Session) turns(ctx context.Context, from, to int) ([]TurnRecord, error) {
+	from = max(from, 1)
+	to = min(to, s.head)
+	if from > to {
+		return nil, nil
+	}
+	ts, err := s.st.Turns(ctx, s.branch.ID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TurnRecord, len(ts))
+	for i, t := range ts {
+		out[i] = TurnRecord{Number: t.Number, Input: t.Input, Narrative: t.Narrative,
+			Intents: t.Intents, Effects: t.Effects, Rolls: t.Rolls, At: t.CreatedAt}
+	}
+	return out, nil
+}
+
+// Export writes the transcript of the current branch up to the current turn
+// as "json" or "markdown".
+func (s *Session) Export(ctx context.Context, w io.Writer, format string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	turns, err := s.turns(ctx, 1, s.head)
+	if err != nil {
+		return err
+	}
+	switch strings.ToLower(format) {
+	case "json":
+		doc := struct {
+			Session  string       `json:"session"`
+			Title    string       `json:"title"`
+			Campaign string       `json:"campaign"`
+			Seed     uint64       `json:"seed"`
+			Branch   string       `json:"branch"`
+			Turns    []TurnRecord `json:"turns"`
+		}{s.meta.ID, s.cfg.Title, s.meta.Campaign, s.meta.Seed, s.branch.Name, turns}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	case "md", "markdown":
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "# %s\n\n", s.cfg.Title)
+		fmt.Fprintf(&b, "Session `%s`, branch `%s`, seed %d, %d turns.\n\n", s.meta.ID, s.branch.Name, s.meta.Seed, len(turns))
+		if s.cfg.Intro != "" {
+			fmt.Fprintf(&b, "%s\n\n", s.cfg.Intro)
+		}
+		for _, t := range turns {
+			fmt.Fprintf(&b, "## Turn %d\n\n> %s\n\n%s\n\n", t.Number, t.Input, strings.TrimSpace(t.Narrative))
+			if kinds := effectKinds(t.Effects); kinds != "" {
+				fmt.Fprintf(&b, "<sub>effects: %s</sub>\n\n", kinds)
+			}
+		}
+		_, err := w.Write(b.Bytes())
+		return err
+	}
+	return fmt.Errorf("%w: export format %q: use json or markdown", ErrInvalid, format)
+}
+
+func effectKinds(raw json.RawMessage) string {
+	var es world.Effects
+	if json.Unmarshal(raw, &es) != nil {
+		return ""
+	}
+	var kinds []string
+	for _, e := range es {
+		if e.Kind() != "turn_began" {
+			kinds = append(kinds, e.Kind())
+		}
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// Verify replays every turn of the current line from the initial state and
+// checks that the result equals the current state. It returns nil when they
+// match.
+func (s *Session) Verify(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	replayed, pcg, err := s.stateAt(ctx, s.branch.ID, s.head, true)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	a, err := json.Marshal(s.w)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(replayed)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("state at turn %d differs from a replay of its %d turns (%d vs %d bytes)", s.head, s.head, len(a), len(b))
+	}
+	ra, _ := s.pcg.MarshalBinary()
+	rb, _ := pcg.MarshalBinary()
+	if !bytes.Equal(ra, rb) {
+		return fmt.Errorf("dice state at turn %d differs from the replay's", s.head)
+	}
+	return nil
+}

@@ -1,0 +1,577 @@
+package game
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/dice"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/offline"
+	"github.com/hearth-rpg/hearth/rules"
+	"github.com/hearth-rpg/hearth/store"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// MaxInput is the longest player input accepted, in bytes.
+const MaxInput = 4000
+
+// DefaultSnapshotEvery is how often a full state snapshot is written; a
+// restore folds at most this many turns of effects.
+const DefaultSnapshotEvery = 50
+
+// Options configure a session. The zero value plays offline.
+type Options struct {
+	Interpreter llm.Interpreter // default: the offline provider
+	Narrator    llm.Narrator    // default: the offline provider
+	// SnapshotEvery writes a snapshot every this many turns (default 50).
+	SnapshotEvery int
+	Logger        *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Interpreter == nil || o.Narrator == nil {
+		p := offline.New()
+		if o.Interpreter == nil {
+			o.Interpreter = p
+		}
+		if o.Narrator == nil {
+			o.Narrator = p
+		}
+	}
+	if o.SnapshotEvery <= 0 {
+		o.SnapshotEvery = DefaultSnapshotEvery
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// config is what a session keeps in store.Session.Config.
+type config struct {
+	Title string `json:"title"`
+	Intro string `json:"intro,omitempty"`
+}
+
+// Session is one playthrough. Create one with New, reopen it with Open.
+type Session struct {
+	mu     sync.Mutex
+	st     store.Store
+	opts   Options
+	meta   store.Session
+	cfg    config
+	branch store.Branch
+	head   int
+	w      *world.State
+	pcg    *mrand.PCG
+	rng    *mrand.Rand
+	eng    *rules.Engine
+	await  *pending
+}
+
+// pending is a question the game asked: a confirmation guarding intents,
+// or a choice among inputs.
+type pending struct {
+	input   string
+	intents []rules.Intent
+	options []string
+}
+
+// New starts a playthrough of campaign c, stored in st. A zero seed picks a
+// random one; the seed is stored, so the game is reproducible.
+func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, opts Options) (*Session, error) {
+	w, err := c.NewState()
+	if err != nil {
+		return nil, fmt.Errorf("new game of %s: %w", c.Meta.Title, err)
+	}
+	eng, err := rules.New(w.System)
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", c.Meta.Title, err)
+	}
+	if seed == 0 {
+		seed = randomSeed()
+	}
+	pcg := mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+	stateJSON, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode initial state: %w", err)
+	}
+	rngState, err := pcg.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	cfg := config{Title: c.Meta.Title, Intro: c.Meta.Intro}
+	cfgJSON, _ := json.Marshal(cfg)
+	meta := store.Session{
+		ID:           newID(),
+		Name:         c.Meta.Title,
+		Campaign:     campaignID(c),
+		CampaignPath: c.Dir,
+		Seed:         seed,
+		Config:       cfgJSON,
+	}
+	snap := store.Snapshot{SessionID: meta.ID, Turn: 0, State: stateJSON, RNGState: rngState}
+	if err := st.CreateSession(ctx, &meta, snap); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	s := &Session{st: st, opts: opts.withDefaults(), meta: meta, cfg: cfg, w: w, pcg: pcg,
+		rng: mrand.New(pcg), eng: eng}
+	br, err := st.BranchByName(ctx, meta.ID, "main")
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	s.branch = *br
+	s.opts.Logger.Info("new game", "session", meta.ID, "campaign", meta.Campaign, "seed", seed)
+	return s, nil
+}
+
+func campaignID(c *content.Campaign) string {
+	return rules.Slug(c.Meta.Title)
+}
+
+// Open reopens a stored playthrough at the branch and turn it was left at.
+func Open(ctx context.Context, st store.Store, id string, opts Options) (*Session, error) {
+	meta, err := st.Session(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("open game %s: %w", id, err)
+	}
+	s := &Session{st: st, opts: opts.withDefaults(), meta: *meta}
+	if len(meta.Config) > 0 {
+		if err := json.Unmarshal(meta.Config, &s.cfg); err != nil {
+			return nil, fmt.Errorf("open game %s: bad config: %w", id, err)
+		}
+	}
+	brs, err := st.Branches(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("open game %s: %w", id, err)
+	}
+	for _, b := range brs {
+		if b.ID == meta.Branch {
+			s.branch = b
+		}
+	}
+	if s.branch.ID == "" {
+		return nil, fmt.Errorf("open game %s: its current branch %q is missing; the database is damaged", id, meta.Branch)
+	}
+	if err := s.load(ctx, meta.Head); err != nil {
+		return nil, fmt.Errorf("open game %s: %w", id, err)
+	}
+	return s, nil
+}
+
+// load rebuilds the state at turn n of the current branch: the nearest
+// snapshot, then the effects of the turns after it.
+func (s *Session) load(ctx context.Context, n int) error {
+	w, pcg, err := s.stateAt(ctx, s.branch.ID, n, false)
+	if err != nil {
+		return err
+	}
+	eng, err := rules.New(w.System)
+	if err != nil {
+		return err
+	}
+	s.w, s.pcg, s.rng, s.eng, s.head = w, pcg, mrand.New(pcg), eng, n
+	return nil
+}
+
+// stateAt folds effects onto a snapshot; fromScratch starts at turn 0.
+func (s *Session) stateAt(ctx context.Context, branchID string, n int, fromScratch bool) (*world.State, *mrand.PCG, error) {
+	at := n
+	if fromScratch {
+		at = 0
+	}
+	snap, err := s.st.Snapshot(ctx, branchID, at)
+	if err != nil {
+		return nil, nil, fmt.Errorf("snapshot at or before turn %d: %w", at, err)
+	}
+	var w world.State
+	if err := json.Unmarshal(snap.State, &w); err != nil {
+		return nil, nil, fmt.Errorf("decode snapshot of turn %d: %w", snap.Turn, err)
+	}
+	rngState := snap.RNGState
+	if n > snap.Turn {
+		turns, err := s.st.Turns(ctx, branchID, snap.Turn+1, n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("turns %d..%d: %w", snap.Turn+1, n, err)
+		}
+		if len(turns) != n-snap.Turn {
+			return nil, nil, fmt.Errorf("turns %d..%d: found %d of %d; the history is incomplete", snap.Turn+1, n, len(turns), n-snap.Turn)
+		}
+		for _, t := range turns {
+			var es world.Effects
+			if err := json.Unmarshal(t.Effects, &es); err != nil {
+				return nil, nil, fmt.Errorf("decode effects of turn %d: %w", t.Number, err)
+			}
+			if err := w.ApplyAll(es); err != nil {
+				return nil, nil, fmt.Errorf("replay turn %d: %w", t.Number, err)
+			}
+			rngState = t.RNGState
+		}
+	}
+	pcg := &mrand.PCG{}
+	if err := pcg.UnmarshalBinary(rngState); err != nil {
+		return nil, nil, fmt.Errorf("restore dice state at turn %d: %w", n, err)
+	}
+	return &w, pcg, nil
+}
+
+// ID returns the session's ID.
+func (s *Session) ID() string { return s.meta.ID }
+
+// Title returns the campaign's title.
+func (s *Session) Title() string { return s.cfg.Title }
+
+// Intro returns the campaign's opening text.
+func (s *Session) Intro() string { return s.cfg.Intro }
+
+// Seed returns the session's dice seed.
+func (s *Session) Seed() uint64 { return s.meta.Seed }
+
+// Turn returns the current turn number (0 before the first).
+func (s *Session) Turn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.head
+}
+
+// Branch returns the name of the current branch.
+func (s *Session) Branch() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.branch.Name
+}
+
+// World returns the current state. Callers must treat it as read-only and
+// must not keep it across calls to Act, Restore, Fork or Switch.
+func (s *Session) World() *world.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w
+}
+
+// Act plays one turn of player input.
+func (s *Session) Act(ctx context.Context, input string) (*Response, error) {
+	return s.ActStream(ctx, input, nil)
+}
+
+// ActStream plays one turn, calling emit with each piece of narration as
+// the narrator produces it (emit may be nil).
+func (s *Session) ActStream(ctx context.Context, input string, emit func(string)) (*Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if emit == nil {
+		emit = func(string) {}
+	}
+	input = strings.TrimSpace(input)
+	if len(input) > MaxInput {
+		return s.reply(fmt.Sprintf("That is too long to follow (%d characters); say it in under %d.", len(input), MaxInput), emit), nil
+	}
+	if input == "" {
+		return s.reply("What do you do? (Type help for ideas.)", emit), nil
+	}
+	if p := s.await; p != nil {
+		s.await = nil
+		if p.options == nil { // a confirmation
+			switch strings.ToLower(strings.Trim(input, " .!")) {
+			case "y", "yes", "yeah", "yep", "do it", "confirm":
+				return s.play(ctx, p.input, p.intents, emit)
+			case "n", "no", "nope", "cancel", "never mind":
+				return s.reply("You think better of it.", emit), nil
+			}
+		} else if i, err := strconv.Atoi(input); err == nil && i >= 1 && i <= len(p.options) {
+			input = p.options[i-1]
+		}
+	}
+	in, err := s.opts.Interpreter.Interpret(ctx, s.w, input)
+	if err != nil {
+		return nil, fmt.Errorf("interpret %q: %w", input, err)
+	}
+	switch {
+	case in.Query != "":
+		return s.reply(Query(s.w, in.Query), emit), nil
+	case in.Confirm != "" && len(in.Intents) > 0:
+		s.await = &pending{input: input, intents: in.Intents}
+		r := s.reply(in.Confirm+" (yes/no)", emit)
+		r.Awaiting = Awaiting{Kind: Confirmation, Prompt: in.Confirm}
+		return r, nil
+	case len(in.Intents) == 0:
+		text := in.Reply
+		if text == "" {
+			text = "Nothing happens. (Type help for ideas.)"
+		}
+		return s.reply(text, emit), nil
+	}
+	return s.play(ctx, input, in.Intents, emit)
+}
+
+func (s *Session) reply(text string, emit func(string)) *Response {
+	emit(text)
+	return &Response{Turn: s.head, Narrative: text, Awaiting: Awaiting{Kind: FreeForm}}
+}
+
+// resolution is a Resolution as stored in a turn's passes.
+type resolution struct {
+	Intent   string          `json:"intent,omitempty"`
+	Outcomes []rules.Outcome `json:"outcomes"`
+}
+
+// passes is what the pipeline's passes produced, stored with the turn.
+type passes struct {
+	Interpreter string           `json:"interpreter"`
+	Narrator    string           `json:"narrator"`
+	Resolutions []resolution     `json:"resolutions"`
+	Rejection   *rules.Rejection `json:"rejection,omitempty"`
+}
+
+// play resolves intents as one turn and commits it.
+func (s *Session) play(ctx context.Context, input string, intents []rules.Intent, emit func(string)) (*Response, error) {
+	began := time.Now()
+	resp := &Response{Awaiting: Awaiting{Kind: FreeForm}}
+	if err := s.ensureTip(ctx, resp); err != nil {
+		return nil, err
+	}
+	n := s.head + 1
+	var (
+		effects world.Effects
+		rolls   []dice.Result
+		all     []*rules.Resolution
+		done    []*rules.Resolution
+		rej     *rules.Rejection
+	)
+	apply := func(res *rules.Resolution) error {
+		for _, e := range res.Effects() {
+			if err := s.w.Apply(e); err != nil {
+				return err
+			}
+			effects = append(effects, e)
+		}
+		rolls = append(rolls, res.Rolls...)
+		all = append(all, res)
+		return nil
+	}
+	// failed restores the state after an error mid-turn, so a bad turn
+	// leaves no trace.
+	failed := func(err error) (*Response, error) {
+		if lerr := s.load(context.WithoutCancel(ctx), s.head); lerr != nil {
+			return nil, errors.Join(err, fmt.Errorf("reload after failed turn: %w", lerr))
+		}
+		return nil, err
+	}
+	begin := world.TurnBegan{Turn: n}
+	if err := s.w.Apply(begin); err != nil {
+		return failed(err)
+	}
+	effects = append(effects, begin)
+	attempted := make(rules.Intents, 0, len(intents))
+	for _, in := range intents {
+		attempted = append(attempted, in)
+		res, err := s.eng.Resolve(s.w, in, s.rng)
+		if errors.As(err, &rej) {
+			break
+		}
+		if err != nil {
+			return failed(fmt.Errorf("resolve %s: %w", in.Type(), err))
+		}
+		if err := apply(res); err != nil {
+			return failed(fmt.Errorf("apply %s: %w", in.Type(), err))
+		}
+		done = append(done, res)
+	}
+	if len(done) > 0 {
+		if err := s.eng.React(s.w, done, s.rng, apply); err != nil {
+			return failed(fmt.Errorf("react: %w", err))
+		}
+	}
+	resolved := time.Now()
+	narrative, err := s.opts.Narrator.Narrate(ctx, llm.Narration{Input: input, World: s.w, Resolutions: all, Rejection: rej}, emit)
+	if err != nil {
+		return failed(fmt.Errorf("narrate: %w", err))
+	}
+	narrated := time.Now()
+	if err := s.commit(ctx, n, input, attempted, effects, rolls, all, rej, narrative, began, resolved, narrated); err != nil {
+		return failed(err)
+	}
+	resp.Turn, resp.Committed, resp.Narrative = n, true, narrative
+	resp.Effects, resp.Rolls = effects, rolls
+	for _, r := range all {
+		resp.Outcomes = append(resp.Outcomes, r.Outcomes...)
+	}
+	if rej != nil {
+		resp.Rejected = rej.Reason
+	}
+	resp.Awaiting = s.nextAwaiting(all)
+	return resp, nil
+}
+
+func (s *Session) commit(ctx context.Context, n int, input string, intents rules.Intents, effects world.Effects,
+	rolls []dice.Result, all []*rules.Resolution, rej *rules.Rejection, narrative string, began, resolved, narrated time.Time) error {
+	ps := passes{Interpreter: "offline", Narrator: "offline", Rejection: rej}
+	if _, ok := s.opts.Interpreter.(*offline.Provider); !ok {
+		ps.Interpreter = fmt.Sprintf("%T", s.opts.Interpreter)
+	}
+	if _, ok := s.opts.Narrator.(*offline.Provider); !ok {
+		ps.Narrator = fmt.Sprintf("%T", s.opts.Narrator)
+	}
+	for _, r := range all {
+		name := ""
+		if r.Intent != nil {
+			name = r.Intent.Type()
+		}
+		ps.Resolutions = append(ps.Resolutions, resolution{Intent: name, Outcomes: r.Outcomes})
+	}
+	enc := func(v any) (json.RawMessage, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encode turn %d: %w", n, err)
+		}
+		return b, nil
+	}
+	t := store.Turn{SessionID: s.meta.ID, BranchID: s.branch.ID, Number: n, Actor: s.w.Player,
+		Input: input, Narrative: narrative}
+	var err error
+	if t.Intents, err = enc(intents); err != nil {
+		return err
+	}
+	if t.Effects, err = enc(effects); err != nil {
+		return err
+	}
+	if t.Rolls, err = enc(rolls); err != nil {
+		return err
+	}
+	if t.Passes, err = enc(ps); err != nil {
+		return err
+	}
+	if t.RNGState, err = s.pcg.MarshalBinary(); err != nil {
+		return err
+	}
+	if t.Timings, err = enc(map[string]int64{
+		"resolve_us": resolved.Sub(began).Microseconds(),
+		"narrate_us": narrated.Sub(resolved).Microseconds(),
+	}); err != nil {
+		return err
+	}
+	var snap *store.Snapshot
+	if n%s.opts.SnapshotEvery == 0 {
+		state, err := enc(s.w)
+		if err != nil {
+			return err
+		}
+		snap = &store.Snapshot{SessionID: s.meta.ID, BranchID: s.branch.ID, Turn: n, State: state, RNGState: t.RNGState}
+	}
+	if err := s.st.AppendTurn(ctx, &t, snap); err != nil {
+		return fmt.Errorf("save turn %d: %w", n, err)
+	}
+	s.head = n
+	return nil
+}
+
+// nextAwaiting offers the topics of a conversation as choices.
+func (s *Session) nextAwaiting(all []*rules.Resolution) Awaiting {
+	for i := len(all) - 1; i >= 0; i-- {
+		for _, o := range all[i].Outcomes {
+			if o.Action != "talk" {
+				continue
+			}
+			topics, _ := o.Details["topics"].([]string)
+			npc := s.w.Characters[o.Target]
+			if len(topics) == 0 || npc == nil {
+				continue
+			}
+			var opts []string
+			for _, t := range topics {
+				opts = append(opts, fmt.Sprintf("ask %s about %s", npc.Name, strings.ReplaceAll(t, "_", " ")))
+			}
+			s.await = &pending{options: opts}
+			return Awaiting{Kind: Choice, Prompt: "Ask about something (type a number), or do anything else.", Options: opts}
+		}
+	}
+	return Awaiting{Kind: FreeForm}
+}
+
+// ensureTip starts a new branch when the player acts after restoring an
+// earlier turn, so the later turns are kept.
+func (s *Session) ensureTip(ctx context.Context, resp *Response) error {
+	tip, err := s.st.Tip(ctx, s.branch.ID)
+	if err != nil {
+		return fmt.Errorf("find the end of branch %s: %w", s.branch.Name, err)
+	}
+	if s.head >= tip {
+		return nil
+	}
+	name, err := s.freeBranchName(ctx, s.branch.Name)
+	if err != nil {
+		return err
+	}
+	old := s.branch.Name
+	if _, err := s.forkLocked(ctx, name); err != nil {
+		return err
+	}
+	resp.Notice = fmt.Sprintf("Playing on from turn %d starts branch %q; turns %d–%d stay on %q.", s.head, name, s.head+1, tip, old)
+	return nil
+}
+
+var numbered = regexp.MustCompile(`-\d+$`)
+
+func (s *Session) freeBranchName(ctx context.Context, base string) (string, error) {
+	base = numbered.ReplaceAllString(base, "")
+	brs, err := s.st.Branches(ctx, s.meta.ID)
+	if err != nil {
+		return "", err
+	}
+	taken := map[string]bool{}
+	for _, b := range brs {
+		taken[b.Name] = true
+	}
+	for i := 2; ; i++ {
+		if n := fmt.Sprintf("%s-%d", base, i); !taken[n] {
+			return n, nil
+		}
+	}
+}
+
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) | 1
+}
+
+// Look narrates the player's surroundings without taking a turn.
+func (s *Session) Look(ctx context.Context, emit func(string)) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if emit == nil {
+		emit = func(string) {}
+	}
+	res, err := s.eng.Resolve(s.w, rules.Look{}, s.rng)
+	if err != nil {
+		var rej *rules.Rejection
+		if errors.As(err, &rej) {
+			emit(rej.Reason)
+			return rej.Reason, nil
+		}
+		return "", err
+	}
+	if len(res.Rolls) > 0 {
+		return "", fmt.Errorf("look rolled dice; it must not, or the game would not replay")
+	}
+	return s.opts.Narrator.Narrate(ctx, llm.Narration{Input: "look", World: s.w, Resolutions: []*rules.Resolution{res}}, emit)
+}
