@@ -366,3 +366,10 @@ func uniqueID(base string, taken func(string) bool) string {
 		}
 	}
 }
+
+// Present finds a character at the player's location (or the player) the
+// way the engine does, for callers such as interpreters that need to know
+// who a name means before building an intent.
+func Present(w *world.State, ref string) (*world.Character, error) {
+	return present(w, Look{}, ref)
+}

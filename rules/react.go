@@ -41,16 +41,19 @@ func (e *Engine) React(w *world.State, done []*Resolution, r *rand.Rand, apply S
 	if err := e.consequences(w, done, r, step); err != nil {
 		return err
 	}
-	ambushed, err := e.encounter(w, r, step)
+	// started is true when a fight began on arrival this turn: the player's
+	// action is spent, and only enemies quicker than the player act.
+	started, err := e.encounter(w, r, step)
 	if err != nil {
 		return err
 	}
+	ambushed := started
 	if w.Combat != nil && acted && !ambushed {
 		if err := e.enemyTurns(w, r, step, nil); err != nil {
 			return err
 		}
 	}
-	if err := e.endFight(w, step); err != nil {
+	if err := e.endFight(w, step, !ambushed); err != nil {
 		return err
 	}
 	if err := e.scheduled(w, r, step); err != nil {
@@ -255,8 +258,9 @@ func (e *Engine) enemyTurns(w *world.State, r *rand.Rand, step Step, only []stri
 	return nil
 }
 
-// endFight ends the fight when one side is down, or starts the next round.
-func (e *Engine) endFight(w *world.State, step Step) error {
+// endFight ends the fight when one side is down, or (when nextRound) starts
+// the next round.
+func (e *Engine) endFight(w *world.State, step Step, nextRound bool) error {
 	if w.Combat == nil {
 		return nil
 	}
@@ -288,6 +292,9 @@ func (e *Engine) endFight(w *world.State, step Step) error {
 		res.add(Outcome{Action: "combat_ended", Text: "The fight is won.", Details: map[string]any{"outcome": world.Victory},
 			Effects: world.Effects{world.CombatEnded{Outcome: world.Victory}, world.XPGained{Character: pc.ID, Amount: xp, Reason: "victory"}}})
 		return step(res)
+	}
+	if !nextRound {
+		return nil
 	}
 	res.add(Outcome{Action: "combat_round", Text: fmt.Sprintf("Round %d.", w.Combat.Round+1),
 		Effects: world.Effects{world.CombatRound{Round: w.Combat.Round + 1}}})
