@@ -25,19 +25,19 @@ type Campaign struct {
 	Meta  Meta
 	Files []File
 
-	Locations    map[string]*world.Location
-	Characters   map[string]*world.Character
-	Items        map[string]*world.Item
-	Quests       map[string]*world.Quest
-	Factions     map[string]*world.Faction
-	Stats        map[string]*world.StatDef
-	Facts        []world.Fact
-	Consequences []world.Consequence
-	Clocks       []world.Clock
-	Threads      []world.Thread
-	Scheduled    []world.ScheduledEvent
+	Locations     map[string]*world.Location
+	Characters    map[string]*world.Character
+	Items         map[string]*world.Item
+	Quests        map[string]*world.Quest
+	Factions      map[string]*world.Faction
+	Stats         map[string]*world.StatDef
+	Facts         []world.Fact
+	Consequences  []world.Consequence
+	Clocks        []world.Clock
+	Threads       []world.Thread
+	Scheduled     []world.ScheduledEvent
 	Relationships []world.Relationship
-	Constraints  Constraints
+	Constraints   Constraints
 
 	// Warnings are problems that do not stop play (a file whose kind could
 	// not be told).
@@ -366,4 +366,3 @@ func lineOf(fm Frontmatter, err error) int {
 	}
 	return fm.Line
 }
-
