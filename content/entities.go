@@ -78,9 +78,9 @@ func (c *Campaign) loadFile(rel string, b []byte, errs *problems) {
 	f := File{Path: rel, Frontmatter: fm, Body: strings.TrimSpace(string(body)), BodyLine: bodyLine, EntityType: kind, EntityID: id}
 	c.Files = append(c.Files, f)
 	where := rel + ":" + itoa(max(fm.Line, 1))
+	text := unwrap(f.Body)
 	c.pending = &source{rel, fm}
 	defer func() { c.pending = nil }()
-	text := f.Body
 	name := str(fm.Values["name"])
 	if name == "" {
 		name = titleCase(id)
@@ -244,4 +244,14 @@ func titleCase(id string) string {
 		words[i] = string(r)
 	}
 	return strings.Join(words, " ")
+}
+
+// unwrap joins the lines of each paragraph, so prose wrapped for the
+// author's editor flows in whatever width the player reads it.
+func unwrap(s string) string {
+	paras := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n")
+	for i, p := range paras {
+		paras[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return strings.TrimSpace(strings.Join(paras, "\n\n"))
 }

@@ -106,11 +106,19 @@ type File struct {
 type problems []error
 
 func (p *problems) add(file string, line int, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	// Parser errors carry their own "line N: " prefix; make it file:N.
+	if line == 0 {
+		var n int
+		if _, err := fmt.Sscanf(msg, "line %d:", &n); err == nil {
+			line, msg = n, strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+		}
+	}
 	loc := file
 	if line > 0 {
 		loc = fmt.Sprintf("%s:%d", file, line)
 	}
-	*p = append(*p, fmt.Errorf("%s: %s", loc, fmt.Sprintf(format, args...)))
+	*p = append(*p, fmt.Errorf("%s: %s", loc, msg))
 }
 
 // Load reads the campaign in dir.

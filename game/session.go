@@ -490,9 +490,14 @@ func (s *Session) nextAwaiting(all []*rules.Resolution) Awaiting {
 			if len(topics) == 0 || npc == nil {
 				continue
 			}
+			first := strings.Fields(npc.Name)[0]
 			var opts []string
 			for _, t := range topics {
-				opts = append(opts, fmt.Sprintf("ask %s about %s", npc.Name, strings.ReplaceAll(t, "_", " ")))
+				about := "the " + strings.ReplaceAll(t, "_", " ")
+				if c := s.w.Characters[t]; c != nil {
+					about = c.Name
+				}
+				opts = append(opts, fmt.Sprintf("ask %s about %s", first, about))
 			}
 			s.await = &pending{options: opts}
 			return Awaiting{Kind: Choice, Prompt: "Ask about something (type a number), or do anything else.", Options: opts}

@@ -566,7 +566,7 @@ func (x *resolver) changeReputation(v ChangeReputation) error {
 	from := x.w.Reputation(f.ID)
 	to := world.ClampOpinion(from + v.Delta)
 	x.res.add(Outcome{Action: "reputation", Target: f.ID, Amount: to - from,
-		Text:    fmt.Sprintf("Standing with %s: %d → %d%s.", f.Name, from, to, reasonText(v.Reason)),
+		Text:    fmt.Sprintf("Standing with %s: %d → %d%s.", f.Name, from, to, parenthesis(v.Reason)),
 		Effects: world.Effects{world.ReputationChanged{Faction: f.ID, From: from, To: to, Reason: v.Reason}}})
 	return nil
 }
@@ -585,7 +585,7 @@ func (x *resolver) changePerception(v ChangePerception) error {
 	from := x.w.Perception(c.ID)
 	to := world.ClampOpinion(from + v.Delta)
 	x.res.add(Outcome{Action: "perception", Target: c.ID, Amount: to - from,
-		Text:    fmt.Sprintf("%s's opinion of you: %d → %d%s.", c.Name, from, to, reasonText(v.Reason)),
+		Text:    fmt.Sprintf("%s's opinion of you: %d → %d%s.", c.Name, from, to, parenthesis(v.Reason)),
 		Effects: world.Effects{world.PerceptionChanged{NPC: c.ID, From: from, To: to, Reason: v.Reason}}})
 	return nil
 }
@@ -604,7 +604,7 @@ func (x *resolver) changeStat(v ChangeStat) error {
 	from := c.Stats[stat]
 	to := def.Clamp(from + v.Delta)
 	x.res.add(Outcome{Action: "stat", Target: c.ID, Amount: to - from,
-		Text:    fmt.Sprintf("%s's %s: %d → %d%s.", c.Name, stat, from, to, reasonText(v.Reason)),
+		Text:    fmt.Sprintf("%s's %s: %d → %d%s.", c.Name, stat, from, to, parenthesis(v.Reason)),
 		Effects: world.Effects{world.StatChanged{Character: c.ID, Stat: stat, From: from, To: to, Reason: v.Reason}},
 		Details: map[string]any{"stat": stat}})
 	return nil
@@ -762,4 +762,11 @@ func (x *resolver) advanceTime(v AdvanceTime) error {
 	x.res.add(Outcome{Action: "time", Amount: int(d), Text: fmt.Sprintf("Time passes: it is now %s.", x.w.Time+d),
 		Effects: world.Effects{world.TimeAdvanced{From: x.w.Time, To: x.w.Time + d}}})
 	return nil
+}
+
+func parenthesis(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " (" + reason + ")"
 }

@@ -405,19 +405,21 @@ func (x *resolver) beginCombat(in Intent, foes []*world.Character, why string) e
 		}
 	}
 	var order []world.Combatant
-	var parts []string
 	for _, c := range all {
 		ini, err := x.roll(c, roll{Kind: "initiative", Ability: "dexterity"})
 		if err != nil {
 			return err
 		}
 		order = append(order, world.Combatant{ID: c.ID, Initiative: ini.Total})
-		parts = append(parts, fmt.Sprintf("%s %d", c.Name, ini.Total))
 	}
 	// Highest first; ties go to the player, then by ID, so order is stable.
 	slices.SortStableFunc(order, func(a, b world.Combatant) int {
 		return cmp.Or(b.Initiative-a.Initiative, boolCmp(a.ID == pc.ID, b.ID == pc.ID), strings.Compare(a.ID, b.ID))
 	})
+	var parts []string
+	for _, cb := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", x.w.Characters[cb.ID].Name, cb.Initiative))
+	}
 	var encounter string
 	if l := x.w.Locations[pc.Location]; l != nil && l.Encounter != nil && !l.Encounter.Triggered {
 		encounter = l.ID

@@ -145,7 +145,7 @@ func present(w *world.State, in Intent, ref string) (*world.Character, error) {
 	if ref == "" || pc == nil {
 		return pcOrReject(w, in)
 	}
-	if isSelf(ref) {
+	if isSelf(ref) || ref == pc.ID || Normalise(ref) == Normalise(pc.Name) {
 		return pc, nil
 	}
 	here := w.CharactersAt(pc.Location)

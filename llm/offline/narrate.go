@@ -196,16 +196,28 @@ func skillLabel(c *rules.CheckResult) string {
 	return title(strings.ReplaceAll(s, "_", " "))
 }
 
-func (t *teller) hp(id string) string {
+func (t *teller) hp(id string) string { return t.hpAfter(id, nil) }
+
+// hpAfter shows a character's hit points as an outcome left them (its last
+// HPChanged), else as they are now.
+func (t *teller) hpAfter(id string, o *rules.Outcome) string {
 	c := t.w.Characters[id]
 	if c == nil {
 		return ""
+	}
+	hp := c.HP
+	if o != nil {
+		for _, e := range o.Effects {
+			if h, ok := e.(world.HPChanged); ok && h.Target == id {
+				hp = h.To
+			}
+		}
 	}
 	who := c.Name
 	if id == t.w.Player {
 		who = "You"
 	}
-	return fmt.Sprintf("%s: %d/%d HP", who, c.HP, c.MaxHP)
+	return fmt.Sprintf("%s: %d/%d HP", who, hp, c.MaxHP)
 }
 
 func (t *teller) outcome(o *rules.Outcome) {
@@ -271,7 +283,7 @@ func (t *teller) outcome(o *rules.Outcome) {
 			form := pick([]string{"%s looks at you and waits.", "%s gives you a guarded nod.", "%s waits for you to speak."}, t.w.Turn, npc.ID)
 			t.para(fmt.Sprintf(form, npc.Name))
 		}
-		if topics, ok := o.Details["topics"].([]string); ok && len(topics) > 0 && o.Details["topic"] == nil {
+		if topics, ok := o.Details["topics"].([]string); ok && len(topics) > 0 && o.Details["topic"] == nil && o.Details["unknown_topic"] == nil && o.Quote == npc.Greeting {
 			var ts []string
 			for _, tp := range topics {
 				ts = append(ts, t.topicName(tp))
@@ -322,7 +334,11 @@ func (t *teller) outcome(o *rules.Outcome) {
 	case "loot":
 		t.para("You search " + t.name(o.Target) + " and take what is worth taking: " + strings.SplitN(o.Text, ": ", 2)[len(strings.SplitN(o.Text, ": ", 2))-1])
 	case "give_item":
-		t.para(fmt.Sprintf("You hand %s to %s.", t.name(o.Item), t.name(o.Target)))
+		if o.Actor != pc {
+			t.para(fmt.Sprintf("%s gives you %s.", t.name(o.Actor), t.name(o.Item)))
+		} else {
+			t.para(fmt.Sprintf("You hand %s to %s.", t.name(o.Item), t.name(o.Target)))
+		}
 	case "give_gold":
 		t.para(fmt.Sprintf("You give %d gold to %s.", o.Amount, t.name(o.Target)))
 	case "drop_item":
@@ -483,7 +499,7 @@ func (t *teller) attack(o *rules.Outcome) {
 		line = fmt.Sprintf(line, target.Name, lower(weapon))
 		mech := fmt.Sprintf("[Attack %d vs %d — %s", o.Check.Total, o.Check.Target, strings.ReplaceAll(string(o.Check.Degree), "_", " "))
 		if o.Amount > 0 {
-			mech += fmt.Sprintf(", %d damage. %s", o.Amount, t.hp(target.ID))
+			mech += fmt.Sprintf(", %d damage. %s", o.Amount, t.hpAfter(target.ID, o))
 		}
 		t.para(sentence(line) + " " + mech + "]")
 		return
@@ -492,7 +508,7 @@ func (t *teller) attack(o *rules.Outcome) {
 	case !o.Check.Succeeded():
 		line = pick([]string{
 			"%[1]s comes at you with %[2]s, but you turn the blow aside.",
-			"%[1]s swings %[2]s and misses.",
+			"%[1]s swings a %[2]s at you and misses.",
 			"You duck under %[1]s's %[2]s.",
 		}, key...)
 	case t.w.Characters[pc] != nil && t.w.Characters[pc].HasCondition("unconscious"):
@@ -507,7 +523,7 @@ func (t *teller) attack(o *rules.Outcome) {
 	line = fmt.Sprintf(line, attacker.Name, lower(weapon))
 	mech := fmt.Sprintf("[%s attacks: %d vs AC %d — %s", attacker.Name, o.Check.Total, o.Check.Target, strings.ReplaceAll(string(o.Check.Degree), "_", " "))
 	if o.Amount > 0 {
-		mech += fmt.Sprintf(", %d damage. %s", o.Amount, t.hp(pc))
+		mech += fmt.Sprintf(", %d damage. %s", o.Amount, t.hpAfter(pc, o))
 	}
 	t.para(sentence(line) + " " + mech + "]")
 }
@@ -516,5 +532,5 @@ func lower(s string) string {
 	if s == "" {
 		return "weapon"
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	return strings.ToLower(s)
 }

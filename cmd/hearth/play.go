@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/rules"
+	"github.com/hearth-rpg/hearth/store"
+)
+
+const defaultCampaign = "campaigns/saltmere"
+
+type playFlags struct {
+	campaign string
+	seed     uint64
+	fresh    bool
+	session  string
+}
+
+func newPlay(g *globals) *cobra.Command {
+	f := &playFlags{}
+	cmd := &cobra.Command{
+		Use:   "play",
+		Short: "Play a campaign in the terminal",
+		Long: `Play a campaign line by line in the terminal. Type what your character does
+("look", "go north", "talk to Mira about the lantern", "attack the smuggler",
+"search", "take the lens", "use potion"); type help for more.
+
+Every turn is saved as it is played. Without --new or --session, play resumes
+your most recent game of the campaign.
+
+Commands (start with a slash):
+  /help               this list
+  /look               describe where you are (takes no turn)
+  /sheet              your character sheet
+  /inventory          what you carry
+  /quests             your quests
+  /roll NOTATION      roll dice, e.g. /roll 4d6kh3 or /roll 1d20+dex
+  /save               every turn is already saved; shows where
+  /turns [N]          the last N turns (default 10)
+  /restore N          go back to turn N (acting from there starts a branch)
+  /fork NAME          start a branch named NAME at this turn
+  /switch NAME        continue another branch from its latest turn
+  /branches           list branches
+  /export [md|json] [FILE]  write a transcript (default markdown to the screen)
+  /quit               leave (also Ctrl-D)
+
+Input can be piped from a file: each line is one command, echoed after the
+prompt so the output reads as a transcript.`,
+		Example: `  hearth play
+  hearth play --new --seed 42
+  hearth play --campaign ./my-campaign --data ./saves
+  hearth play --new --seed 1 < campaigns/saltmere/walkthrough.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlay(cmd.Context(), g, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.campaign, "campaign", "", "campaign directory (default: the bundled "+defaultCampaign+")")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "dice seed for a new game (default random; the seed is saved with the game)")
+	cmd.Flags().BoolVar(&f.fresh, "new", false, "start a new game instead of resuming the last one")
+	cmd.Flags().StringVar(&f.session, "session", "", "resume the saved game with this ID (see 'hearth sessions')")
+	return cmd
+}
+
+func findCampaign(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	if exists(defaultCampaign) {
+		return defaultCampaign, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		// An installed binary next to a checkout: <repo>/bin/hearth.
+		for _, p := range []string{filepath.Join(filepath.Dir(exe), "..", defaultCampaign), filepath.Join(filepath.Dir(exe), defaultCampaign)} {
+			if exists(p) {
+				return p, nil
+			}
+		}
+	}
+	return "", usageError{fmt.Errorf("no campaign given and %s is not here; run from the Hearth checkout or pass --campaign DIR", defaultCampaign)}
+}
+
+func runPlay(ctx context.Context, g *globals, f *playFlags) error {
+	db, err := g.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	out := g.stdout
+	var s *game.Session
+	switch {
+	case f.session != "":
+		if s, err = game.Open(ctx, db, f.session, game.Options{}); err != nil {
+			return err
+		}
+	default:
+		dir, err := findCampaign(f.campaign)
+		if err != nil {
+			return err
+		}
+		c, err := content.Load(ctx, dir)
+		if err != nil {
+			return fmt.Errorf("load campaign %s:\n%w", dir, err)
+		}
+		for _, w := range c.Warnings {
+			fmt.Fprintln(g.stderr, "warning:", w)
+		}
+		if !f.fresh {
+			if id, err := latestSession(ctx, db, rules.Slug(c.Meta.Title)); err != nil {
+				return err
+			} else if id != "" {
+				if s, err = game.Open(ctx, db, id, game.Options{}); err != nil {
+					return err
+				}
+			}
+		}
+		if s == nil {
+			if s, err = game.New(ctx, db, c, f.seed, game.Options{}); err != nil {
+				return err
+			}
+		}
+	}
+	if s.Turn() == 0 {
+		fmt.Fprintf(out, "%s\n%s\n\n", s.Title(), strings.Repeat("=", len([]rune(s.Title()))))
+		if s.Intro() != "" {
+			fmt.Fprintf(out, "%s\n\n", strings.TrimSpace(s.Intro()))
+		}
+		fmt.Fprintf(out, "(New game %s, seed %d. Type help for ideas, /help for commands.)\n\n", s.ID(), s.Seed())
+	} else {
+		fmt.Fprintf(out, "%s — resuming game %s at turn %d on branch %s. (--new starts over.)\n\n", s.Title(), s.ID(), s.Turn(), s.Branch())
+	}
+	if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
+	return repl(ctx, g, s)
+}
+
+func latestSession(ctx context.Context, st store.Store, campaign string) (string, error) {
+	ss, err := st.Sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, x := range ss {
+		if x.Campaign == campaign {
+			return x.ID, nil
+		}
+	}
+	return "", nil
+}
+
+// maxLine bounds one line of input; the game itself refuses long input
+// with a message, this only protects memory.
+const maxLine = 64 * 1024
+
+func repl(ctx context.Context, g *globals, s *game.Session) error {
+	out := g.stdout
+	sc := bufio.NewScanner(g.stdin)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	echo := !isTerminal(g.stdin)
+	for {
+		fmt.Fprint(out, "\n> ")
+		if !sc.Scan() {
+			fmt.Fprintln(out)
+			if err := sc.Err(); err != nil {
+				return fmt.Errorf("read input: %w", err)
+			}
+			return nil
+		}
+		line := strings.TrimSpace(sc.Text())
+		if echo {
+			fmt.Fprintln(out, line)
+		} else if line != "" {
+			fmt.Fprintln(out)
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			quit, err := slash(ctx, g, s, line)
+			if err != nil {
+				var inv error = err
+				if errors.Is(err, game.ErrInvalid) {
+					fmt.Fprintln(out, strings.TrimPrefix(inv.Error(), "invalid: "))
+					continue
+				}
+				return err
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		resp, err := s.ActStream(ctx, line, func(p string) { fmt.Fprint(out, p) })
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		printAfter(out, s, resp)
+	}
+}
+
+func printAfter(out io.Writer, s *game.Session, resp *game.Response) {
+	if !strings.HasSuffix(resp.Narrative, "\n") {
+		fmt.Fprintln(out)
+	}
+	if resp.Notice != "" {
+		fmt.Fprintf(out, "\n(%s)\n", resp.Notice)
+	}
+	if resp.Awaiting.Kind == game.Choice {
+		fmt.Fprintln(out)
+		for i, o := range resp.Awaiting.Options {
+			fmt.Fprintf(out, "  %d. %s\n", i+1, o)
+		}
+	}
+	if resp.Committed {
+		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
+	}
+}
+
+// slash runs a /command; it reports whether to quit.
+func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool, error) {
+	out := g.stdout
+	fields := strings.Fields(line)
+	cmd, args := strings.ToLower(fields[0]), fields[1:]
+	act := func(input string) error {
+		resp, err := s.ActStream(ctx, input, func(p string) { fmt.Fprint(out, p) })
+		if err != nil {
+			return err
+		}
+		printAfter(out, s, resp)
+		return nil
+	}
+	switch cmd {
+	case "/quit", "/exit", "/q":
+		fmt.Fprintf(out, "Saved at turn %d. Resume with: hearth play --session %s\n", s.Turn(), s.ID())
+		return true, nil
+	case "/help", "/h", "/?":
+		fmt.Fprintln(out, slashHelp)
+	case "/look", "/l":
+		if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+			return false, err
+		}
+	case "/sheet", "/stats":
+		fmt.Fprintln(out, game.Sheet(s.World()))
+	case "/inventory", "/inv", "/i":
+		fmt.Fprintln(out, game.Inventory(s.World()))
+	case "/quests", "/journal":
+		fmt.Fprintln(out, game.Quests(s.World()))
+	case "/roll":
+		if len(args) == 0 {
+			fmt.Fprintln(out, "Roll what? e.g. /roll 2d6+1, /roll 4d6kh3, /roll 1d20+dex adv")
+			return false, nil
+		}
+		return false, act("roll " + strings.Join(args, " "))
+	case "/save":
+		dir, _ := g.dataDir()
+		fmt.Fprintf(out, "Every turn is saved as it is played. Game %s, turn %d, branch %s, in %s.\n", s.ID(), s.Turn(), s.Branch(), filepath.Join(dir, "hearth.db"))
+	case "/turns", "/history":
+		n := 10
+		if len(args) > 0 {
+			v, err := strconv.Atoi(args[0])
+			if err != nil || v <= 0 {
+				fmt.Fprintln(out, "Usage: /turns [N], N a positive number")
+				return false, nil
+			}
+			n = v
+		}
+		ts, err := s.Turns(ctx, s.Turn()-n+1, s.Turn())
+		if err != nil {
+			return false, err
+		}
+		if len(ts) == 0 {
+			fmt.Fprintln(out, "No turns yet.")
+		}
+		for _, t := range ts {
+			fmt.Fprintf(out, "%4d  > %s\n      %s\n", t.Number, t.Input, firstLine(t.Narrative))
+		}
+	case "/restore":
+		if len(args) != 1 {
+			fmt.Fprintln(out, "Usage: /restore N (see /turns)")
+			return false, nil
+		}
+		n, err := strconv.Atoi(args[0])
+		if err != nil {
+			fmt.Fprintf(out, "%q is not a turn number; see /turns\n", args[0])
+			return false, nil
+		}
+		if err := s.Restore(ctx, n); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "Restored turn %d on branch %s. Acting from here starts a new branch; the later turns are kept.\n\n", n, s.Branch())
+		if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
+	case "/fork":
+		if len(args) != 1 {
+			fmt.Fprintln(out, "Usage: /fork NAME (letters, digits, . _ -)")
+			return false, nil
+		}
+		if _, err := s.Fork(ctx, args[0]); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "Started branch %s at turn %d. /switch back any time.\n", args[0], s.Turn())
+	case "/switch", "/checkout":
+		if len(args) != 1 {
+			fmt.Fprintln(out, "Usage: /switch NAME (see /branches)")
+			return false, nil
+		}
+		if err := s.Switch(ctx, args[0]); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "On branch %s at turn %d.\n\n", s.Branch(), s.Turn())
+		if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
+	case "/branches":
+		bs, err := s.Branches(ctx)
+		if err != nil {
+			return false, err
+		}
+		for _, b := range bs {
+			mark := " "
+			if b.Current {
+				mark = "*"
+			}
+			from := ""
+			if b.Parent != "" {
+				from = fmt.Sprintf(" (from %s at turn %d)", b.Parent, b.ForkTurn)
+			}
+			fmt.Fprintf(out, "%s %-16s turns to %d%s\n", mark, b.Name, b.Tip, from)
+		}
+	case "/export":
+		format, file := "markdown", ""
+		for _, a := range args {
+			switch strings.ToLower(a) {
+			case "md", "markdown", "json":
+				format = a
+			default:
+				file = a
+			}
+		}
+		w := out
+		if file != "" {
+			fh, err := os.Create(file)
+			if err != nil {
+				fmt.Fprintf(out, "Cannot write %s: %v\n", file, err)
+				return false, nil
+			}
+			defer fh.Close()
+			w = fh
+		}
+		if err := s.Export(ctx, w, format); err != nil {
+			return false, err
+		}
+		if file != "" {
+			fmt.Fprintf(out, "Transcript written to %s.\n", file)
+		}
+	default:
+		fmt.Fprintf(out, "Unknown command %s. /help lists the commands; anything without a slash is what your character does.\n", cmd)
+	}
+	return false, nil
+}
+
+const slashHelp = `Commands:
+  /look /sheet /inventory /quests   what is around you and what you have (no turn)
+  /roll NOTATION                    roll dice: 2d6+1, 4d6kh3, 1d20+dex adv, D66
+  /turns [N]  /restore N            history; go back to a turn
+  /fork NAME  /switch NAME  /branches   branches of the story
+  /export [md|json] [FILE]          transcript
+  /save  /quit
+Anything else is what your character does; type help for examples.`
+
+// firstLine is the first line of a narrative that is not a heading.
+func firstLine(s string) string {
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "==") {
+			s = l
+			break
+		}
+	}
+	if len(s) > 100 {
+		s = s[:97] + "..."
+	}
+	return s
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hearth-rpg/hearth/store/sqlite"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	data    string
+	verbose bool
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "hearth",
+		Short: "A self-hosted AI game master for tabletop role-playing games",
+		Long: `Hearth runs tabletop role-playing games: a deterministic rules engine decides
+what happens, a narrator tells it, and every turn is saved as it is played, so
+any game can be resumed, rewound to an earlier turn, or forked into branches.
+
+With no model configured Hearth plays offline, with a built-in interpreter and
+narrator grounded in the campaign's own text.
+
+Data lives in one SQLite file in the data directory: --data, else $HEARTH_DATA,
+else the user data directory (~/.local/share/hearth on Linux).`,
+		Example: `  hearth play                          # play the bundled campaign, resuming your last game
+  hearth play --new --seed 7           # a fresh, reproducible game
+  hearth play < commands.txt           # play a scripted session
+  hearth sessions                      # list saved games
+  hearth export SESSION --format md    # write a transcript`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       versionString(),
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			level := slog.LevelWarn
+			if g.verbose {
+				level = slog.LevelDebug
+			}
+			slog.SetDefault(slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level})))
+			return nil
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+	})
+	root.PersistentFlags().StringVar(&g.data, "data", "", "data directory holding hearth.db (default $HEARTH_DATA or the user data directory)")
+	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail to stderr")
+	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newVersion(g))
+	return root
+}
+
+// dataDir resolves where the database lives.
+func (g *globals) dataDir() (string, error) {
+	if g.data != "" {
+		return filepath.Abs(g.data)
+	}
+	return sqlite.DefaultDir()
+}
+
+func (g *globals) openStore(ctx context.Context) (*sqlite.DB, error) {
+	dir, err := g.dataDir()
+	if err != nil {
+		return nil, fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
+	}
+	db, err := sqlite.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+func newVersion(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print Hearth's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(g.stdout, "hearth %s\n", versionString())
+			return nil
+		},
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
