@@ -341,11 +341,19 @@ func viaJSON(v any, out any) error {
 	return nil
 }
 
+// fieldName turns encoding/json's field path into the author's key path:
+// "Sheet.hit_points" (an embedded struct) is "hit_points".
 func fieldName(f string) string {
-	if f == "" {
+	var keep []string
+	for _, part := range strings.Split(f, ".") {
+		if part != "" && !(part[0] >= 'A' && part[0] <= 'Z') {
+			keep = append(keep, part)
+		}
+	}
+	if len(keep) == 0 {
 		return "value"
 	}
-	return f
+	return strings.Join(keep, ".")
 }
 
 func typeName(t string) string {
