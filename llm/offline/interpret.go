@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/rules"
@@ -39,6 +40,7 @@ Join actions with "then": go north then talk to Maren.`
 
 var (
 	politeness = regexp.MustCompile(`^(?:(?:please|ok(?:ay)?|so|now|well|then)\s*,?\s+|(?:i\s+(?:want|would like|wanna|will|'ll|try|decide|am going)\s+(?:to\s+)?|i'd like to\s+|i\s+|let's\s+|let me\s+|lets\s+|try to\s+|can i\s+|could i\s+|i'll\s+))+`)
+	pickUp     = regexp.MustCompile(`^pick (.+) up$`)
 	chain      = regexp.MustCompile(`\s*(?:,?\s+and then\s+|,?\s+then\s+|;\s*|\.\s+)`)
 	directions = map[string]string{
 		"n": "north", "s": "south", "e": "east", "w": "west", "u": "up", "d": "down",
@@ -91,6 +93,9 @@ func (p *Provider) Interpret(ctx context.Context, w *world.State, input string) 
 		return llm.Interpretation{}, err
 	}
 	text := strings.ToLower(strings.TrimSpace(input))
+	if text == "?" || text == "??" {
+		return llm.Interpretation{Query: "help"}, nil
+	}
 	clauses := chain.Split(strings.Trim(text, ".!? "), -1)
 	var out llm.Interpretation
 	for _, raw := range clauses {
@@ -274,6 +279,9 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 	// Items.
 	if rest, ok := after(c, "loot ", "rob ", "plunder "); ok {
 		return one(rules.TakeItem{Item: "all", From: rest})
+	}
+	if m := pickUp.FindStringSubmatch(c); m != nil { // "pick the rope up"
+		return one(rules.TakeItem{Item: m[1]})
 	}
 	if rest, ok := after(c, "pick up ", "take ", "get ", "grab ", "collect ", "steal ", "snatch ", "pocket "); ok {
 		rest = strings.TrimSuffix(rest, " up")
@@ -543,10 +551,12 @@ func exitsHint(w *world.State) string {
 func unknown(w *world.State, c string) llm.Interpretation {
 	if w != nil {
 		_, all := living(w)
+		words := strings.FieldsFunc(c, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
 		for _, ch := range all {
-			for _, word := range strings.Fields(c) {
+			for i, word := range words {
 				if len(word) > 2 && strings.HasPrefix(strings.ToLower(ch.Name), word) && ch.Kind != world.Creature {
-					return one(rules.Talk{NPC: ch.Name, Topic: strings.TrimSpace(strings.Replace(c, word, "", 1))})
+					rest := append(append([]string{}, words[:i]...), words[i+1:]...)
+					return one(rules.Talk{NPC: ch.Name, Topic: strings.Join(rest, " ")})
 				}
 			}
 		}
