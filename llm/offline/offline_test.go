@@ -247,7 +247,7 @@ func TestNarrationIsGroundedAndDeterministic(t *testing.T) {
 		"== Saltmere Quay ==", "Wet stones run down to black water.", // location text
 		"Nell Pike is here.", "Exits: north to The Drowned Lantern",
 		`Nell Pike: "Lights under the headland`, // a topic, in her words
-		"(You could ask Nell about",              // the hint after a greeting
+		"(You could ask Nell about",             // the hint after a greeting
 		`Maren Holt: "Tobiah Wick's kept that light`,
 		"Behind a screen of gorse", // the discoverable's text
 		"[Investigation ",          // mechanics in brackets
