@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -58,14 +59,14 @@ func (c *Campaign) NewState() (*world.State, error) {
 	for _, cl := range c.Clocks {
 		cl := cl
 		if cl.ID == "" {
-			cl.ID = slug(cl.Name)
+			cl.ID = rules.Slug(cl.Name)
 		}
 		w.Clocks[cl.ID] = &cl
 	}
 	for _, t := range c.Threads {
 		t := t
 		if t.ID == "" {
-			t.ID = slug(t.Title)
+			t.ID = rules.Slug(t.Title)
 		}
 		w.Threads[t.ID] = &t
 	}
@@ -140,17 +141,4 @@ func (c *Campaign) NewState() (*world.State, error) {
 	w.Scene = world.Scene{Number: 1, Title: title, Location: pc.Location, Mood: c.Meta.Start.Mood, StartAt: w.Time}
 	// A deep copy, so nothing in the state shares memory with the campaign.
 	return w.Clone()
-}
-
-func slug(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
-			b.WriteByte('_')
-		}
-	}
-	return strings.TrimSuffix(b.String(), "_")
 }

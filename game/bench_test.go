@@ -22,7 +22,10 @@ type longGame struct {
 	dir, id string
 }
 
-var cycle = []string{"go north", "go south", "wait", "search"}
+var (
+	cycle = []string{"go north", "go south", "wait", "search"}
+	forks int // names each benchmark run's branch
+)
 
 func playedGame(b *testing.B, turns int) longGame {
 	longMu.Lock()
@@ -56,29 +59,52 @@ func playedGame(b *testing.B, turns int) longGame {
 
 // BenchmarkAct measures a whole offline turn — interpret, resolve, react,
 // narrate, commit — at turn 10 and turn 10,000. It must not grow with the
-// length of the campaign.
+// length of the campaign. sync=full includes the fsync of every commit;
+// sync=normal shows the engine's own time.
 func BenchmarkAct(b *testing.B) {
-	for _, at := range []int{10, 10_000} {
-		b.Run(fmt.Sprintf("turn=%d", at), func(b *testing.B) {
-			g := playedGame(b, at)
-			ctx := context.Background()
-			db := openDB(b, g.dir)
-			s, err := game.Open(ctx, db, g.id, game.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			// Play on a branch of its own so every run starts at the same turn.
-			if _, err := s.Fork(ctx, fmt.Sprintf("bench-%d-%d", at, b.N)); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				if _, err := s.Act(ctx, cycle[i%len(cycle)]); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	for _, sync := range []string{"full", "normal"} {
+		for _, at := range []int{10, 10_000} {
+			b.Run(fmt.Sprintf("sync=%s/turn=%d", sync, at), func(b *testing.B) { benchAct(b, sync, at) })
+		}
+	}
+}
+
+func benchAct(b *testing.B, sync string, at int) {
+	g := playedGame(b, at)
+	ctx := context.Background()
+	var opts []sqlite.Option
+	if sync == "normal" {
+		opts = append(opts, sqlite.WithSynchronousNormal())
+	}
+	db, err := sqlite.Open(ctx, g.dir, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s, err := game.Open(ctx, db, g.id, game.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Every run plays on a branch of its own from main's last turn.
+	if err := s.Switch(ctx, "main"); err != nil {
+		b.Fatal(err)
+	}
+	longMu.Lock()
+	forks++
+	name := fmt.Sprintf("bench-%d", forks)
+	longMu.Unlock()
+	if _, err := s.Fork(ctx, name); err != nil {
+		b.Fatal(err)
+	}
+	if s.Turn() != at {
+		b.Fatalf("benchmark starts at turn %d, want %d", s.Turn(), at)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.Act(ctx, cycle[i%len(cycle)]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

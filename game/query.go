@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/llm/offline"
+	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -91,10 +92,14 @@ func Sheet(w *world.State) string {
 			order = append(order, k)
 		}
 	}
+	sys, err := rules.NewSystem(w.System)
+	if err != nil {
+		sys, _ = rules.NewSystem(world.SystemD20)
+	}
 	var abil []string
 	for _, k := range order {
 		if v, ok := pc.Abilities[k]; ok {
-			abil = append(abil, fmt.Sprintf("%s %d (%+d)", strings.ToUpper(k[:min(3, len(k))]), v, modifier(v)))
+			abil = append(abil, fmt.Sprintf("%s %d (%+d)", strings.ToUpper(k[:min(3, len(k))]), v, sys.AbilityModifier(v)))
 		}
 	}
 	if len(abil) > 0 {
@@ -136,14 +141,6 @@ func Sheet(w *world.State) string {
 		fmt.Fprintf(&b, "At %s, %s (%s).", l.Name, w.Time, w.Time.PartOfDay())
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-func modifier(score int) int {
-	d := score - 10
-	if d < 0 && d%2 != 0 {
-		return d/2 - 1
-	}
-	return d / 2
 }
 
 // Quests lists the quests the player knows of.

@@ -1,6 +1,3 @@
-// Package storetest is the conformance suite every store.Store must pass.
-// A backend's tests call Run with a function that opens a fresh, empty
-// store.
 package storetest
 
 import (
