@@ -443,16 +443,12 @@ func (t *teller) outcome(o *rules.Outcome) {
 	}
 }
 
+// topicName says a conversation topic the way the game's choices do:
+// people by name, anything else as "the <topic>".
 func (t *teller) topicName(key string) string {
 	if t.w != nil {
 		if c := t.w.Characters[key]; c != nil {
 			return c.Name
-		}
-		if l := t.w.Locations[key]; l != nil {
-			return l.Name
-		}
-		if it := t.w.Items[key]; it != nil {
-			return it.Name
 		}
 	}
 	return "the " + strings.ReplaceAll(key, "_", " ")
