@@ -2,6 +2,7 @@ package content
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -223,7 +224,7 @@ func TestOversizedFile(t *testing.T) {
 	files := minimal()
 	files["lore_big.md"] = strings.Repeat("x", MaxFileSize+1)
 	_, err := Load(context.Background(), writeCampaign(t, files))
-	if err == nil || !strings.Contains(err.Error(), "lore_big.md: file is") {
+	if err == nil || !strings.Contains(err.Error(), "lore_big.md: file is over") {
 		t.Errorf("oversized: %v", err)
 	}
 }
@@ -317,3 +318,24 @@ func BenchmarkLoadSaltmere(b *testing.B) {
 }
 
 var _ = errors.New
+
+func TestLoadFSMatchesLoad(t *testing.T) {
+	a, err := Load(context.Background(), saltmere)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadFS(context.Background(), os.DirFS(".."), "campaigns/saltmere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wa, _ := a.NewState()
+	wb, _ := b.NewState()
+	ja, _ := json.Marshal(wa)
+	jb, _ := json.Marshal(wb)
+	if string(ja) != string(jb) {
+		t.Error("the same campaign loads differently from a file system")
+	}
+	if _, err := LoadFS(context.Background(), os.DirFS(".."), "campaigns/nowhere"); err == nil {
+		t.Error("a missing directory loaded")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -121,7 +122,8 @@ func (p *problems) add(file string, line int, format string, args ...any) {
 	*p = append(*p, fmt.Errorf("%s: %s", loc, msg))
 }
 
-// Load reads the campaign in dir.
+// Load reads the campaign in dir. Files may not reach outside it: a
+// symbolic link that points out is an error.
 func Load(ctx context.Context, dir string) (*Campaign, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
@@ -130,13 +132,8 @@ func Load(ctx context.Context, dir string) (*Campaign, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("campaign %s: not a directory", dir)
 	}
-	c := &Campaign{Dir: dir,
-		Locations: map[string]*world.Location{}, Characters: map[string]*world.Character{},
-		Items: map[string]*world.Item{}, Quests: map[string]*world.Quest{}, Factions: map[string]*world.Faction{},
-		Stats: map[string]*world.StatDef{}, origin: map[string]string{}, src: map[string]source{}}
 	var errs problems
-	metaFound := false
-	var paths []string
+	var files []rawFile
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -144,15 +141,15 @@ func Load(ctx context.Context, dir string) (*Campaign, error) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		name := d.Name()
-		if path != root && strings.HasPrefix(name, ".") {
+		if path != root && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
 		if d.Type()&fs.ModeSymlink != 0 {
-			rel, _ := filepath.Rel(root, path)
 			target, err := filepath.EvalSymlinks(path)
 			if err != nil || !within(root, target) {
 				errs.add(rel, 0, "symbolic link points outside the campaign; campaign files must stay inside %s", dir)
@@ -162,30 +159,104 @@ func Load(ctx context.Context, dir string) (*Campaign, error) {
 		if d.IsDir() {
 			return nil
 		}
-		paths = append(paths, path)
-		if len(paths) > MaxFiles {
+		if len(files) >= MaxFiles {
 			return fmt.Errorf("more than %d files; is %s really a campaign?", MaxFiles, dir)
 		}
+		files = append(files, rawFile{rel: rel, read: func() ([]byte, error) { return readLimited(path) }})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
-	sort.Strings(paths)
-	for _, path := range paths {
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		b, err := os.ReadFile(path)
+	return parse(ctx, dir, files, errs)
+}
+
+// LoadFS reads the campaign in directory dir of fsys (an embedded
+// campaign, an archive opened as a file system).
+func LoadFS(ctx context.Context, fsys fs.FS, dir string) (*Campaign, error) {
+	var files []rawFile
+	err := fs.WalkDir(fsys, dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		if len(files) >= MaxFiles {
+			return fmt.Errorf("more than %d files; is %s really a campaign?", MaxFiles, dir)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, dir), "/")
+		files = append(files, rawFile{rel: rel, read: func() ([]byte, error) {
+			f, err := fsys.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return readAll(f)
+		}})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	return parse(ctx, dir, files, nil)
+}
+
+// rawFile is a campaign file not yet read.
+type rawFile struct {
+	rel  string // slash-separated, relative to the campaign
+	read func() ([]byte, error)
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f)
+}
+
+// readAll reads at most one byte past MaxFileSize, so an oversized file is
+// detected without reading it all.
+func readAll(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+}
+
+// parse reads and interprets the files of a campaign.
+func parse(ctx context.Context, dir string, files []rawFile, errs problems) (*Campaign, error) {
+	c := &Campaign{Dir: dir,
+		Locations: map[string]*world.Location{}, Characters: map[string]*world.Character{},
+		Items: map[string]*world.Item{}, Quests: map[string]*world.Quest{}, Factions: map[string]*world.Faction{},
+		Stats: map[string]*world.StatDef{}, origin: map[string]string{}, src: map[string]source{}}
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	metaFound := false
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rel := f.rel
+		b, err := f.read()
 		if err != nil {
 			errs.add(rel, 0, "%v", err)
 			continue
 		}
 		if len(b) > MaxFileSize {
-			errs.add(rel, 0, "file is %d bytes; the limit is %d", len(b), MaxFileSize)
+			errs.add(rel, 0, "file is over %d bytes, the limit", MaxFileSize)
 			continue
 		}
 		ext := strings.ToLower(filepath.Ext(rel))
 		dirName := strings.ToLower(strings.SplitN(rel, "/", 2)[0])
+		base := filepath.Base(rel)
 		switch {
 		case rel == "campaign.yml" || rel == "campaign.yaml":
 			metaFound = true
@@ -197,11 +268,11 @@ func Load(ctx context.Context, dir string) (*Campaign, error) {
 		case dirName == "items" && (ext == ".json" || ext == ".yml" || ext == ".yaml"):
 			c.loadItem(rel, b, &errs)
 		case ext == ".md" || ext == ".txt" || ext == ".markdown":
-			if strings.EqualFold(filepath.Base(rel), "README.md") || strings.HasPrefix(strings.ToUpper(filepath.Base(rel)), "LICENSE") {
+			if strings.EqualFold(base, "README.md") || strings.HasPrefix(strings.ToUpper(base), "LICENSE") {
 				continue
 			}
 			c.loadFile(rel, b, &errs)
-		case (ext == ".yml" || ext == ".yaml") && strings.HasPrefix(filepath.Base(rel), "item_"):
+		case (ext == ".yml" || ext == ".yaml") && strings.HasPrefix(base, "item_"):
 			c.loadItem(rel, b, &errs)
 		}
 	}

@@ -13,13 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store"
 )
-
-const defaultCampaign = "campaigns/saltmere"
 
 type playFlags struct {
 	campaign string
@@ -67,29 +66,27 @@ prompt so the output reads as a transcript.`,
 			return runPlay(cmd.Context(), g, f)
 		},
 	}
-	cmd.Flags().StringVar(&f.campaign, "campaign", "", "campaign directory (default: the bundled "+defaultCampaign+")")
+	cmd.Flags().StringVar(&f.campaign, "campaign", "", "campaign directory (default: The Lantern of Saltmere, built in)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "dice seed for a new game (default random; the seed is saved with the game)")
 	cmd.Flags().BoolVar(&f.fresh, "new", false, "start a new game instead of resuming the last one")
 	cmd.Flags().StringVar(&f.session, "session", "", "resume the saved game with this ID (see 'hearth sessions')")
 	return cmd
 }
 
-func findCampaign(dir string) (string, error) {
-	if dir != "" {
-		return dir, nil
-	}
-	if exists(defaultCampaign) {
-		return defaultCampaign, nil
-	}
-	if exe, err := os.Executable(); err == nil {
-		// An installed binary next to a checkout: <repo>/bin/hearth.
-		for _, p := range []string{filepath.Join(filepath.Dir(exe), "..", defaultCampaign), filepath.Join(filepath.Dir(exe), defaultCampaign)} {
-			if exists(p) {
-				return p, nil
-			}
+// loadCampaign loads --campaign, or the campaign built into the binary.
+func loadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
+	if dir == "" {
+		c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+		if err != nil {
+			return nil, fmt.Errorf("the bundled campaign does not load; this binary is broken: %w", err)
 		}
+		return c, nil
 	}
-	return "", usageError{fmt.Errorf("no campaign given and %s is not here; run from the Hearth checkout or pass --campaign DIR", defaultCampaign)}
+	c, err := content.Load(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("load campaign %s:\n%w", dir, err)
+	}
+	return c, nil
 }
 
 func runPlay(ctx context.Context, g *globals, f *playFlags) error {
@@ -106,13 +103,9 @@ func runPlay(ctx context.Context, g *globals, f *playFlags) error {
 			return err
 		}
 	default:
-		dir, err := findCampaign(f.campaign)
+		c, err := loadCampaign(ctx, f.campaign)
 		if err != nil {
 			return err
-		}
-		c, err := content.Load(ctx, dir)
-		if err != nil {
-			return fmt.Errorf("load campaign %s:\n%w", dir, err)
 		}
 		for _, w := range c.Warnings {
 			fmt.Fprintln(g.stderr, "warning:", w)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 
@@ -109,9 +108,4 @@ func newVersion(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
