@@ -200,15 +200,7 @@ func (s bands) Resolve(r *rand.Rand, c *world.Character, q roll) (CheckResult, e
 		mod += c.Skills[skill]
 	}
 	mod += q.Bonus
-	// Advantage rolls a third die and keeps the best two.
-	notation := "2d6"
-	switch {
-	case q.Advantage > 0:
-		notation = "3d6kh2"
-	case q.Advantage < 0:
-		notation = "3d6kl2"
-	}
-	res, err := rollDice(r, fmt.Sprintf("%s%+d", notation, mod))
+	res, err := rollDice(r, fmt.Sprintf("%s%+d", twoD6(q.Advantage), mod))
 	if err != nil {
 		return CheckResult{}, err
 	}
@@ -267,14 +259,7 @@ func (s traveller) Resolve(r *rand.Rand, c *world.Character, q roll) (CheckResul
 		}
 	}
 	mod += q.Bonus
-	notation := "2d6"
-	switch { // Traveller's boon and bane
-	case q.Advantage > 0:
-		notation = "3d6kh2"
-	case q.Advantage < 0:
-		notation = "3d6kl2"
-	}
-	res, err := rollDice(r, fmt.Sprintf("%s%+d", notation, mod))
+	res, err := rollDice(r, fmt.Sprintf("%s%+d", twoD6(q.Advantage), mod))
 	if err != nil {
 		return CheckResult{}, err
 	}
@@ -297,6 +282,18 @@ func (s traveller) Resolve(r *rand.Rand, c *world.Character, q roll) (CheckResul
 		out.Degree = Failure
 	}
 	return out, nil
+}
+
+// twoD6 is the 2D6 roll with advantage: a third die, keeping the best two
+// (Traveller's boon) or the worst two (its bane).
+func twoD6(adv Advantage) string {
+	switch {
+	case adv > 0:
+		return "3d6kh2"
+	case adv < 0:
+		return "3d6kl2"
+	}
+	return "2d6"
 }
 
 func floorDiv(a, b int) int {

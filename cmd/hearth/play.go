@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store"
+	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
 type playFlags struct {
@@ -90,11 +91,11 @@ func loadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
 }
 
 func runPlay(ctx context.Context, g *globals, f *playFlags) error {
-	db, err := g.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+	return g.withStore(ctx, func(db *sqlite.DB) error { return play(ctx, g, f, db) })
+}
+
+func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
+	var err error
 	out := g.stdout
 	var s *game.Session
 	switch {

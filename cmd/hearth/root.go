@@ -98,6 +98,16 @@ func (g *globals) openStore(ctx context.Context) (*sqlite.DB, error) {
 	return db, nil
 }
 
+// withStore runs fn with the database open.
+func (g *globals) withStore(ctx context.Context, fn func(*sqlite.DB) error) error {
+	db, err := g.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
+}
+
 func newVersion(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",

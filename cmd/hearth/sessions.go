@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
 func newSessions(g *globals) *cobra.Command {
@@ -18,36 +20,34 @@ func newSessions(g *globals) *cobra.Command {
 		Long:    "List saved games, newest first, with their campaign, turn and branch.",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			db, err := g.openStore(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			ss, err := db.Sessions(ctx)
-			if err != nil {
-				return err
-			}
-			if len(ss) == 0 {
-				fmt.Fprintln(g.stdout, "No saved games. Start one with: hearth play")
-				return nil
-			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tCAMPAIGN\tTURN\tBRANCH\tUPDATED")
-			for _, s := range ss {
-				branch := ""
-				if bs, err := db.Branches(ctx, s.ID); err == nil {
-					for _, b := range bs {
-						if b.ID == s.Branch {
-							branch = b.Name
-						}
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Name, s.Head, branch, s.UpdatedAt.Local().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
+			return g.withStore(cmd.Context(), func(db *sqlite.DB) error { return listSessions(cmd.Context(), g, db) })
 		},
 	}
+}
+
+func listSessions(ctx context.Context, g *globals, db *sqlite.DB) error {
+	ss, err := db.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	if len(ss) == 0 {
+		fmt.Fprintln(g.stdout, "No saved games. Start one with: hearth play")
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCAMPAIGN\tTURN\tBRANCH\tUPDATED")
+	for _, s := range ss {
+		branch := ""
+		if bs, err := db.Branches(ctx, s.ID); err == nil {
+			for _, b := range bs {
+				if b.ID == s.Branch {
+					branch = b.Name
+				}
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Name, s.Head, branch, s.UpdatedAt.Local().Format("2006-01-02 15:04"))
+	}
+	return tw.Flush()
 }
 
 func newExport(g *globals) *cobra.Command {
@@ -63,25 +63,22 @@ dice rolls and narrative).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := g.openStore(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			s, err := game.Open(ctx, db, args[0], game.Options{})
-			if err != nil {
-				return err
-			}
-			w := g.stdout
-			if output != "" && output != "-" {
-				f, err := os.Create(output)
+			return g.withStore(ctx, func(db *sqlite.DB) error {
+				s, err := game.Open(ctx, db, args[0], game.Options{})
 				if err != nil {
 					return err
 				}
-				defer f.Close()
-				w = f
-			}
-			return s.Export(ctx, w, format)
+				w := g.stdout
+				if output != "" && output != "-" {
+					f, err := os.Create(output)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					w = f
+				}
+				return s.Export(ctx, w, format)
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "markdown", "markdown (md) or json")
@@ -99,38 +96,36 @@ turn's effects from the start, dice state included. Use it after a crash or
 before trusting a backup.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			db, err := g.openStore(ctx)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			ids := args
-			if len(ids) == 0 {
-				ss, err := db.Sessions(ctx)
-				if err != nil {
-					return err
-				}
-				for _, s := range ss {
-					ids = append(ids, s.ID)
-				}
-			}
-			bad := 0
-			for _, id := range ids {
-				s, err := game.Open(ctx, db, id, game.Options{})
-				if err == nil {
-					err = s.Verify(ctx)
-				}
-				if err != nil {
-					bad++
-					fmt.Fprintf(g.stdout, "%s  FAIL  %v\n", id, err)
-					continue
-				}
-				fmt.Fprintf(g.stdout, "%s  ok    turn %d on %s\n", id, s.Turn(), s.Branch())
-			}
-			if bad > 0 {
-				return fmt.Errorf("%d of %d games failed verification", bad, len(ids))
-			}
-			return nil
+			return g.withStore(ctx, func(db *sqlite.DB) error { return verify(ctx, g, db, args) })
 		},
 	}
+}
+
+func verify(ctx context.Context, g *globals, db *sqlite.DB, ids []string) error {
+	if len(ids) == 0 {
+		ss, err := db.Sessions(ctx)
+		if err != nil {
+			return err
+		}
+		for _, s := range ss {
+			ids = append(ids, s.ID)
+		}
+	}
+	bad := 0
+	for _, id := range ids {
+		s, err := game.Open(ctx, db, id, game.Options{})
+		if err == nil {
+			err = s.Verify(ctx)
+		}
+		if err != nil {
+			bad++
+			fmt.Fprintf(g.stdout, "%s  FAIL  %v\n", id, err)
+			continue
+		}
+		fmt.Fprintf(g.stdout, "%s  ok    turn %d on %s\n", id, s.Turn(), s.Branch())
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d games failed verification", bad, len(ids))
+	}
+	return nil
 }
