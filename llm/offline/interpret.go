@@ -161,7 +161,9 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 		return llm.Interpretation{Query: "quests"}
 	case "help", "?", "h", "commands", "what can i do", "how do i play":
 		return llm.Interpretation{Query: "help"}
-	case "look", "l", "look around", "examine room", "look at the room", "where am i", "describe room":
+	case "look", "l", "look around", "examine room", "look at the room", "where am i", "describe room",
+		"take a look", "take a look around", "have a look", "have a look around", "what is this place", "what's here",
+		"what is here", "where is this":
 		return one(rules.Look{})
 	case "search", "search the room", "search room", "search around", "search here", "search the area", "investigate",
 		"look for clues", "search for clues", "look around carefully", "examine the room closely":
@@ -222,7 +224,7 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 		return one(rules.Check{Skill: "athletics", DC: 12, Reason: "climb " + rest})
 	}
 	// Looking.
-	if rest, ok := after(c, "look at ", "look ", "examine ", "x ", "inspect ", "describe ", "l ", "study the ", "read "); ok {
+	if rest, ok := after(c, "take a look at ", "have a look at ", "look at ", "look ", "examine ", "x ", "inspect ", "describe ", "l ", "study the ", "read "); ok {
 		if strings.HasPrefix(rest, "for ") || strings.HasPrefix(rest, "around for ") {
 			return one(rules.Search{})
 		}
@@ -291,7 +293,8 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 		if rest == "all" || rest == "everything" {
 			return takeAll(w)
 		}
-		return one(rules.TakeItem{Item: rest})
+		n, item := quantity(rest)
+		return one(rules.TakeItem{Item: item, Qty: n})
 	}
 	if rest, ok := after(c, "unlock ", "open "); ok {
 		if target, key, ok := cut(rest, "with"); ok {
@@ -329,7 +332,8 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 	}
 	if rest, ok := after(c, "give ", "hand ", "offer ", "show "); ok {
 		if item, to, ok := cut(rest, "to"); ok {
-			return one(rules.GiveItem{Item: item, To: to})
+			n, item := quantity(item)
+			return one(rules.GiveItem{Item: item, Qty: n, To: to})
 		}
 		// "give mira the coin"
 		if w != nil {
@@ -337,7 +341,8 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 			for i := 1; i < len(words); i++ {
 				who := strings.Join(words[:i], " ")
 				if _, err := rules.Present(w, who); err == nil {
-					return one(rules.GiveItem{Item: strings.Join(words[i:], " "), To: who})
+					n, item := quantity(strings.Join(words[i:], " "))
+					return one(rules.GiveItem{Item: item, Qty: n, To: who})
 				}
 			}
 		}
@@ -352,7 +357,8 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 		return llm.Interpretation{Reply: "Pay whom how much? Say: pay Maren 5 gold."}
 	}
 	if rest, ok := after(c, "drop ", "discard ", "leave behind "); ok {
-		return one(rules.DropItem{Item: rest})
+		n, item := quantity(rest)
+		return one(rules.DropItem{Item: item, Qty: n})
 	}
 	if rest, ok := after(c, "equip ", "wield ", "draw ", "wear ", "ready ", "hold "); ok {
 		return one(rules.EquipItem{Item: rest})
@@ -386,6 +392,17 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 		}
 	}
 	return unknown(w, c)
+}
+
+// quantity splits "2 gold" into 2 and "gold"; without a number it is 0
+// (the engine's default of one) and the text as it is.
+func quantity(s string) (int, string) {
+	var n int
+	var rest string
+	if _, err := fmt.Sscanf(s, "%d %s", &n, &rest); err == nil && n > 0 {
+		return n, strings.TrimSpace(s[strings.IndexByte(s, ' ')+1:])
+	}
+	return 0, s
 }
 
 func isAbility(s string) bool {
@@ -534,6 +551,13 @@ func exitMatches(w *world.State, ref string) bool {
 		to := w.Locations[e.To]
 		if strings.Contains(rules.Normalise(e.Description), r) || e.Direction == r || (to != nil && strings.Contains(rules.Normalise(to.Name), r)) {
 			return true
+		}
+		if to != nil {
+			for _, a := range to.Aliases {
+				if rules.Normalise(a) == r {
+					return true
+				}
+			}
 		}
 	}
 	return false
