@@ -32,10 +32,15 @@ func (e *Engine) React(w *world.State, done []*Resolution, r *rand.Rand, apply S
 		done = append(done, res)
 		return apply(res)
 	}
-	acted := false
+	acted, arrived := false, false
 	for _, d := range done {
 		if d.Intent != nil && TakesAction(d.Intent) {
 			acted = true
+		}
+		for _, e := range d.Effects() {
+			if m, ok := e.(world.CharacterMoved); ok && m.Character == w.Player {
+				arrived = true
+			}
 		}
 	}
 	if err := e.consequences(w, done, r, step); err != nil {
@@ -43,7 +48,7 @@ func (e *Engine) React(w *world.State, done []*Resolution, r *rand.Rand, apply S
 	}
 	// started is true when a fight began on arrival this turn: the player's
 	// action is spent, and only enemies quicker than the player act.
-	started, err := e.encounter(w, r, step)
+	started, err := e.encounter(w, r, step, arrived)
 	if err != nil {
 		return err
 	}
@@ -53,7 +58,7 @@ func (e *Engine) React(w *world.State, done []*Resolution, r *rand.Rand, apply S
 			return err
 		}
 	}
-	if err := e.endFight(w, step, !ambushed); err != nil {
+	if err := e.endFight(w, step, acted && !started); err != nil {
 		return err
 	}
 	if err := e.scheduled(w, r, step); err != nil {
@@ -162,29 +167,45 @@ func triggered(w *world.State, c *world.Consequence, done []*Resolution) bool {
 	return false
 }
 
-// encounter starts a location's waiting fight when the player is there;
-// enemies quicker than the player strike first. It reports whether they did.
-func (e *Engine) encounter(w *world.State, r *rand.Rand, step Step) (bool, error) {
+// encounter starts a fight when the player is somewhere with a waiting
+// encounter, or arrives where hostile characters are; enemies quicker than
+// the player strike first. It reports whether a fight started.
+func (e *Engine) encounter(w *world.State, r *rand.Rand, step Step, arrived bool) (bool, error) {
 	pc := w.PC()
-	if pc == nil || w.Combat != nil || !pc.Alive() {
+	if pc == nil || w.Combat != nil || !pc.Alive() || pc.HasCondition("unconscious") {
 		return false, nil
 	}
 	l := w.Locations[pc.Location]
-	if l == nil || l.Encounter == nil || l.Encounter.Triggered {
+	if l == nil {
 		return false, nil
 	}
+	standing := func(c *world.Character) bool {
+		return c != nil && c.Location == l.ID && c.Alive() && !c.HasCondition("dead") && !c.HasCondition("unconscious")
+	}
 	var foes []*world.Character
-	for _, id := range l.Encounter.Creatures {
-		if c := w.Characters[id]; c != nil && c.Location == l.ID && c.Alive() && !c.HasCondition("dead") {
-			foes = append(foes, c)
+	waiting := l.Encounter != nil && !l.Encounter.Triggered
+	if waiting {
+		for _, id := range l.Encounter.Creatures {
+			if c := w.Characters[id]; standing(c) {
+				foes = append(foes, c)
+			}
+		}
+	} else if arrived {
+		for _, c := range w.CharactersAt(l.ID) {
+			if c.Hostile && standing(c) {
+				foes = append(foes, c)
+			}
 		}
 	}
 	if len(foes) == 0 {
 		return false, nil
 	}
 	x := &resolver{e: e, w: w, r: r, res: &Resolution{Intent: StartCombat{}}}
-	if l.Encounter.Text != "" {
+	switch {
+	case waiting && l.Encounter.Text != "":
 		x.res.add(Outcome{Action: "encounter", Target: l.ID, Text: l.Encounter.Text})
+	case !waiting:
+		x.res.add(Outcome{Action: "encounter", Target: l.ID, Text: list(nameList(foes), "and") + " turn on you as you return."})
 	}
 	if err := x.beginCombat(StartCombat{}, foes, "encounter"); err != nil {
 		return false, err

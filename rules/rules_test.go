@@ -623,3 +623,37 @@ func TestDeterminism(t *testing.T) {
 		t.Errorf("same seed, different outcomes:\n%s\n%s", a, b)
 	}
 }
+
+func TestFreeActionsAndReturningToAFight(t *testing.T) {
+	w := tavernWorld()
+	e := engine(t, world.SystemD20)
+	r := newRand()
+	apply := func(res *Resolution) error { return w.ApplyAll(res.Effects()) }
+	step := func(in Intent) *Resolution {
+		t.Helper()
+		res := do(t, e, w, in, r)
+		if err := e.React(w, []*Resolution{res}, r, apply); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	step(Move{Destination: "east"})
+	if w.Combat == nil {
+		t.Fatal("no fight in the yard")
+	}
+	round := w.Combat.Round
+	step(Look{})
+	step(Look{Target: "goblin"})
+	if w.Combat.Round != round {
+		t.Errorf("looking advanced the round from %d to %d", round, w.Combat.Round)
+	}
+	w.Characters["hero"].Abilities["dexterity"] = 30 // flee for sure
+	step(Flee{})
+	if w.Combat != nil || w.PC().Location != "tankard" {
+		t.Fatalf("flee: combat %v at %s", w.Combat, w.PC().Location)
+	}
+	step(Move{Destination: "east"})
+	if w.Combat == nil {
+		t.Error("the goblin should pick the fight up again when the player returns")
+	}
+}
