@@ -269,3 +269,44 @@ func TestExport(t *testing.T) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
+
+// TestEverySystemPlays plays the same short game under each resolution
+// system: a search, a fight to its end, a potion, and a replay check.
+func TestEverySystemPlays(t *testing.T) {
+	for _, system := range []string{"d20", "2d6", "traveller"} {
+		t.Run(system, func(t *testing.T) {
+			ctx := context.Background()
+			c := loadTiny(t)
+			c.Meta.System = system
+			s, err := game.New(ctx, openDB(t, t.TempDir()), c, 12, game.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.World().System != system {
+				t.Fatalf("state system %q", s.World().System)
+			}
+			r := act(t, s, "search")
+			if !strings.Contains(r.Narrative, "[Investigation ") {
+				t.Errorf("search: %q", r.Narrative)
+			}
+			act(t, s, "go east")
+			for i := 0; s.World().Combat != nil && i < 20; i++ {
+				act(t, s, "attack")
+			}
+			if s.World().Combat != nil {
+				t.Fatal("the fight did not end in 20 turns")
+			}
+			if pc := s.World().PC(); pc.HP < pc.MaxHP && pc.HP > 0 {
+				if r := act(t, s, "drink potion"); !strings.Contains(r.Narrative, "regain") {
+					t.Errorf("potion: %q", r.Narrative)
+				}
+			}
+			if err := s.Verify(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if sheet := game.Sheet(s.World()); system == "traveller" && !strings.Contains(sheet, "DEX 12 (+2)") {
+				t.Errorf("a Traveller sheet shows characteristic DMs: %s", sheet)
+			}
+		})
+	}
+}
