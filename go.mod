@@ -3,9 +3,9 @@ module github.com/hearth-rpg/hearth
 go 1.26.8
 
 require (
-	github.com/google/jsonschema-go v0.4.2
 	github.com/spf13/cobra v1.10.2
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/term v0.47.0
 	modernc.org/sqlite v1.61.1
 )
 

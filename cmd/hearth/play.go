@@ -126,16 +126,18 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 			}
 		}
 	}
+	width := wrapWidth(out)
+	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
 	if s.Turn() == 0 {
 		fmt.Fprintf(out, "%s\n%s\n\n", s.Title(), strings.Repeat("=", len([]rune(s.Title()))))
 		if s.Intro() != "" {
-			fmt.Fprintf(out, "%s\n\n", strings.TrimSpace(s.Intro()))
+			fmt.Fprintf(out, "%s\n\n", wrap(strings.TrimSpace(s.Intro()), width))
 		}
 		fmt.Fprintf(out, "(New game %s, seed %d. Type help for ideas, /help for commands.)\n\n", s.ID(), s.Seed())
 	} else {
 		fmt.Fprintf(out, "%s — resuming game %s at turn %d on branch %s. (--new starts over.)\n\n", s.Title(), s.ID(), s.Turn(), s.Branch())
 	}
-	if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+	if _, err := s.Look(ctx, emit); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
@@ -161,6 +163,8 @@ const maxLine = 64 * 1024
 
 func repl(ctx context.Context, g *globals, s *game.Session) error {
 	out := g.stdout
+	width := wrapWidth(out)
+	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
 	sc := bufio.NewScanner(g.stdin)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	echo := !isTerminal(g.stdin)
@@ -200,28 +204,28 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 			}
 			continue
 		}
-		resp, err := s.ActStream(ctx, line, func(p string) { fmt.Fprint(out, p) })
+		resp, err := s.ActStream(ctx, line, emit)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
-		printAfter(out, s, resp)
+		printAfter(out, s, resp, width)
 	}
 }
 
-func printAfter(out io.Writer, s *game.Session, resp *game.Response) {
+func printAfter(out io.Writer, s *game.Session, resp *game.Response, width int) {
 	if !strings.HasSuffix(resp.Narrative, "\n") {
 		fmt.Fprintln(out)
 	}
 	if resp.Notice != "" {
-		fmt.Fprintf(out, "\n(%s)\n", resp.Notice)
+		fmt.Fprintf(out, "\n%s\n", wrap("("+resp.Notice+")", width))
 	}
 	if resp.Awaiting.Kind == game.Choice {
 		fmt.Fprintln(out)
 		for i, o := range resp.Awaiting.Options {
-			fmt.Fprintf(out, "  %d. %s\n", i+1, o)
+			fmt.Fprintln(out, wrap(fmt.Sprintf("  %d. %s", i+1, o), width))
 		}
 	}
 	if resp.Committed {
@@ -232,14 +236,16 @@ func printAfter(out io.Writer, s *game.Session, resp *game.Response) {
 // slash runs a /command; it reports whether to quit.
 func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool, error) {
 	out := g.stdout
+	width := wrapWidth(out)
+	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
 	fields := strings.Fields(line)
 	cmd, args := strings.ToLower(fields[0]), fields[1:]
 	act := func(input string) error {
-		resp, err := s.ActStream(ctx, input, func(p string) { fmt.Fprint(out, p) })
+		resp, err := s.ActStream(ctx, input, emit)
 		if err != nil {
 			return err
 		}
-		printAfter(out, s, resp)
+		printAfter(out, s, resp, width)
 		return nil
 	}
 	switch cmd {
@@ -249,7 +255,7 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 	case "/help", "/h", "/?":
 		fmt.Fprintln(out, slashHelp)
 	case "/look", "/l":
-		if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
 	case "/sheet", "/stats":
@@ -301,7 +307,7 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			return false, err
 		}
 		fmt.Fprintf(out, "Restored turn %d on branch %s. Acting from here starts a new branch; the later turns are kept.\n\n", n, s.Branch())
-		if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
 		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
@@ -323,7 +329,7 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			return false, err
 		}
 		fmt.Fprintf(out, "On branch %s at turn %d.\n\n", s.Branch(), s.Turn())
-		if _, err := s.Look(ctx, func(p string) { fmt.Fprint(out, p) }); err != nil {
+		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
 		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
