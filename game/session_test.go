@@ -310,3 +310,36 @@ func TestEverySystemPlays(t *testing.T) {
 		})
 	}
 }
+
+func TestConcurrentActsAreSerialised(t *testing.T) {
+	ctx := context.Background()
+	s, err := game.New(ctx, openDB(t, t.TempDir()), loadTiny(t), 21, game.Options{SnapshotEvery: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const players, each = 4, 6
+	errs := make(chan error, players)
+	for p := range players {
+		go func() {
+			for i := range each {
+				in := []string{"go north", "go south", "search", "wait"}[(p+i)%4]
+				if _, err := s.Act(ctx, in); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range players {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Turn() != players*each {
+		t.Fatalf("turn %d after %d acts", s.Turn(), players*each)
+	}
+	if err := s.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
