@@ -3,7 +3,6 @@ package content
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -316,8 +315,6 @@ func BenchmarkLoadSaltmere(b *testing.B) {
 		}
 	}
 }
-
-var _ = errors.New
 
 func TestLoadFSMatchesLoad(t *testing.T) {
 	a, err := Load(context.Background(), saltmere)

@@ -347,7 +347,7 @@ func (x *resolver) useItem(v UseItem) error {
 		}
 		// No mechanical effect: the use still counts (consequences can
 		// listen for it), and the narrator describes it.
-		o.Text = fmt.Sprintf("%s uses %s%s.", c.Name, it.Name, onText(x.w, v.Target))
+		o.Text = fmt.Sprintf("%s uses %s%s.", c.Name, it.Name, onText(v.Target))
 		consumed = consumed && effect != ""
 	}
 	if consumed && !it.Fixed {
@@ -357,7 +357,7 @@ func (x *resolver) useItem(v UseItem) error {
 	return nil
 }
 
-func onText(w *world.State, target string) string {
+func onText(target string) string {
 	if target == "" {
 		return ""
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/llm"
-	"github.com/hearth-rpg/hearth/rules"
 )
 
 // EmbedDims is the size of the offline embeddings.
@@ -151,5 +150,4 @@ var (
 	_ llm.Provider    = (*Provider)(nil)
 	_ llm.Interpreter = (*Provider)(nil)
 	_ llm.Narrator    = (*Provider)(nil)
-	_ rules.Intent    = rules.Look{}
 )
