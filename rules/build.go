@@ -458,7 +458,7 @@ func (x *resolver) finishQuest(q *world.Quest) error {
 			rewards = append(rewards, fmt.Sprintf("%d XP", q.RewardXP))
 		}
 		if len(rewards) > 0 {
-			o.Text += " Reward: " + list(rewards, "and") + "."
+			o.Text += " Reward: " + List(rewards, "and") + "."
 		}
 	}
 	x.res.add(o)
@@ -555,13 +555,22 @@ func (x *resolver) findFaction(in Intent, ref string) (*world.Faction, error) {
 	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
 }
 
+// checkOpinionDelta refuses a change that cannot be meant: zero, or more
+// than the whole -100..100 range.
+func checkOpinionDelta(in Intent, delta int) error {
+	if delta == 0 || delta < -200 || delta > 200 {
+		return reject(in, "delta %d: use a non-zero change between -200 and 200 (opinions run from -100 to 100)", delta)
+	}
+	return nil
+}
+
 func (x *resolver) changeReputation(v ChangeReputation) error {
 	f, err := x.findFaction(v, v.Faction)
 	if err != nil {
 		return err
 	}
-	if v.Delta == 0 || v.Delta < -200 || v.Delta > 200 {
-		return reject(v, "delta %d: use a non-zero change between -100 and 100", v.Delta)
+	if err := checkOpinionDelta(v, v.Delta); err != nil {
+		return err
 	}
 	from := x.w.Reputation(f.ID)
 	to := world.ClampOpinion(from + v.Delta)
@@ -579,8 +588,8 @@ func (x *resolver) changePerception(v ChangePerception) error {
 	if c.ID == x.w.Player {
 		return reject(v, "perception is an NPC's opinion of the player; name an NPC")
 	}
-	if v.Delta == 0 || v.Delta < -200 || v.Delta > 200 {
-		return reject(v, "delta %d: use a non-zero change between -100 and 100", v.Delta)
+	if err := checkOpinionDelta(v, v.Delta); err != nil {
+		return err
 	}
 	from := x.w.Perception(c.ID)
 	to := world.ClampOpinion(from + v.Delta)

@@ -37,7 +37,7 @@ func characterAt(w *world.State, in Intent, ref, location string) (*world.Charac
 	case 1:
 		return w.Characters[hits[0].id], nil
 	case 0:
-		return nil, reject(in, "there is no %q at %s; present: %s", ref, locationName(w, location), list(nameList(here), "and"))
+		return nil, reject(in, "there is no %q at %s; present: %s", ref, locationName(w, location), List(nameList(here), "and"))
 	}
 	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
 }
@@ -112,7 +112,7 @@ func (x *resolver) weaponOf(in Intent, a *world.Character, ref string) (weapon, 
 				for _, at := range a.Attacks {
 					opts = append(opts, at.Name)
 				}
-				return weapon{}, reject(in, "%s has no weapon or attack %q; attacks: %s", a.Name, ref, list(opts, "and"))
+				return weapon{}, reject(in, "%s has no weapon or attack %q; attacks: %s", a.Name, ref, List(opts, "and"))
 			}
 			return weapon{}, err
 		}
@@ -149,7 +149,7 @@ func (x *resolver) attack(v Attack) error {
 		return err
 	}
 	if v.Target == "" {
-		return reject(v, "attack whom? present: %s", list(nameList(x.w.CharactersAt(a.Location)), "and"))
+		return reject(v, "attack whom? present: %s", List(nameList(x.w.CharactersAt(a.Location)), "and"))
 	}
 	t, err := characterAt(x.w, v, v.Target, a.Location)
 	if err != nil {
@@ -376,7 +376,7 @@ func (x *resolver) removeCondition(v RemoveCondition) error {
 		if len(t.Conditions) == 0 {
 			return reject(v, "%s has no conditions", t.Name)
 		}
-		return reject(v, "%s is not %s; conditions: %s", t.Name, v.Condition, list(t.Conditions, "and"))
+		return reject(v, "%s is not %s; conditions: %s", t.Name, v.Condition, List(t.Conditions, "and"))
 	}
 	x.res.add(Outcome{Action: "condition_removed", Target: t.ID, Text: fmt.Sprintf("%s is no longer %s.", t.Name, v.Condition),
 		Effects: world.Effects{world.ConditionRemoved{Target: t.ID, Condition: v.Condition}}})
@@ -467,7 +467,7 @@ func (x *resolver) startCombat(v StartCombat) error {
 		}
 	}
 	if len(foes) == 0 {
-		return reject(v, "no one here is hostile; name who fights (present: %s)", list(nameList(x.w.CharactersAt(pc.Location)), "and"))
+		return reject(v, "no one here is hostile; name who fights (present: %s)", List(nameList(x.w.CharactersAt(pc.Location)), "and"))
 	}
 	return x.beginCombat(v, foes, v.Reason)
 }

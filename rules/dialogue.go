@@ -18,7 +18,7 @@ func (x *resolver) talk(v Talk) error {
 		if len(here) == 0 {
 			return reject(v, "there is no one here to talk to")
 		}
-		return reject(v, "talk to whom? present: %s", list(nameList(here), "and"))
+		return reject(v, "talk to whom? present: %s", List(nameList(here), "and"))
 	}
 	npc, err := present(x.w, v, v.NPC)
 	if err != nil {

@@ -454,7 +454,7 @@ func (x *resolver) lootAll(v TakeItem, c, src *world.Character) error {
 	if len(got) == 0 {
 		return reject(v, "%s has nothing worth taking", src.Name)
 	}
-	o.Text = fmt.Sprintf("%s takes from %s: %s.", c.Name, src.Name, list(got, "and"))
+	o.Text = fmt.Sprintf("%s takes from %s: %s.", c.Name, src.Name, List(got, "and"))
 	x.res.add(o)
 	return nil
 }
@@ -637,7 +637,7 @@ func (x *resolver) look(v Look) error {
 	if len(seen) == 0 {
 		return reject(v, "you see no %q here", v.Target)
 	}
-	return reject(v, "you see no %q here; you can see %s", v.Target, list(seen, "and"))
+	return reject(v, "you see no %q here; you can see %s", v.Target, List(seen, "and"))
 }
 
 func (x *resolver) search(v Search) error {

@@ -117,11 +117,11 @@ func names(cs []named) string {
 	for i, c := range cs {
 		parts[i] = c.name
 	}
-	return list(parts, "or")
+	return List(parts, "or")
 }
 
-// list joins words as prose: "a", "a or b", "a, b or c".
-func list(parts []string, conj string) string {
+// List joins words as prose: "a", "a or b", "a, b or c".
+func List(parts []string, conj string) string {
 	switch len(parts) {
 	case 0:
 		return ""
@@ -158,7 +158,7 @@ func present(w *world.State, in Intent, ref string) (*world.Character, error) {
 		if len(here) == 0 {
 			return nil, reject(in, "there is no %q at %s; nobody else is here", ref, where)
 		}
-		return nil, reject(in, "there is no %q at %s; present: %s", ref, where, list(nameList(here), "and"))
+		return nil, reject(in, "there is no %q at %s; present: %s", ref, where, List(nameList(here), "and"))
 	}
 	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
 }
@@ -177,7 +177,7 @@ func anyCharacter(w *world.State, in Intent, ref string) (*world.Character, erro
 	case 1:
 		return w.Characters[hits[0].id], nil
 	case 0:
-		return nil, reject(in, "no character %q exists; known characters: %s", ref, list(nameList(all), "and"))
+		return nil, reject(in, "no character %q exists; known characters: %s", ref, List(nameList(all), "and"))
 	}
 	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
 }
@@ -228,7 +228,7 @@ func findLocation(w *world.State, in Intent, ref string) (*world.Location, error
 		for _, c := range cands {
 			all = append(all, c.name)
 		}
-		return nil, reject(in, "no location %q exists; known locations: %s", ref, list(all, "and"))
+		return nil, reject(in, "no location %q exists; known locations: %s", ref, List(all, "and"))
 	}
 	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
 }
@@ -257,7 +257,7 @@ func holding(w *world.State, in Intent, inv map[string]int, ref, owner string) (
 			held[i] = c.name
 		}
 		slices.Sort(held)
-		return nil, reject(in, "%s has no %q; %s has: %s", owner, ref, owner, list(held, "and"))
+		return nil, reject(in, "%s has no %q; %s has: %s", owner, ref, owner, List(held, "and"))
 	}
 	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
 }
@@ -288,7 +288,7 @@ func ExitList(w *world.State, l *world.Location) string {
 	if len(parts) == 0 {
 		return "none"
 	}
-	return list(parts, "and")
+	return List(parts, "and")
 }
 
 var directionAliases = map[string]string{

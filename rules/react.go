@@ -205,7 +205,7 @@ func (e *Engine) encounter(w *world.State, r *rand.Rand, step Step, arrived bool
 	case waiting && l.Encounter.Text != "":
 		x.res.add(Outcome{Action: "encounter", Target: l.ID, Text: l.Encounter.Text})
 	case !waiting:
-		x.res.add(Outcome{Action: "encounter", Target: l.ID, Text: list(nameList(foes), "and") + " turn on you as you return."})
+		x.res.add(Outcome{Action: "encounter", Target: l.ID, Text: List(nameList(foes), "and") + " turn on you as you return."})
 	}
 	if err := x.beginCombat(StartCombat{}, foes, "encounter"); err != nil {
 		return false, err

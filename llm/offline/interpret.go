@@ -514,15 +514,8 @@ func names(cs []*world.Character, conj string) string {
 	return list(parts, conj)
 }
 
-func list(parts []string, conj string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " " + conj + " " + parts[len(parts)-1]
-}
+// list joins words as prose, as the engine's messages do.
+func list(parts []string, conj string) string { return rules.List(parts, conj) }
 
 func carried(w *world.State, ref string) bool {
 	pc := w.PC()
