@@ -95,7 +95,11 @@ func TestNewStateSaltmere(t *testing.T) {
 			}
 		}
 	}
-	// The state shares nothing with the campaign.
+	// Building the state leaves the campaign as loaded...
+	if k := c.Characters["kestrel"]; k.Location != "" || k.Stats != nil || c.Locations["quay"].Visited {
+		t.Errorf("NewState changed the campaign: kestrel at %q with stats %v", k.Location, k.Stats)
+	}
+	// ...and the state shares nothing with it.
 	pc.Inventory["short_sword"] = 99
 	if c.Characters["kestrel"].Inventory["short_sword"] != 1 {
 		t.Error("NewState shares memory with the campaign")

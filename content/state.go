@@ -2,6 +2,7 @@ package content
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/hearth-rpg/hearth/rules"
@@ -18,35 +19,19 @@ func (c *Campaign) NewState() (*world.State, error) {
 		system = world.SystemD20
 	}
 	w := world.New(system)
-	for id, l := range c.Locations {
-		cp := *l
-		w.Locations[id] = &cp
-	}
+	maps.Copy(w.Locations, c.Locations)
+	maps.Copy(w.Characters, c.Characters)
+	maps.Copy(w.Items, c.Items)
+	maps.Copy(w.Quests, c.Quests)
+	maps.Copy(w.Factions, c.Factions)
+	maps.Copy(w.StatDefs, c.Stats)
 	for id, ch := range c.Characters {
-		cp := *ch
-		w.Characters[id] = &cp
 		if ch.Kind == world.PC {
 			w.Player = id
 		}
 	}
 	if c.Meta.Player != "" {
 		w.Player = c.Meta.Player
-	}
-	for id, it := range c.Items {
-		cp := *it
-		w.Items[id] = &cp
-	}
-	for id, q := range c.Quests {
-		cp := *q
-		w.Quests[id] = &cp
-	}
-	for id, f := range c.Factions {
-		cp := *f
-		w.Factions[id] = &cp
-	}
-	for id, s := range c.Stats {
-		cp := *s
-		w.StatDefs[id] = &cp
 	}
 	for _, f := range c.Facts {
 		f := f
@@ -75,6 +60,12 @@ func (c *Campaign) NewState() (*world.State, error) {
 		w.Scheduled[ev.ID] = &ev
 	}
 	w.Relationships = append(w.Relationships, c.Relationships...)
+	// One deep copy, before anything is changed, so play never touches the
+	// campaign's own entities.
+	w, err := w.Clone()
+	if err != nil {
+		return nil, err
+	}
 
 	pc := w.PC()
 	if pc == nil {
@@ -139,6 +130,5 @@ func (c *Campaign) NewState() (*world.State, error) {
 		title = w.Locations[pc.Location].Name
 	}
 	w.Scene = world.Scene{Number: 1, Title: title, Location: pc.Location, Mood: c.Meta.Start.Mood, StartAt: w.Time}
-	// A deep copy, so nothing in the state shares memory with the campaign.
-	return w.Clone()
+	return w, nil
 }
