@@ -26,6 +26,10 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant messages
 	ToolCallID string     `json:"tool_call_id,omitempty"` // tool messages
 	Name       string     `json:"name,omitempty"`         // tool messages: the tool's name
+	// Cache marks the end of a stable prefix (system prompt, rules,
+	// campaign canon): providers that support prompt caching (Anthropic)
+	// cache everything up to and including this message.
+	Cache bool `json:"cache,omitempty"`
 }
 
 // ToolCall is a model's request to run a tool.
@@ -57,6 +61,14 @@ type Request struct {
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// CachedTokens is how many prompt tokens were read from the
+	// provider's prompt cache, where it says.
+	CachedTokens int `json:"cached_tokens,omitempty"`
+}
+
+// Add sums two usages.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens, u.CachedTokens + v.CachedTokens}
 }
 
 // Response is a finished chat call.
@@ -66,16 +78,21 @@ type Response struct {
 	StopReason string  `json:"stop_reason,omitempty"`
 }
 
-// Chunk is a piece of a streamed response.
+// Chunk is a piece of a streamed response: text as it arrives, or a tool
+// call once its arguments are complete (providers assemble arguments
+// streamed in pieces).
 type Chunk struct {
 	Content  string    `json:"content,omitempty"`
 	ToolCall *ToolCall `json:"tool_call,omitempty"`
 }
 
-// Model describes a model a provider serves.
+// Model describes a model a provider serves. ContextLength is 0 when the
+// provider does not say.
 type Model struct {
 	Name          string `json:"name"`
 	ContextLength int    `json:"context_length,omitempty"`
+	ParameterSize string `json:"parameter_size,omitempty"`
+	Quantization  string `json:"quantization,omitempty"`
 }
 
 // Provider is a model server. Chat streams through fn (which may be nil)
