@@ -1,5 +1,7 @@
 package rules
 
+//go:generate go run ./internal/describe/gen
+
 import (
 	"bytes"
 	"encoding/json"
@@ -11,15 +13,19 @@ import (
 // from which tool schemas are generated.
 type IntentSpec struct {
 	Name string
-	Zero Intent // a zero value, for reflection (tool schemas)
-	dec  func([]byte) (Intent, error)
+	// Description is the type's doc comment (see descriptions.go), the
+	// tool description a model reads.
+	Description string
+	Zero        Intent // a zero value, for reflection (tool schemas)
+	dec         func([]byte) (Intent, error)
 }
 
 func spec[T Intent]() IntentSpec {
 	var zero T
 	return IntentSpec{
-		Name: zero.Type(),
-		Zero: zero,
+		Name:        zero.Type(),
+		Description: descriptions[zero.Type()],
+		Zero:        zero,
 		dec: func(b []byte) (Intent, error) {
 			var v T
 			d := json.NewDecoder(bytes.NewReader(b))
