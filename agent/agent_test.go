@@ -1,0 +1,347 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hearth-rpg/hearth/agent"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/cassette"
+)
+
+// recorder collects events.
+type recorder struct {
+	mu  sync.Mutex
+	all []agent.Event
+	ch  chan agent.Event
+}
+
+func newRecorder() *recorder { return &recorder{ch: make(chan agent.Event, 100)} }
+
+func (r *recorder) sink(e agent.Event) {
+	r.mu.Lock()
+	r.all = append(r.all, e)
+	r.mu.Unlock()
+	r.ch <- e
+}
+
+func (r *recorder) types() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.all {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+// waitFor returns the next event of type typ.
+func (r *recorder) waitFor(t *testing.T, typ string) agent.Event {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e := <-r.ch:
+			if e.Type == typ {
+				return e
+			}
+		case <-timeout:
+			t.Fatalf("no %s event; got %v", typ, r.types())
+		}
+	}
+}
+
+// auto answers pauses from a list and external tools from a map.
+type auto struct {
+	decisions []agent.Decision
+	results   map[string]string
+	pauses    int
+}
+
+func (a *auto) ToolResult(ctx context.Context, call llm.ToolCall) (string, error) {
+	if r, ok := a.results[call.Name]; ok {
+		return r, nil
+	}
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+func (a *auto) Pause(ctx context.Context, _ agent.Event) (agent.Decision, error) {
+	a.pauses++
+	if len(a.decisions) == 0 {
+		return agent.Cancel, nil
+	}
+	d := a.decisions[0]
+	a.decisions = a.decisions[1:]
+	return d, nil
+}
+
+func lookupTool(calls *int) agent.Tool {
+	return agent.Tool{
+		Tool:   llm.Tool{Name: "lookup", Description: "look a word up", Parameters: json.RawMessage(`{"type":"object","properties":{"word":{"type":"string"}}}`)},
+		Status: "Looking it up…",
+		Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
+			*calls++
+			var a struct{ Word string }
+			if err := json.Unmarshal(args, &a); err != nil {
+				return agent.Result{}, err
+			}
+			if a.Word == "" {
+				return agent.Result{}, errors.New("word is required")
+			}
+			return agent.Result{Content: "definition of " + a.Word}, nil
+		},
+	}
+}
+
+func TestInternalToolsThenAnswer(t *testing.T) {
+	model := cassette.Script(
+		cassette.Calls("lookup", `{"word":"lantern"}`, "nosuch", `{}`),
+		cassette.Calls("lookup", `{}`),
+		cassette.Text("A lantern ", "is a light."),
+	)
+	var ran int
+	loop := &agent.Loop{Provider: model, Tools: []agent.Tool{lookupTool(&ran)}}
+	rec := newRecorder()
+	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "what is a lantern?"}}}, &auto{}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Text != "A lantern is a light." || out.ToolCalls != 3 || ran != 2 {
+		t.Fatalf("outcome: text %q, %d calls, %d runs", out.Text, out.ToolCalls, ran)
+	}
+	want := []string{"tool_status", "tool_result", "tool_status", "tool_result", "content", "content", "done"}
+	if got := rec.types(); !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	// The model saw each tool's result, the unknown tool named with the real ones, and the error.
+	reqs := model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	msgs := reqs[1].Messages
+	if got := msgs[len(msgs)-2].Content; got != "definition of lantern" {
+		t.Errorf("tool result %q", got)
+	}
+	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, `no tool "nosuch"`) || !strings.Contains(got, "lookup") {
+		t.Errorf("unknown tool answer %q", got)
+	}
+	last := reqs[2].Messages[len(reqs[2].Messages)-1]
+	if last.Role != llm.ToolRole || last.Content != "error: word is required" || last.ToolCallID != "call_1" {
+		t.Errorf("error result %+v", last)
+	}
+	if len(reqs[0].Tools) != 1 || reqs[0].Tools[0].Name != "lookup" {
+		t.Errorf("tools offered %+v", reqs[0].Tools)
+	}
+	if out.Usage.PromptTokens != 300 {
+		t.Errorf("usage %+v", out.Usage)
+	}
+}
+
+func TestExternalToolThroughRun(t *testing.T) {
+	model := cassette.Script(
+		cassette.Calls("fvtt_read", `{"actor":"ship"}`),
+		cassette.Text("The jump drive is damaged."),
+	)
+	loop := &agent.Loop{Provider: model, Tools: []agent.Tool{{Tool: llm.Tool{Name: "fvtt_read"}, External: true}}}
+	rec := newRecorder()
+	run := loop.Start(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "ship?"}}}, rec.sink)
+	call := rec.waitFor(t, agent.ToolCall)
+	if call.Tool != "fvtt_read" || string(call.Args) != `{"actor":"ship"}` {
+		t.Fatalf("tool_call %+v", call)
+	}
+	if err := run.Deliver("wrong", "{}"); !errors.Is(err, agent.ErrUnknownCall) {
+		t.Fatalf("Deliver(wrong id) = %v", err)
+	}
+	if err := run.Decide(agent.Continue); !errors.Is(err, agent.ErrNotPaused) {
+		t.Fatalf("Decide while not paused = %v", err)
+	}
+	// The call is registered as waiting just after the event; retry briefly.
+	for i := 0; ; i++ {
+		err := run.Deliver(call.ID, `{"jump_drive":"damaged"}`)
+		if err == nil {
+			break
+		}
+		if i > 1000 {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	out, err := run.Wait()
+	if err != nil || out.Text != "The jump drive is damaged." {
+		t.Fatalf("outcome %+v, %v", out, err)
+	}
+	if got := model.Requests()[1].Messages[2]; got.Content != `{"jump_drive":"damaged"}` || got.ToolCallID != call.ID {
+		t.Fatalf("model saw %+v", got)
+	}
+	if err := run.Deliver(call.ID, "{}"); !errors.Is(err, agent.ErrFinished) {
+		t.Fatalf("Deliver after the end = %v", err)
+	}
+}
+
+func TestExternalToolTimeout(t *testing.T) {
+	model := cassette.Script(cassette.Calls("dice_roll", `{"formula":"1d20"}`), cassette.Text("I could not roll."))
+	loop := &agent.Loop{Provider: model, Tools: []agent.Tool{{Tool: llm.Tool{Name: "dice_roll"}, External: true}},
+		Config: agent.Config{ExternalToolTimeout: 20 * time.Millisecond}}
+	rec := newRecorder()
+	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "roll"}}}, &auto{}, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.types(); !slices.Equal(got, []string{"tool_call", "error", "content", "done"}) {
+		t.Fatalf("events %v", got)
+	}
+	if e := rec.all[1]; !e.Recoverable || !strings.Contains(e.Message, "within 20ms") {
+		t.Fatalf("error event %+v", e)
+	}
+	if out.Text != "I could not roll." {
+		t.Fatalf("text %q", out.Text)
+	}
+}
+
+func TestPauseContinueThenCancel(t *testing.T) {
+	var script []cassette.Interaction
+	for i := range 6 {
+		script = append(script, cassette.Interaction{Op: "chat", Chunks: []llm.Chunk{{Content: fmt.Sprintf("step %d. ", i)}},
+			Response: &llm.Response{Message: llm.Message{Content: fmt.Sprintf("step %d. ", i),
+				ToolCalls: []llm.ToolCall{{Name: "lookup", Arguments: json.RawMessage(`{"word":"x"}`)}}}}})
+	}
+	var ran int
+	loop := &agent.Loop{Provider: cassette.Script(script...), Tools: []agent.Tool{lookupTool(&ran)},
+		Config: agent.Config{PauseAfterCalls: 2, Subject: "Seneschal"}}
+	rec := newRecorder()
+	ctl := &auto{decisions: []agent.Decision{agent.Continue, agent.Cancel}}
+	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, ctl, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctl.pauses != 2 || !out.Cancelled || out.ToolCalls != 4 || ran != 4 {
+		t.Fatalf("pauses %d, outcome %+v", ctl.pauses, out)
+	}
+	// What was said before the cancel is kept.
+	if out.Text != "step 0. step 1. step 2. step 3. " {
+		t.Fatalf("text %q", out.Text)
+	}
+	var pauses []agent.Event
+	for _, e := range rec.all {
+		if e.Type == agent.Pause {
+			pauses = append(pauses, e)
+		}
+	}
+	if pauses[0].Reason != agent.ToolLimit || pauses[0].ToolCallsMade != 2 || pauses[1].ToolCallsMade != 4 ||
+		pauses[0].Message != "Seneschal has made 2 tool calls. Would you like to continue?" {
+		t.Fatalf("pauses %+v", pauses)
+	}
+	if last := rec.all[len(rec.all)-1]; last.Type != agent.Done || last.Usage == nil {
+		t.Fatalf("last event %+v", last)
+	}
+}
+
+func TestTimePause(t *testing.T) {
+	clock := time.Unix(0, 0)
+	var ran int
+	lookup := lookupTool(&ran)
+	run := lookup.Run
+	lookup.Run = func(ctx context.Context, a json.RawMessage) (agent.Result, error) {
+		clock = clock.Add(45 * time.Second) // each lookup takes 45 s
+		return run(ctx, a)
+	}
+	loop := &agent.Loop{Provider: cassette.Script(cassette.Calls("lookup", `{"word":"a"}`), cassette.Calls("lookup", `{"word":"b"}`), cassette.Text("done")),
+		Tools: []agent.Tool{lookup}, Now: func() time.Time { return clock }}
+	rec := newRecorder()
+	ctl := &auto{decisions: []agent.Decision{agent.Cancel}}
+	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, ctl, rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Cancelled || ran != 2 {
+		t.Fatalf("outcome %+v after %d lookups", out, ran)
+	}
+	p := rec.all[slices.IndexFunc(rec.all, func(e agent.Event) bool { return e.Type == agent.Pause })]
+	if p.Reason != agent.TimeLimit || p.ElapsedSeconds != 90 {
+		t.Fatalf("pause %+v", p)
+	}
+}
+
+func TestConsecutiveInternalLimitWithdrawsTools(t *testing.T) {
+	var script []cassette.Interaction
+	for range 3 {
+		script = append(script, cassette.Calls("lookup", `{"word":"a"}`, "lookup", `{"word":"b"}`))
+	}
+	script = append(script, cassette.Text("Enough."))
+	model := cassette.Script(script...)
+	var ran int
+	loop := &agent.Loop{Provider: model, Tools: []agent.Tool{lookupTool(&ran)}, Config: agent.Config{MaxConsecutiveInternal: 3}}
+	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, &auto{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The third call ran, the fourth was refused; after that the model had no tools.
+	if ran != 3 || out.Text != "Enough." {
+		t.Fatalf("%d lookups, text %q", ran, out.Text)
+	}
+	reqs := model.Requests()
+	if len(reqs[2].Tools) != 0 || len(reqs[3].Tools) != 0 || len(reqs[1].Tools) != 1 {
+		t.Fatalf("tools offered per call: %d %d %d %d", len(reqs[0].Tools), len(reqs[1].Tools), len(reqs[2].Tools), len(reqs[3].Tools))
+	}
+}
+
+func TestHardTimeout(t *testing.T) {
+	loop := &agent.Loop{Provider: cassette.Script(cassette.Calls("fvtt_read", `{}`)), Tools: []agent.Tool{{Tool: llm.Tool{Name: "fvtt_read"}, External: true}},
+		Config: agent.Config{HardTimeout: 30 * time.Millisecond, ExternalToolTimeout: time.Hour}}
+	rec := newRecorder()
+	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, &auto{}, rec.sink)
+	if !errors.Is(err, agent.ErrHardTimeout) || out.Stopped != "hard_timeout" {
+		t.Fatalf("err %v, outcome %+v", err, out)
+	}
+	if got := rec.types(); !slices.Equal(got, []string{"tool_call", "error", "done"}) {
+		t.Fatalf("events %v", got)
+	}
+}
+
+func TestModelErrorKeepsText(t *testing.T) {
+	failing := cassette.Interaction{Op: "chat", Chunks: []llm.Chunk{{Content: "The door "}},
+		Error: &cassette.Failure{Kind: llm.Overloaded, Status: 529, Message: "overloaded"}}
+	loop := &agent.Loop{Provider: cassette.Script(failing)}
+	rec := newRecorder()
+	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, &auto{}, rec.sink)
+	if err == nil || out.Text != "The door " {
+		t.Fatalf("err %v, text %q", err, out.Text)
+	}
+	e := rec.all[1]
+	if e.Type != agent.Error || !e.Recoverable {
+		t.Fatalf("error event %+v", e)
+	}
+}
+
+func TestEventJSON(t *testing.T) {
+	for _, tc := range []struct {
+		e    agent.Event
+		want string
+	}{
+		{agent.Event{Type: agent.Content, Text: "hi"}, `{"type":"content","text":"hi"}`},
+		{agent.Event{Type: agent.ToolCall, ID: "tc_1", Tool: "fvtt_read", Args: json.RawMessage(`{"a":1}`)}, `{"type":"tool_call","id":"tc_1","tool":"fvtt_read","args":{"a":1}}`},
+		{agent.Event{Type: agent.ToolStatus, Message: "Searching rulebooks..."}, `{"type":"tool_status","message":"Searching rulebooks..."}`},
+		{agent.Event{Type: agent.ToolResult, ID: "tc_2", Tool: "document_search", Summary: "3 results"}, `{"type":"tool_result","id":"tc_2","tool":"document_search","summary":"3 results"}`},
+		{agent.Event{Type: agent.Pause, Reason: agent.ToolLimit, ToolCallsMade: 10, ElapsedSeconds: 45, Message: "m"}, `{"type":"pause","reason":"tool_limit","tool_calls_made":10,"elapsed_seconds":45,"message":"m"}`},
+		{agent.Event{Type: agent.Error, Message: "x", Recoverable: false}, `{"type":"error","message":"x","recoverable":false}`},
+		{agent.Event{Type: agent.Done, Usage: &llm.Usage{PromptTokens: 5, CompletionTokens: 7}}, `{"type":"done","usage":{"prompt_tokens":5,"completion_tokens":7}}`},
+		{agent.Event{Type: agent.Done}, `{"type":"done"}`},
+	} {
+		b, err := json.Marshal(tc.e)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%s: %s, %v; want %s", tc.e.Type, b, err, tc.want)
+		}
+		var back agent.Event
+		if err := json.Unmarshal(b, &back); err != nil || back.Type != tc.e.Type {
+			t.Errorf("round trip %s: %+v, %v", tc.want, back, err)
+		}
+	}
+}

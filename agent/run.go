@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/hearth-rpg/hearth/llm"
+)
+
+// Errors from a Run's client-side methods.
+var (
+	ErrUnknownCall = errors.New("no tool call with that id is waiting for a result")
+	ErrNotPaused   = errors.New("the run is not paused")
+	ErrFinished    = errors.New("the run has finished")
+)
+
+// Run is a loop running in the background, for servers: the client's
+// tool results and pause decisions arrive through Deliver and Decide
+// (from other HTTP requests) while events go to the sink.
+type Run struct {
+	done chan struct{}
+	out  *Outcome
+	err  error
+
+	mu      sync.Mutex
+	calls   map[string]chan string
+	paused  chan Decision
+	stopped bool
+}
+
+// Start runs the loop in a goroutine. Cancel ctx to abandon the run (a
+// client that disconnected).
+func (l *Loop) Start(ctx context.Context, req llm.Request, sink func(Event)) *Run {
+	r := &Run{done: make(chan struct{}), calls: map[string]chan string{}}
+	go func() {
+		defer close(r.done)
+		r.out, r.err = l.Run(ctx, req, r, sink)
+		r.mu.Lock()
+		r.stopped = true
+		r.mu.Unlock()
+	}()
+	return r
+}
+
+// Done is closed when the run has finished.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Wait waits for the run to finish and returns its outcome.
+func (r *Run) Wait() (*Outcome, error) {
+	<-r.done
+	return r.out, r.err
+}
+
+// Deliver hands the client's result for an external tool call to the run.
+func (r *Run) Deliver(id, result string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return ErrFinished
+	}
+	ch, ok := r.calls[id]
+	if !ok {
+		return ErrUnknownCall
+	}
+	delete(r.calls, id)
+	ch <- result // buffered
+	return nil
+}
+
+// Decide answers the current pause.
+func (r *Run) Decide(d Decision) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return ErrFinished
+	}
+	if r.paused == nil {
+		return ErrNotPaused
+	}
+	r.paused <- d // buffered
+	r.paused = nil
+	return nil
+}
+
+// Waiting lists the ids of external calls awaiting results.
+func (r *Run) Waiting() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := make([]string, 0, len(r.calls))
+	for id := range r.calls {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// ToolResult implements Controller.
+func (r *Run) ToolResult(ctx context.Context, call llm.ToolCall) (string, error) {
+	ch := make(chan string, 1)
+	r.mu.Lock()
+	r.calls[call.ID] = ch
+	r.mu.Unlock()
+	select {
+	case res := <-ch:
+		return res, nil
+	case <-ctx.Done():
+		r.mu.Lock()
+		delete(r.calls, call.ID)
+		r.mu.Unlock()
+		return "", ctx.Err()
+	}
+}
+
+// Pause implements Controller: it waits for Decide; the pause event
+// itself has gone to the sink.
+func (r *Run) Pause(ctx context.Context, _ Event) (Decision, error) {
+	ch := make(chan Decision, 1)
+	r.mu.Lock()
+	r.paused = ch
+	r.mu.Unlock()
+	select {
+	case d := <-ch:
+		return d, nil
+	case <-ctx.Done():
+		r.mu.Lock()
+		r.paused = nil
+		r.mu.Unlock()
+		return Cancel, ctx.Err()
+	}
+}
