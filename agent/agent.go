@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,8 +246,8 @@ func (l *Loop) call(ctx context.Context, cfg Config, tools map[string]Tool, call
 		slices.Sort(names)
 		return fmt.Sprintf("error: there is no tool %q; the tools are: %s", call.Name, strings.Join(names, ", ")), nil
 	}
-	if len(call.Arguments) > 0 && !json.Valid(call.Arguments) {
-		return fmt.Sprintf("error: the arguments of %s are not valid JSON; send a JSON object", call.Name), nil
+	if args := bytes.TrimSpace(call.Arguments); len(args) > 0 && (!json.Valid(args) || args[0] != '{') {
+		return fmt.Sprintf("error: the arguments of %s must be a JSON object; got %s", call.Name, firstLine(string(args), 200)), nil
 	}
 	if t.External {
 		*internalRun = 0

@@ -141,3 +141,18 @@ type Narration struct {
 type Narrator interface {
 	Narrate(ctx context.Context, n Narration, emit func(string)) (string, error)
 }
+
+// Arguments makes a tool call's arguments storable: valid JSON is kept;
+// anything else (a model's broken JSON) becomes a JSON string holding the
+// text, so the call can still be recorded and its caller can tell the
+// model what was wrong.
+func Arguments(raw string) json.RawMessage {
+	if raw == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(raw)) {
+		return json.RawMessage(raw)
+	}
+	b, _ := json.Marshal(raw)
+	return b
+}
