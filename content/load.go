@@ -72,7 +72,10 @@ type Meta struct {
 	HydrationGuidance      string   `yaml:"hydration_guidance"`
 	EstimatedPlaytimeHours float64  `yaml:"estimated_playtime_hours"`
 	System                 string   `yaml:"system"`
-	Pipeline               string   `yaml:"pipeline"`
+	Pipeline               string   `yaml:"pipeline"` // agentic or multipass; how a model runs the game
+	// Prompts pins prompt versions the campaign was written against
+	// (narrator: 2).
+	Prompts map[string]int `yaml:"prompts"`
 	Player                 string   `yaml:"player"`
 	Intro                  string   `yaml:"intro"`
 	Start                  Start    `yaml:"start"`

@@ -134,7 +134,9 @@ type TurnRecord struct {
 	Intents   json.RawMessage `json:"intents,omitempty"`
 	Effects   json.RawMessage `json:"effects,omitempty"`
 	Rolls     json.RawMessage `json:"rolls,omitempty"`
-	At        time.Time       `json:"at"`
+	// Passes is what each pass of the pipeline saw and produced.
+	Passes json.RawMessage `json:"passes,omitempty"`
+	At     time.Time       `json:"at"`
 }
 
 // Turns returns turns from..to (inclusive) of the current branch's line,
@@ -158,7 +160,7 @@ func (s *Session) turns(ctx context.Context, from, to int) ([]TurnRecord, error)
 	out := make([]TurnRecord, len(ts))
 	for i, t := range ts {
 		out[i] = TurnRecord{Number: t.Number, Input: t.Input, Narrative: t.Narrative,
-			Intents: t.Intents, Effects: t.Effects, Rolls: t.Rolls, At: t.CreatedAt}
+			Intents: t.Intents, Effects: t.Effects, Rolls: t.Rolls, Passes: t.Passes, At: t.CreatedAt}
 	}
 	return out, nil
 }

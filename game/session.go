@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/content"
-	"github.com/hearth-rpg/hearth/dice"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/offline"
 	"github.com/hearth-rpg/hearth/rules"
@@ -36,6 +35,9 @@ const DefaultSnapshotEvery = 50
 type Options struct {
 	Interpreter llm.Interpreter // default: the offline provider
 	Narrator    llm.Narrator    // default: the offline provider
+	// Pipeline, when set, plays every turn of free input (a model-driven
+	// game master); Interpreter and Narrator remain its offline fallback.
+	Pipeline Pipeline
 	// SnapshotEvery writes a snapshot every this many turns (default 50).
 	SnapshotEvery int
 	Logger        *slog.Logger
@@ -62,8 +64,31 @@ func (o Options) withDefaults() Options {
 
 // config is what a session keeps in store.Session.Config.
 type config struct {
-	Title string `json:"title"`
-	Intro string `json:"intro,omitempty"`
+	Title       string         `json:"title"`
+	Intro       string         `json:"intro,omitempty"`
+	Genre       string         `json:"genre,omitempty"`
+	Tone        string         `json:"tone,omitempty"`
+	Description string         `json:"description,omitempty"`
+	RulesHint   string         `json:"rules_hint,omitempty"`
+	Pipeline    string         `json:"pipeline,omitempty"`
+	Prompts     map[string]int `json:"prompts,omitempty"`
+}
+
+// Campaign describes the campaign a session plays, as pipelines need it.
+type Campaign struct {
+	Title, Intro, Genre, Tone, Description, RulesHint string
+	// Pipeline is the campaign's choice of turn pipeline ("agentic",
+	// "multipass"); empty lets the player's configuration decide.
+	Pipeline string
+	// Prompts pins prompt versions.
+	Prompts map[string]int
+}
+
+// Campaign returns what the session knows of its campaign.
+func (s *Session) Campaign() Campaign {
+	c := s.cfg
+	return Campaign{Title: c.Title, Intro: c.Intro, Genre: c.Genre, Tone: c.Tone, Description: c.Description,
+		RulesHint: c.RulesHint, Pipeline: c.Pipeline, Prompts: c.Prompts}
 }
 
 // Session is one playthrough. Create one with New, reopen it with Open.
@@ -113,7 +138,9 @@ func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, 
 	if err != nil {
 		return nil, err
 	}
-	cfg := config{Title: c.Meta.Title, Intro: c.Meta.Intro}
+	m := c.Meta
+	cfg := config{Title: m.Title, Intro: m.Intro, Genre: m.Genre, Tone: m.Tone, Description: m.Description,
+		RulesHint: m.RulesHint, Pipeline: m.Pipeline, Prompts: m.Prompts}
 	cfgJSON, _ := json.Marshal(cfg)
 	meta := store.Session{
 		ID:           newID(),
@@ -295,6 +322,9 @@ func (s *Session) ActStream(ctx context.Context, input string, emit func(string)
 			input = p.options[i-1]
 		}
 	}
+	if s.opts.Pipeline != nil {
+		return s.playPipeline(ctx, input, emit)
+	}
 	in, err := s.opts.Interpreter.Interpret(ctx, s.w, input)
 	if err != nil {
 		return nil, fmt.Errorf("interpret %q: %w", input, err)
@@ -330,102 +360,104 @@ type resolution struct {
 
 // passes is what the pipeline's passes produced, stored with the turn.
 type passes struct {
-	Interpreter string           `json:"interpreter"`
-	Narrator    string           `json:"narrator"`
-	Resolutions []resolution     `json:"resolutions"`
-	Rejection   *rules.Rejection `json:"rejection,omitempty"`
+	Pipeline    string            `json:"pipeline,omitempty"`
+	Interpreter string            `json:"interpreter,omitempty"`
+	Narrator    string            `json:"narrator,omitempty"`
+	Resolutions []resolution      `json:"resolutions"`
+	Rejection   *rules.Rejection  `json:"rejection,omitempty"`
+	Prompts     map[string]string `json:"prompts,omitempty"`
+	Calls       []json.RawMessage `json:"calls,omitempty"`
 }
 
-// play resolves intents as one turn and commits it.
+// play resolves intents read by the interpreter as one turn and narrates
+// them with the narrator: the classic, offline pipeline.
 func (s *Session) play(ctx context.Context, input string, intents []rules.Intent, emit func(string)) (*Response, error) {
+	return s.runTurn(ctx, input, emit, "", func(t *Turn) error {
+		var done []*rules.Resolution
+		for _, in := range intents {
+			t.attempted = append(t.attempted, in)
+			res, err := s.eng.Resolve(s.w, in, s.rng)
+			if errors.As(err, &t.rejection) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("resolve %s: %w", in.Type(), err)
+			}
+			if err := t.apply(res); err != nil {
+				return err
+			}
+			done = append(done, res)
+		}
+		if len(done) > 0 {
+			if err := s.eng.React(s.w, done, s.rng, t.apply); err != nil {
+				return fmt.Errorf("react: %w", err)
+			}
+		}
+		if _, err := s.opts.Narrator.Narrate(ctx, llm.Narration{Input: input, World: s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit); err != nil {
+			return fmt.Errorf("narrate: %w", err)
+		}
+		return nil
+	})
+}
+
+// runTurn plays one turn with body and commits it; a failing body leaves
+// no trace.
+func (s *Session) runTurn(ctx context.Context, input string, emit func(string), pipeline string, body func(*Turn) error) (*Response, error) {
 	began := time.Now()
 	resp := &Response{Awaiting: Awaiting{Kind: FreeForm}}
 	if err := s.ensureTip(ctx, resp); err != nil {
 		return nil, err
 	}
-	n := s.head + 1
-	var (
-		effects world.Effects
-		rolls   []dice.Result
-		all     []*rules.Resolution
-		done    []*rules.Resolution
-		rej     *rules.Rejection
-	)
-	apply := func(res *rules.Resolution) error {
-		for _, e := range res.Effects() {
-			if err := s.w.Apply(e); err != nil {
-				return err
-			}
-			effects = append(effects, e)
-		}
-		rolls = append(rolls, res.Rolls...)
-		all = append(all, res)
-		return nil
-	}
-	// failed restores the state after an error mid-turn, so a bad turn
-	// leaves no trace.
+	t := &Turn{s: s, Number: s.head + 1, Input: input, emit: emit}
 	failed := func(err error) (*Response, error) {
 		if lerr := s.load(context.WithoutCancel(ctx), s.head); lerr != nil {
 			return nil, errors.Join(err, fmt.Errorf("reload after failed turn: %w", lerr))
 		}
 		return nil, err
 	}
-	begin := world.TurnBegan{Turn: n}
+	begin := world.TurnBegan{Turn: t.Number}
 	if err := s.w.Apply(begin); err != nil {
 		return failed(err)
 	}
-	effects = append(effects, begin)
-	attempted := make(rules.Intents, 0, len(intents))
-	for _, in := range intents {
-		attempted = append(attempted, in)
-		res, err := s.eng.Resolve(s.w, in, s.rng)
-		if errors.As(err, &rej) {
-			break
-		}
-		if err != nil {
-			return failed(fmt.Errorf("resolve %s: %w", in.Type(), err))
-		}
-		if err := apply(res); err != nil {
-			return failed(fmt.Errorf("apply %s: %w", in.Type(), err))
-		}
-		done = append(done, res)
-	}
-	if len(done) > 0 {
-		if err := s.eng.React(s.w, done, s.rng, apply); err != nil {
-			return failed(fmt.Errorf("react: %w", err))
-		}
-	}
-	resolved := time.Now()
-	narrative, err := s.opts.Narrator.Narrate(ctx, llm.Narration{Input: input, World: s.w, Resolutions: all, Rejection: rej}, emit)
-	if err != nil {
-		return failed(fmt.Errorf("narrate: %w", err))
-	}
-	narrated := time.Now()
-	if err := s.commit(ctx, n, input, attempted, effects, rolls, all, rej, narrative, began, resolved, narrated); err != nil {
+	t.effects = append(t.effects, begin)
+	if err := body(t); err != nil {
 		return failed(err)
 	}
-	resp.Turn, resp.Committed, resp.Narrative = n, true, narrative
-	resp.Effects, resp.Rolls = effects, rolls
-	for _, r := range all {
+	played := time.Now()
+	if err := s.commit(ctx, t, pipeline, began, played); err != nil {
+		return failed(err)
+	}
+	resp.Turn, resp.Committed, resp.Narrative = t.Number, true, t.Narrative()
+	resp.Effects, resp.Rolls = t.effects, t.rolls
+	for _, r := range t.all {
 		resp.Outcomes = append(resp.Outcomes, r.Outcomes...)
 	}
-	if rej != nil {
-		resp.Rejected = rej.Reason
+	if t.rejection != nil {
+		resp.Rejected = t.rejection.Reason
 	}
-	resp.Awaiting = s.nextAwaiting(all)
+	resp.Awaiting = s.nextAwaiting(t.all)
 	return resp, nil
 }
 
-func (s *Session) commit(ctx context.Context, n int, input string, intents rules.Intents, effects world.Effects,
-	rolls []dice.Result, all []*rules.Resolution, rej *rules.Rejection, narrative string, began, resolved, narrated time.Time) error {
-	ps := passes{Interpreter: "offline", Narrator: "offline", Rejection: rej}
-	if _, ok := s.opts.Interpreter.(*offline.Provider); !ok {
-		ps.Interpreter = fmt.Sprintf("%T", s.opts.Interpreter)
+// playPipeline plays free input through the configured pipeline.
+func (s *Session) playPipeline(ctx context.Context, input string, emit func(string)) (*Response, error) {
+	p := s.opts.Pipeline
+	return s.runTurn(ctx, input, emit, p.Name(), func(t *Turn) error { return p.Play(ctx, t) })
+}
+
+func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, played time.Time) error {
+	n := t.Number
+	ps := passes{Pipeline: pipeline, Rejection: t.rejection, Prompts: t.prompts, Calls: t.records}
+	if pipeline == "" {
+		ps.Interpreter, ps.Narrator = "offline", "offline"
+		if _, ok := s.opts.Interpreter.(*offline.Provider); !ok {
+			ps.Interpreter = fmt.Sprintf("%T", s.opts.Interpreter)
+		}
+		if _, ok := s.opts.Narrator.(*offline.Provider); !ok {
+			ps.Narrator = fmt.Sprintf("%T", s.opts.Narrator)
+		}
 	}
-	if _, ok := s.opts.Narrator.(*offline.Provider); !ok {
-		ps.Narrator = fmt.Sprintf("%T", s.opts.Narrator)
-	}
-	for _, r := range all {
+	for _, r := range t.all {
 		name := ""
 		if r.Intent != nil {
 			name = r.Intent.Type()
@@ -439,28 +471,25 @@ func (s *Session) commit(ctx context.Context, n int, input string, intents rules
 		}
 		return b, nil
 	}
-	t := store.Turn{SessionID: s.meta.ID, BranchID: s.branch.ID, Number: n, Actor: s.w.Player,
-		Input: input, Narrative: narrative}
+	st := store.Turn{SessionID: s.meta.ID, BranchID: s.branch.ID, Number: n, Actor: s.w.Player,
+		Input: t.Input, Narrative: t.Narrative()}
 	var err error
-	if t.Intents, err = enc(intents); err != nil {
+	if st.Intents, err = enc(t.attempted); err != nil {
 		return err
 	}
-	if t.Effects, err = enc(effects); err != nil {
+	if st.Effects, err = enc(t.effects); err != nil {
 		return err
 	}
-	if t.Rolls, err = enc(rolls); err != nil {
+	if st.Rolls, err = enc(t.rolls); err != nil {
 		return err
 	}
-	if t.Passes, err = enc(ps); err != nil {
+	if st.Passes, err = enc(ps); err != nil {
 		return err
 	}
-	if t.RNGState, err = s.pcg.MarshalBinary(); err != nil {
+	if st.RNGState, err = s.pcg.MarshalBinary(); err != nil {
 		return err
 	}
-	if t.Timings, err = enc(map[string]int64{
-		"resolve_us": resolved.Sub(began).Microseconds(),
-		"narrate_us": narrated.Sub(resolved).Microseconds(),
-	}); err != nil {
+	if st.Timings, err = enc(map[string]int64{"play_us": played.Sub(began).Microseconds()}); err != nil {
 		return err
 	}
 	var snap *store.Snapshot
@@ -469,9 +498,9 @@ func (s *Session) commit(ctx context.Context, n int, input string, intents rules
 		if err != nil {
 			return err
 		}
-		snap = &store.Snapshot{SessionID: s.meta.ID, BranchID: s.branch.ID, Turn: n, State: state, RNGState: t.RNGState}
+		snap = &store.Snapshot{SessionID: s.meta.ID, BranchID: s.branch.ID, Turn: n, State: state, RNGState: st.RNGState}
 	}
-	if err := s.st.AppendTurn(ctx, &t, snap); err != nil {
+	if err := s.st.AppendTurn(ctx, &st, snap); err != nil {
 		return fmt.Errorf("save turn %d: %w", n, err)
 	}
 	s.head = n

@@ -1,0 +1,191 @@
+package game
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"strings"
+
+	"github.com/hearth-rpg/hearth/dice"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/rules"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// Pipeline plays a turn of free input: a model-driven game master reading
+// the player's words, calling the rules through Turn.Resolve and telling
+// what happened through Turn.Emit. Whatever it resolved and narrated is
+// committed as one turn when it returns nil; on an error nothing is.
+type Pipeline interface {
+	// Name identifies the pipeline in turn records ("agentic").
+	Name() string
+	Play(ctx context.Context, t *Turn) error
+}
+
+// Turn is a turn in progress, handed to a Pipeline. It is not safe for
+// concurrent use.
+type Turn struct {
+	s      *Session
+	Number int
+	Input  string
+
+	emit      func(string)
+	narrative strings.Builder
+	effects   world.Effects
+	rolls     []dice.Result
+	all       []*rules.Resolution
+	attempted rules.Intents
+	rejection *rules.Rejection
+	records   []json.RawMessage
+	prompts   map[string]string
+}
+
+// World is the state as the turn has changed it so far. Pipelines must
+// not modify it; they change the world through Resolve.
+func (t *Turn) World() *world.State { return t.s.w }
+
+// Campaign describes the campaign.
+func (t *Turn) Campaign() Campaign { return t.s.Campaign() }
+
+// Resolve asks the rules engine to carry out an intent and applies the
+// result, with everything it sets off (consequences, enemy turns, scheduled
+// events). A refusal is a *rules.Rejection and changes nothing.
+func (t *Turn) Resolve(in rules.Intent) (*rules.Resolution, error) {
+	t.attempted = append(t.attempted, in)
+	res, err := t.s.eng.Resolve(t.s.w, in, t.s.rng)
+	var rej *rules.Rejection
+	if errors.As(err, &rej) {
+		if t.rejection == nil {
+			t.rejection = rej
+		}
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", in.Type(), err)
+	}
+	if err := t.apply(res); err != nil {
+		return nil, err
+	}
+	before := len(t.all)
+	if err := t.s.eng.React(t.s.w, []*rules.Resolution{res}, t.s.rng, t.apply); err != nil {
+		return nil, fmt.Errorf("react to %s: %w", in.Type(), err)
+	}
+	// The reactions are part of what the caller is told.
+	out := &rules.Resolution{Intent: res.Intent, Rolls: res.Rolls}
+	for _, r := range t.all[before-1:] {
+		out.Outcomes = append(out.Outcomes, r.Outcomes...)
+	}
+	return out, nil
+}
+
+func (t *Turn) apply(res *rules.Resolution) error {
+	for _, e := range res.Effects() {
+		if err := t.s.w.Apply(e); err != nil {
+			return fmt.Errorf("apply %s: %w", e.Kind(), err)
+		}
+		t.effects = append(t.effects, e)
+	}
+	t.rolls = append(t.rolls, res.Rolls...)
+	t.all = append(t.all, res)
+	return nil
+}
+
+// Check tells whether the rules would accept an intent now, without
+// rolling the game's dice or changing anything: a validator for what a
+// model proposes.
+func (t *Turn) Check(in rules.Intent) error {
+	scratch := mrand.New(mrand.NewPCG(uint64(t.Number), 7))
+	_, err := t.s.eng.Resolve(t.s.w, in, scratch)
+	return err
+}
+
+// Resolutions returns what has been resolved so far, reactions included.
+func (t *Turn) Resolutions() []*rules.Resolution { return t.all }
+
+// Rejection is the first refusal of the turn, if any.
+func (t *Turn) Rejection() *rules.Rejection { return t.rejection }
+
+// Emit streams narration to the player and adds it to the turn's
+// narrative.
+func (t *Turn) Emit(text string) {
+	if text == "" {
+		return
+	}
+	t.narrative.WriteString(text)
+	t.emit(text)
+}
+
+// Narrative is what has been emitted so far.
+func (t *Turn) Narrative() string { return t.narrative.String() }
+
+// Record stores what a pass saw and produced with the turn (it must
+// encode as JSON).
+func (t *Turn) Record(pass any) error {
+	b, err := json.Marshal(pass)
+	if err != nil {
+		return fmt.Errorf("record pass: %w", err)
+	}
+	t.records = append(t.records, b)
+	return nil
+}
+
+// UsePrompt records that the turn used a prompt version ("narrator@2").
+func (t *Turn) UsePrompt(name, id string) {
+	if t.prompts == nil {
+		t.prompts = map[string]string{}
+	}
+	t.prompts[name] = id
+}
+
+// Recent returns up to n turns before this one, oldest first, with their
+// pass records.
+func (t *Turn) Recent(ctx context.Context, n int) ([]TurnRecord, error) {
+	return t.s.turns(ctx, t.Number-n, t.Number-1)
+}
+
+// Fallback plays the turn with the offline interpreter and narrator,
+// resolving the player's words by pattern: what a pipeline does when its
+// model cannot be used. It narrates (through Emit) whatever has been
+// resolved so far too.
+func (t *Turn) Fallback(ctx context.Context) error {
+	if len(t.all) == 0 && t.rejection == nil {
+		in, err := t.s.opts.Interpreter.Interpret(ctx, t.s.w, t.Input)
+		if err != nil {
+			return fmt.Errorf("offline interpreter: %w", err)
+		}
+		switch {
+		case in.Query != "":
+			t.Emit(Query(t.s.w, in.Query))
+			return nil
+		case len(in.Intents) == 0:
+			t.Emit(cmpOr(in.Reply, "Nothing happens. (Type help for ideas.)"))
+			return nil
+		}
+		for _, intent := range in.Intents {
+			if _, err := t.Resolve(intent); err != nil {
+				var rej *rules.Rejection
+				if errors.As(err, &rej) {
+					break
+				}
+				return err
+			}
+		}
+	}
+	return t.NarrateOffline(ctx)
+}
+
+// NarrateOffline narrates what the turn resolved with the offline
+// narrator.
+func (t *Turn) NarrateOffline(ctx context.Context) error {
+	_, err := t.s.opts.Narrator.Narrate(ctx, llm.Narration{Input: t.Input, World: t.s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit)
+	return err
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
