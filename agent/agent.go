@@ -114,6 +114,7 @@ type Outcome struct {
 // Errors a run can end with (wrapped).
 var (
 	ErrHardTimeout = errors.New("the hard time limit was reached")
+	ErrNoAnswer    = errors.New("the model kept calling tools after they were withdrawn instead of answering")
 )
 
 // Run runs the loop on req until the model answers without calling tools,
@@ -216,6 +217,11 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 		out.Messages = append(out.Messages, msg)
 		if len(msg.ToolCalls) == 0 {
 			return finish(nil)
+		}
+		if req.Tools == nil && len(offered) > 0 {
+			// Tools were withdrawn and the model still calls them: it
+			// will not answer; stop instead of looping to the hard timeout.
+			return finish(ErrNoAnswer)
 		}
 		for i := range msg.ToolCalls {
 			call := &msg.ToolCalls[i]

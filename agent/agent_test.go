@@ -272,7 +272,7 @@ func TestTimePause(t *testing.T) {
 
 func TestConsecutiveInternalLimitWithdrawsTools(t *testing.T) {
 	var script []cassette.Interaction
-	for range 3 {
+	for range 2 {
 		script = append(script, cassette.Calls("lookup", `{"word":"a"}`, "lookup", `{"word":"b"}`))
 	}
 	script = append(script, cassette.Text("Enough."))
@@ -288,8 +288,17 @@ func TestConsecutiveInternalLimitWithdrawsTools(t *testing.T) {
 		t.Fatalf("%d lookups, text %q", ran, out.Text)
 	}
 	reqs := model.Requests()
-	if len(reqs[2].Tools) != 0 || len(reqs[3].Tools) != 0 || len(reqs[1].Tools) != 1 {
-		t.Fatalf("tools offered per call: %d %d %d %d", len(reqs[0].Tools), len(reqs[1].Tools), len(reqs[2].Tools), len(reqs[3].Tools))
+	if len(reqs) != 3 || len(reqs[2].Tools) != 0 || len(reqs[1].Tools) != 1 {
+		t.Fatalf("%d calls; tools offered: %d %d", len(reqs), len(reqs[1].Tools), len(reqs[2].Tools))
+	}
+
+	// A model that calls tools even after they are withdrawn is stopped.
+	stubborn := cassette.Script(cassette.Calls("lookup", `{"word":"a"}`, "lookup", `{"word":"b"}`, "lookup", `{"word":"c"}`, "lookup", `{"word":"d"}`),
+		cassette.Calls("lookup", `{"word":"e"}`), cassette.Text("never reached"))
+	loop.Provider = stubborn
+	_, err = loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, &auto{}, nil)
+	if !errors.Is(err, agent.ErrNoAnswer) || stubborn.Remaining() != 1 {
+		t.Fatalf("err = %v, %d answers left", err, stubborn.Remaining())
 	}
 }
 

@@ -189,3 +189,8 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// Interpret reads the input with the session's offline interpreter.
+func (t *Turn) Interpret(ctx context.Context) (llm.Interpretation, error) {
+	return t.s.opts.Interpreter.Interpret(ctx, t.s.w, t.Input)
+}

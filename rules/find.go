@@ -14,12 +14,21 @@ import (
 type Rejection struct {
 	Intent string `json:"intent"`
 	Reason string `json:"reason"`
+	// Unresolved is set when the intent named something that does not
+	// exist or is ambiguous (a model's invented name) rather than asking
+	// for something the world refuses (a locked door).
+	Unresolved bool `json:"unresolved,omitempty"`
 }
 
 func (r *Rejection) Error() string { return r.Reason }
 
 func reject(in Intent, format string, args ...any) error {
 	return &Rejection{Intent: in.Type(), Reason: fmt.Sprintf(format, args...)}
+}
+
+// unresolved rejects a reference that matches nothing, or too much.
+func unresolved(in Intent, format string, args ...any) error {
+	return &Rejection{Intent: in.Type(), Reason: fmt.Sprintf(format, args...), Unresolved: true}
 }
 
 // named is anything that can be referred to by ID, name or alias.
@@ -156,11 +165,11 @@ func present(w *world.State, in Intent, ref string) (*world.Character, error) {
 	case 0:
 		where := locationName(w, pc.Location)
 		if len(here) == 0 {
-			return nil, reject(in, "there is no %q at %s; nobody else is here", ref, where)
+			return nil, unresolved(in, "there is no %q at %s; nobody else is here", ref, where)
 		}
-		return nil, reject(in, "there is no %q at %s; present: %s", ref, where, List(nameList(here), "and"))
+		return nil, unresolved(in, "there is no %q at %s; present: %s", ref, where, List(nameList(here), "and"))
 	}
-	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
+	return nil, unresolved(in, "%q could mean %s; say which", ref, names(hits))
 }
 
 // anyCharacter finds a character anywhere in the world.
@@ -177,9 +186,9 @@ func anyCharacter(w *world.State, in Intent, ref string) (*world.Character, erro
 	case 1:
 		return w.Characters[hits[0].id], nil
 	case 0:
-		return nil, reject(in, "no character %q exists; known characters: %s", ref, List(nameList(all), "and"))
+		return nil, unresolved(in, "no character %q exists; known characters: %s", ref, List(nameList(all), "and"))
 	}
-	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
+	return nil, unresolved(in, "%q could mean %s; say which", ref, names(hits))
 }
 
 func pcOrReject(w *world.State, in Intent) (*world.Character, error) {
@@ -228,9 +237,9 @@ func findLocation(w *world.State, in Intent, ref string) (*world.Location, error
 		for _, c := range cands {
 			all = append(all, c.name)
 		}
-		return nil, reject(in, "no location %q exists; known locations: %s", ref, List(all, "and"))
+		return nil, unresolved(in, "no location %q exists; known locations: %s", ref, List(all, "and"))
 	}
-	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
+	return nil, unresolved(in, "%q could mean %s; say which", ref, names(hits))
 }
 
 // holding finds an item in an inventory (item ID → qty).
@@ -250,16 +259,16 @@ func holding(w *world.State, in Intent, inv map[string]int, ref, owner string) (
 		return w.Items[hits[0].id], nil
 	case 0:
 		if len(cands) == 0 {
-			return nil, reject(in, "%s has no %q; %s has nothing", owner, ref, owner)
+			return nil, unresolved(in, "%s has no %q; %s has nothing", owner, ref, owner)
 		}
 		held := make([]string, len(cands))
 		for i, c := range cands {
 			held[i] = c.name
 		}
 		slices.Sort(held)
-		return nil, reject(in, "%s has no %q; %s has: %s", owner, ref, owner, List(held, "and"))
+		return nil, unresolved(in, "%s has no %q; %s has: %s", owner, ref, owner, List(held, "and"))
 	}
-	return nil, reject(in, "%q could mean %s; say which", ref, names(hits))
+	return nil, unresolved(in, "%q could mean %s; say which", ref, names(hits))
 }
 
 // visibleExits are the exits the player can see from a location.
@@ -322,15 +331,15 @@ func findExit(w *world.State, in Intent, from *world.Location, ref string) (worl
 		return e, nil
 	}
 	if len(hits) > 1 {
-		return world.Exit{}, reject(in, "%q could mean %s; say which", ref, names(hits))
+		return world.Exit{}, unresolved(in, "%q could mean %s; say which", ref, names(hits))
 	}
 	if l, err := findLocation(w, in, ref); err == nil {
 		if l.ID == from.ID {
 			return world.Exit{}, reject(in, "you are already at %s", l.Name)
 		}
-		return world.Exit{}, reject(in, "%s cannot be reached directly from %s; exits: %s", l.Name, from.Name, ExitList(w, from))
+		return world.Exit{}, unresolved(in, "%s cannot be reached directly from %s; exits: %s", l.Name, from.Name, ExitList(w, from))
 	}
-	return world.Exit{}, reject(in, "you can't go %q from %s; exits: %s", ref, from.Name, ExitList(w, from))
+	return world.Exit{}, unresolved(in, "you can't go %q from %s; exits: %s", ref, from.Name, ExitList(w, from))
 }
 
 // Slug makes an ID from a name: "Mira the Innkeeper" → "mira_the_innkeeper".

@@ -28,9 +28,17 @@ type Spec[T any] struct {
 	Check func(T) error
 }
 
+// options maps json.RawMessage (free-form arguments) to any JSON object,
+// instead of the byte slice it is in Go.
+func options() *jsonschema.ForOptions {
+	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Type: "object"},
+	}}
+}
+
 // New builds the spec for T, named name (it names the output in requests).
 func New[T any](name string) (*Spec[T], error) {
-	s, err := jsonschema.For[T](nil)
+	s, err := jsonschema.For[T](options())
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", name, err)
 	}
@@ -39,7 +47,7 @@ func New[T any](name string) (*Spec[T], error) {
 
 // ForType returns the JSON Schema of a Go type, for tool parameters.
 func ForType(t reflect.Type) (json.RawMessage, error) {
-	s, err := jsonschema.ForType(t, nil)
+	s, err := jsonschema.ForType(t, options())
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", t, err)
 	}
