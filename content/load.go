@@ -76,9 +76,9 @@ type Meta struct {
 	// Prompts pins prompt versions the campaign was written against
 	// (narrator: 2).
 	Prompts map[string]int `yaml:"prompts"`
-	Player                 string   `yaml:"player"`
-	Intro                  string   `yaml:"intro"`
-	Start                  Start    `yaml:"start"`
+	Player  string         `yaml:"player"`
+	Intro   string         `yaml:"intro"`
+	Start   Start          `yaml:"start"`
 }
 
 // Start is where and when play begins.

@@ -284,4 +284,3 @@ func whispersText(w *world.State, v Viewer) string {
 	}
 	return "Whispers:" + b.String()
 }
-

@@ -9,7 +9,7 @@ import (
 
 type data struct {
 	Title, Genre, Tone, Player, System, Intents string
-	Words                                      int
+	Words                                       int
 }
 
 func TestBuiltinPromptsRender(t *testing.T) {
