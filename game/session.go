@@ -84,6 +84,9 @@ type Campaign struct {
 	Prompts map[string]int
 }
 
+// Slug is the campaign's ID.
+func (c Campaign) Slug() string { return rules.Slug(c.Title) }
+
 // Campaign returns what the session knows of its campaign.
 func (s *Session) Campaign() Campaign {
 	c := s.cfg

@@ -194,3 +194,15 @@ func cmpOr(a, b string) string {
 func (t *Turn) Interpret(ctx context.Context) (llm.Interpretation, error) {
 	return t.s.opts.Interpreter.Interpret(ctx, t.s.w, t.Input)
 }
+
+// UsePipeline sets the pipeline that plays free input (nil: the classic
+// offline interpreter and narrator).
+func (s *Session) UsePipeline(p Pipeline) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Pipeline = p
+}
+
+// CampaignPath is the directory the campaign was loaded from ("" or a
+// path inside the binary for the built-in campaign).
+func (s *Session) CampaignPath() string { return s.meta.CampaignPath }

@@ -16,6 +16,7 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/store/sqlite"
@@ -26,6 +27,7 @@ type playFlags struct {
 	seed     uint64
 	fresh    bool
 	session  string
+	models   modelFlags
 }
 
 func newPlay(g *globals) *cobra.Command {
@@ -71,6 +73,7 @@ prompt so the output reads as a transcript.`,
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "dice seed for a new game (default random; the seed is saved with the game)")
 	cmd.Flags().BoolVar(&f.fresh, "new", false, "start a new game instead of resuming the last one")
 	cmd.Flags().StringVar(&f.session, "session", "", "resume the saved game with this ID (see 'hearth sessions')")
+	f.models.add(cmd.Flags())
 	return cmd
 }
 
@@ -126,8 +129,34 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 			}
 		}
 	}
+	mc, err := f.models.load()
+	if err != nil {
+		return err
+	}
+	var docs gm.Documents
+	if c, err := loadCampaign(ctx, f.campaign); err == nil && rules.Slug(c.Meta.Title) == s.Campaign().Slug() {
+		docs = gm.NewCampaignDocs(c)
+	}
+	var recordTo io.Writer
+	if f.models.record != "" {
+		rf, err := os.OpenFile(f.models.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("open the cassette: %w", err)
+		}
+		defer rf.Close()
+		recordTo = rf
+	}
+	pl, err := mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, recordTo, f.models.plan, g.stderr)
+	if err != nil {
+		return err
+	}
 	width := wrapWidth(out)
 	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
+	if pl != nil {
+		s.UsePipeline(pl)
+		// A model streams in small pieces: print them as they come.
+		emit = func(p string) { fmt.Fprint(out, p) }
+	}
 	if s.Turn() == 0 {
 		fmt.Fprintf(out, "%s\n%s\n\n", s.Title(), strings.Repeat("=", len([]rune(s.Title()))))
 		if s.Intro() != "" {

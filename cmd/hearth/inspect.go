@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/llm/cassette"
+	"github.com/hearth-rpg/hearth/rules"
+	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+// turnPasses is the part of a turn's record the inspector reads.
+type turnPasses struct {
+	Pipeline    string            `json:"pipeline"`
+	Interpreter string            `json:"interpreter"`
+	Narrator    string            `json:"narrator"`
+	Prompts     map[string]string `json:"prompts"`
+	Calls       []gm.Call         `json:"calls"`
+	Rejection   *rules.Rejection  `json:"rejection"`
+}
+
+func newContext(g *globals) *cobra.Command {
+	var session string
+	var asJSON, full bool
+	cmd := &cobra.Command{
+		Use:   "context TURN",
+		Short: "Show exactly what each model call of a turn saw",
+		Long: `Show the context inspector for one turn: for every model call the turn made —
+interpreter, planner, narrator, the game-master agent, the summariser — the
+prompt version, the provider and model, and the context packet section by
+section with its precedence tier and token count, what the budget dropped,
+the tools called and what came back, and any fallback.
+
+Without --session, the most recently played game is inspected.`,
+		Example: `  hearth context 12
+  hearth context 12 --full          # print every section's text
+  hearth context 12 --json | jq '.calls[0].context.sections[] | {name, tokens}'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := strconv.Atoi(args[0])
+			if err != nil || n < 1 {
+				return usageError{fmt.Errorf("TURN must be a turn number, got %q", args[0])}
+			}
+			ctx := cmd.Context()
+			return g.withStore(ctx, func(db *sqlite.DB) error {
+				s, err := openForInspection(ctx, db, session)
+				if err != nil {
+					return err
+				}
+				recs, err := s.Turns(ctx, n, n)
+				if err != nil {
+					return err
+				}
+				if len(recs) == 0 {
+					return fmt.Errorf("game %s has no turn %d on its current branch (it is at turn %d)", s.ID(), n, s.Turn())
+				}
+				if asJSON {
+					_, err := g.stdout.Write(append(recs[0].Passes, '\n'))
+					return err
+				}
+				var ps turnPasses
+				if err := json.Unmarshal(recs[0].Passes, &ps); err != nil {
+					return fmt.Errorf("turn %d's record is unreadable: %w", n, err)
+				}
+				return printContext(g.stdout, n, recs[0].Input, ps, full)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "game to inspect (default the most recent)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the turn's raw pass records as JSON")
+	cmd.Flags().BoolVar(&full, "full", false, "print the full text of every section and system prompt")
+	return cmd
+}
+
+func openForInspection(ctx context.Context, db *sqlite.DB, id string) (*game.Session, error) {
+	if id == "" {
+		all, err := db.Sessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(all) == 0 {
+			return nil, fmt.Errorf("there are no saved games; play one with 'hearth play'")
+		}
+		id = all[0].ID
+	}
+	return game.Open(ctx, db, id, game.Options{})
+}
+
+func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) error {
+	fmt.Fprintf(w, "Turn %d: %q\n", n, input)
+	if len(ps.Calls) == 0 {
+		fmt.Fprintf(w, "No model was called: the turn was played offline (interpreter %s, narrator %s).\n",
+			orDash(ps.Interpreter), orDash(ps.Narrator))
+		return nil
+	}
+	fmt.Fprintf(w, "Pipeline %s; prompts %s\n", ps.Pipeline, promptList(ps.Prompts))
+	tok, err := tokens.CL100K()
+	if err != nil {
+		return err
+	}
+	for i, c := range ps.Calls {
+		fmt.Fprintf(w, "\n── call %d: %s", i+1, c.Pass)
+		if c.Prompt != "" {
+			fmt.Fprintf(w, " (%s)", c.Prompt)
+		}
+		fmt.Fprintf(w, " — %s %s, %d ms, %d prompt + %d completion tokens\n", c.Provider, c.Model, c.Millis,
+			c.Usage.PromptTokens, c.Usage.CompletionTokens)
+		if c.System != "" {
+			fmt.Fprintf(w, "   system prompt: %d tokens\n", tok.Count(c.System))
+			if full {
+				fmt.Fprintf(w, "%s\n", indent(c.System))
+			}
+		}
+		if pk := c.Context; pk != nil {
+			fmt.Fprintf(w, "   context for %s: %d of %d tokens\n", viewerName(pk.Viewer.Role.String(), pk.Viewer.Character), pk.Tokens, pk.Budget)
+			for _, s := range pk.Sections {
+				stable := ""
+				if s.Stable {
+					stable = ", cached prefix"
+				}
+				fmt.Fprintf(w, "   %-13s tier %d  %5d tokens%s\n", s.Name, s.Tier, s.Tokens, stable)
+				if full {
+					fmt.Fprintf(w, "%s\n", indent(s.Text))
+				}
+			}
+			if len(pk.Dropped) > 0 {
+				fmt.Fprintf(w, "   dropped by the budget: %s\n", strings.Join(pk.Dropped, ", "))
+			}
+		}
+		for _, t := range c.Tools {
+			mark := "→"
+			if t.Error {
+				mark = "✗"
+			}
+			fmt.Fprintf(w, "   tool %s %s %s %s\n", t.Name, t.Args, mark, headline(t.Result))
+		}
+		if c.Report != nil && c.Report.Attempts > 1 {
+			fmt.Fprintf(w, "   repaired after: %s\n", strings.Join(c.Report.Errors, "; "))
+		}
+		if c.Summary != nil {
+			fmt.Fprintf(w, "   summary of turns %d–%d: %s\n", c.Summary.From, c.Summary.To, headline(c.Summary.Text))
+		}
+		if c.Error != "" {
+			fmt.Fprintf(w, "   error: %s\n", c.Error)
+		}
+		if c.Fallback != "" {
+			fmt.Fprintf(w, "   fell back to: %s\n", c.Fallback)
+		}
+	}
+	return nil
+}
+
+func viewerName(role, character string) string {
+	if character != "" {
+		return role + " " + character
+	}
+	return role
+}
+
+func promptList(m map[string]string) string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func indent(s string) string {
+	return "      " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n      ")
+}
+
+func headline(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return s
+}
+
+func newReplay(g *globals) *cobra.Command {
+	f := &modelFlags{}
+	var session, cassetteFile string
+	var exact bool
+	cmd := &cobra.Command{
+		Use:   "replay SESSION",
+		Short: "Re-run a game's inputs with recorded or other models and prompts, and compare",
+		Long: `Replay the player's inputs of a saved game (its current branch) in a scratch
+copy — the original is never touched — with the same campaign and dice seed,
+and print per turn what changed: the narration, the effects, rejections,
+repairs and fallbacks, tokens and latency.
+
+The models answer from a cassette recorded with 'hearth play --record FILE'
+(--cassette FILE), so a run can be replayed without the model; or from any
+configured model (--provider, --model) to compare models; --prompt-versions
+or --prompts compare prompt versions. By default a cassette answers in the
+order it was recorded even when the prompts changed; --exact only accepts
+identical requests.`,
+		Example: `  hearth play --new --provider ollama --model llama3.2 --record saltmere.jsonl
+  hearth replay 3f9a1c2b7d10 --cassette saltmere.jsonl
+  hearth replay 3f9a1c2b7d10 --provider ollama --model qwen3 --prompt-versions narrator@1`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			session = args[0]
+			ctx := cmd.Context()
+			mc, err := f.load()
+			if err != nil {
+				return err
+			}
+			return g.withStore(ctx, func(db *sqlite.DB) error {
+				orig, err := game.Open(ctx, db, session, game.Options{})
+				if err != nil {
+					return err
+				}
+				c, err := loadCampaign(ctx, f.campaignDir(orig))
+				if err != nil {
+					return err
+				}
+				var mode cassette.Mode = cassette.InOrder
+				if exact {
+					mode = cassette.Exact
+				}
+				var tape []cassette.Interaction
+				if cassetteFile != "" {
+					if tape, err = cassette.Load(cassetteFile); err != nil {
+						return err
+					}
+				}
+				return replay(ctx, g, orig, c, mc, tape, mode, f)
+			})
+		},
+	}
+	f.add(cmd.Flags())
+	cmd.Flags().StringVar(&cassetteFile, "cassette", "", "answer model calls from this recording instead of a model")
+	cmd.Flags().BoolVar(&exact, "exact", false, "with --cassette, fail on any request not recorded exactly")
+	return cmd
+}
+
+// campaignDir is where a saved game's campaign is: its recorded directory
+// if it still exists, else the built-in campaign.
+func (f *modelFlags) campaignDir(s *game.Session) string {
+	if p := s.CampaignPath(); p != "" {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}

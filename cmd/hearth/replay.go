@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/cassette"
+	"github.com/hearth-rpg/hearth/prompt"
+	"github.com/hearth-rpg/hearth/store/sqlite"
+)
+
+// replayStats adds up a replay, as the evaluation tracker reports it.
+type replayStats struct {
+	turns, sameText, sameEffects, rejected, repairs, fallbacks, invalid int
+	usage                                                               llm.Usage
+	millis                                                              int64
+}
+
+func replay(ctx context.Context, g *globals, orig *game.Session, c *content.Campaign, mc modelConfig,
+	tape []cassette.Interaction, mode cassette.Mode, f *modelFlags) error {
+	dir, err := os.MkdirTemp("", "hearth-replay-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	scratch, err := sqlite.Open(ctx, dir, sqlite.WithSynchronousNormal())
+	if err != nil {
+		return err
+	}
+	defer scratch.Close()
+
+	var pl *gm.Pipeline
+	docs := gm.NewCampaignDocs(c)
+	camp := orig.Campaign()
+	if tape != nil {
+		player := cassette.NewPlayer("cassette", mode, tape)
+		pins := camp.Prompts
+		if mc.Pins != "" {
+			if pins, err = prompt.ParsePins(mc.Pins); err != nil {
+				return err
+			}
+		}
+		reg, err := prompt.New(mc.Prompts, pins)
+		if err != nil {
+			return err
+		}
+		role := gm.Role{Provider: player, Model: mc.Roles["narrator"].Model}
+		pl, err = gm.New(gm.Config{Mode: cmpOr(mc.Pipeline, camp.Pipeline), Narrator: role, Prompts: reg, Budget: mc.Budget,
+			Documents: docs, Plan: f.plan})
+		if err != nil {
+			return err
+		}
+	} else if pl, err = mc.pipeline(ctx, camp.Pipeline, camp.Prompts, docs, nil, f.plan, g.stderr); err != nil {
+		return err
+	}
+	rs, err := game.New(ctx, scratch, c, orig.Seed(), game.Options{})
+	if err != nil {
+		return err
+	}
+	if pl != nil {
+		rs.UsePipeline(pl)
+	}
+	turns, err := orig.Turns(ctx, 1, orig.Turn())
+	if err != nil {
+		return err
+	}
+	engine := "offline"
+	if pl != nil {
+		engine = pl.Name()
+	}
+	fmt.Fprintf(g.stdout, "Replaying %d turns of %s (seed %d) with the %s game master in a scratch copy.\n\n", len(turns), orig.ID(), orig.Seed(), engine)
+	var st replayStats
+	for _, t := range turns {
+		resp, err := rs.Act(ctx, t.Input)
+		if err == nil && resp.Awaiting.Kind == game.Confirmation {
+			resp, err = rs.Act(ctx, "yes")
+		}
+		if err != nil {
+			return fmt.Errorf("replay turn %d: %w", t.Number, err)
+		}
+		st.turns++
+		var line []string
+		if resp.Narrative == t.Narrative {
+			st.sameText++
+			line = append(line, "same narration")
+		} else {
+			line = append(line, fmt.Sprintf("narration differs (%d → %d words)", len(strings.Fields(t.Narrative)), len(strings.Fields(resp.Narrative))))
+		}
+		newRecs, err := rs.Turns(ctx, rs.Turn(), rs.Turn())
+		if err != nil || len(newRecs) == 0 {
+			return fmt.Errorf("replay turn %d: not committed", t.Number)
+		}
+		a, b := effectKinds(t.Effects), effectKinds(newRecs[0].Effects)
+		if a == b {
+			st.sameEffects++
+			line = append(line, "same effects")
+		} else {
+			line = append(line, fmt.Sprintf("effects %s → %s", orDash(a), orDash(b)))
+		}
+		var ps turnPasses
+		_ = json.Unmarshal(newRecs[0].Passes, &ps)
+		if ps.Rejection != nil {
+			st.rejected++
+			line = append(line, "rejected: "+ps.Rejection.Reason)
+		}
+		for _, c := range ps.Calls {
+			st.usage = st.usage.Add(c.Usage)
+			st.millis += c.Millis
+			if c.Report != nil && c.Report.Repaired {
+				st.repairs++
+			}
+			if c.Fallback != "" {
+				st.fallbacks++
+				line = append(line, c.Pass+" fell back to "+c.Fallback)
+			}
+			for _, u := range c.Tools {
+				if u.Error {
+					st.invalid++
+				}
+			}
+		}
+		fmt.Fprintf(g.stdout, "turn %3d  %-40q %s\n", t.Number, truncate(t.Input, 38), strings.Join(line, "; "))
+	}
+	fmt.Fprintf(g.stdout, "\n%d turns: %d with the same narration, %d with the same effects; %d rejected, %d invalid tool calls, %d repairs, %d fallbacks; %d prompt + %d completion tokens; %d ms in models.\n",
+		st.turns, st.sameText, st.sameEffects, st.rejected, st.invalid, st.repairs, st.fallbacks,
+		st.usage.PromptTokens, st.usage.CompletionTokens, st.millis)
+	return nil
+}
+
+// effectKinds lists a turn's effect kinds, for comparison.
+func effectKinds(raw json.RawMessage) string {
+	var es []struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(raw, &es)
+	var out []string
+	for _, e := range es {
+		if e.Kind != "turn_began" {
+			out = append(out, e.Kind)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func truncate(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
