@@ -126,18 +126,29 @@ func (s *State) TopFacts(n int, reader access.Level) []*Fact {
 		f *Fact
 		v float64
 	}
-	all := make([]scored, 0, len(s.Facts))
+	better := func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.v, a.v), strings.Compare(a.f.ID, b.f.ID))
+	}
+	// A bounded insertion keeps the n best: the state may hold thousands
+	// of facts and only a few dozen are asked for.
+	top := make([]scored, 0, min(n, len(s.Facts))+1)
 	for _, f := range s.Facts {
-		if reader.CanSee(f.Visibility) {
-			all = append(all, scored{f, s.FactImportance(f)})
+		if n <= 0 || !reader.CanSee(f.Visibility) {
+			continue
+		}
+		c := scored{f, s.FactImportance(f)}
+		if len(top) == n && better(c, top[n-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, c, better)
+		top = slices.Insert(top, i, c)
+		if len(top) > n {
+			top = top[:n]
 		}
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.v, a.v), strings.Compare(a.f.ID, b.f.ID))
-	})
-	out := make([]*Fact, 0, min(n, len(all)))
-	for i := 0; i < len(all) && i < n; i++ {
-		out = append(out, all[i].f)
+	out := make([]*Fact, len(top))
+	for i, c := range top {
+		out[i] = c.f
 	}
 	return out
 }
