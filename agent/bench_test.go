@@ -21,7 +21,9 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	script = append(script, cassette.Text("Done."))
 	tool := agent.Tool{Tool: llm.Tool{Name: "lookup", Parameters: json.RawMessage(`{"type":"object"}`)},
-		Run: func(context.Context, json.RawMessage) (agent.Result, error) { return agent.Result{Content: "a light"}, nil }}
+		Run: func(context.Context, json.RawMessage) (agent.Result, error) {
+			return agent.Result{Content: "a light"}, nil
+		}}
 	req := llm.Request{Messages: []llm.Message{{Role: llm.System, Content: "You look things up."}, {Role: llm.User, Content: "go"}}}
 	ctl := &auto{}
 	b.ReportAllocs()
