@@ -52,8 +52,39 @@ type Turn struct {
 	Narrative string
 	RNGState  []byte // dice state after the turn
 	Timings   json.RawMessage
+	// SceneLore is the lore cache of the scene this turn began, when it
+	// began one; it is committed with the turn.
+	SceneLore *SceneLore
 	CreatedAt time.Time
 }
+
+// SceneLore is the lore a scene was prepared with, materialised once when
+// the scene began so that turns read it instead of querying the index.
+type SceneLore struct {
+	BranchID string
+	Turn     int // the turn that began the scene; 0 for the opening scene
+	Scene    int // the scene's number
+	Lore     json.RawMessage
+}
+
+// Episode is one game night (seed 004 calls it a session; a Hearth
+// Session is the whole playthrough). It keeps the "previously on" recap
+// shown when it began and the summary written when it ended.
+type Episode struct {
+	SessionID string
+	Number    int // 1, 2, … within the session
+	BranchID  string
+	FirstTurn int // the first turn played in it
+	LastTurn  int // 0 while it is open
+	StartedAt time.Time
+	EndedAt   time.Time // zero while it is open
+	Recap     string
+	Summary   string
+	Lore      json.RawMessage // the session-level lore it began with
+}
+
+// Open reports whether the episode has not ended.
+func (e Episode) Open() bool { return e.EndedAt.IsZero() }
 
 // Snapshot is the full state after turn Turn on branch BranchID.
 type Snapshot struct {
@@ -99,6 +130,23 @@ type Store interface {
 	// Snapshot returns the latest snapshot on the branch's line at or
 	// before turn atOrBefore.
 	Snapshot(ctx context.Context, branchID string, atOrBefore int) (*Snapshot, error)
+
+	// PutSceneLore stores (or replaces) a scene's lore cache outside a
+	// turn: for the opening scene, or when a cache is rebuilt.
+	PutSceneLore(ctx context.Context, l *SceneLore) error
+	// SceneLore returns the latest scene lore on the branch's line at or
+	// before turn atOrBefore.
+	SceneLore(ctx context.Context, branchID string, atOrBefore int) (*SceneLore, error)
+
+	// StartEpisode ends nothing: it stores e as the session's next episode
+	// and sets e.Number and e.StartedAt. An open episode is ErrConflict.
+	StartEpisode(ctx context.Context, e *Episode) error
+	// EndEpisode closes the session's open episode at lastTurn with its
+	// summary. Without an open episode it is ErrNotFound.
+	EndEpisode(ctx context.Context, sessionID string, lastTurn int, summary string) (*Episode, error)
+	// Episodes lists a session's episodes in order.
+	Episodes(ctx context.Context, sessionID string) ([]Episode, error)
+
 	Close() error
 }
 

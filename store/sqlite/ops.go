@@ -314,6 +314,13 @@ func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapsho
 	if _, err := tx.ExecContext(ctx, `UPDATE branches SET tip = ? WHERE id = ?`, t.Number, t.BranchID); err != nil {
 		return db.explain("append turn", err)
 	}
+	if l := t.SceneLore; l != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO scene_lore (branch_id, turn, scene, lore, created_at) VALUES (?, ?, ?, ?, ?)`,
+			t.BranchID, t.Number, l.Scene, []byte(l.Lore), ts); err != nil {
+			return db.explain("append turn", err)
+		}
+		l.BranchID, l.Turn = t.BranchID, t.Number
+	}
 	if snap != nil {
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO snapshots (branch_id, turn, state, rng_state) VALUES (?, ?, ?, ?)`,
 			snap.BranchID, snap.Turn, []byte(snap.State), snap.RNGState); err != nil {
@@ -378,9 +385,28 @@ func raw(b []byte) []byte {
 
 // Snapshot implements store.Store.
 func (db *DB) Snapshot(ctx context.Context, branchID string, atOrBefore int) (*store.Snapshot, error) {
+	var s store.Snapshot
+	found, err := db.latestOnLine(ctx, branchID, atOrBefore, func(sessionID, branch string, lo, hi int) error {
+		s = store.Snapshot{SessionID: sessionID, BranchID: branch}
+		return db.r.QueryRowContext(ctx, `SELECT turn, state, rng_state FROM snapshots
+			WHERE branch_id = ? AND turn BETWEEN ? AND ? ORDER BY turn DESC LIMIT 1`, branch, lo, hi).Scan(&s.Turn, &s.State, &s.RNGState)
+	})
+	if err != nil {
+		return nil, db.explain("read snapshot", err)
+	}
+	if !found {
+		return nil, fmt.Errorf("no snapshot at or before turn %d on branch %q: %w", atOrBefore, branchID, store.ErrNotFound)
+	}
+	return &s, nil
+}
+
+// latestOnLine walks the branch's line from its end back to its root and
+// calls read for each stored segment's part at or before atOrBefore, until
+// read finds a row (sql.ErrNoRows means "not in this segment").
+func (db *DB) latestOnLine(ctx context.Context, branchID string, atOrBefore int, read func(sessionID, branch string, lo, hi int) error) (bool, error) {
 	chain, err := db.chain(ctx, branchID)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	segs := store.Line(chain)
 	for i := len(segs) - 1; i >= 0; i-- {
@@ -396,18 +422,11 @@ func (db *DB) Snapshot(ctx context.Context, branchID string, atOrBefore int) (*s
 		if hi < lo {
 			continue
 		}
-		s := store.Snapshot{SessionID: chain[0].SessionID, BranchID: seg.BranchID}
-		var state []byte
-		err := db.r.QueryRowContext(ctx, `SELECT turn, state, rng_state FROM snapshots
-			WHERE branch_id = ? AND turn BETWEEN ? AND ? ORDER BY turn DESC LIMIT 1`, seg.BranchID, lo, hi).Scan(&s.Turn, &state, &s.RNGState)
+		err := read(chain[0].SessionID, seg.BranchID, lo, hi)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
-		if err != nil {
-			return nil, db.explain("read snapshot", err)
-		}
-		s.State = state
-		return &s, nil
+		return err == nil, err
 	}
-	return nil, fmt.Errorf("no snapshot at or before turn %d on branch %q: %w", atOrBefore, branchID, store.ErrNotFound)
+	return false, nil
 }

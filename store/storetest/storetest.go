@@ -27,6 +27,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NotFound", testNotFound},
 		{"DeleteRemovesEverything", testDelete},
 		{"ConcurrentAppendsOneWinner", testConcurrentAppend},
+		{"SceneLoreFollowsTheLine", testSceneLore},
+		{"Episodes", testEpisodes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -390,5 +392,107 @@ func testConcurrentAppend(t *testing.T, s store.Store) {
 	}
 	if n := numbers(t, s, a.Branch, 1, 10); !equal(n, seq(1, 5)) {
 		t.Errorf("turns: %v", n)
+	}
+}
+
+func testSceneLore(t *testing.T, s store.Store) {
+	a := newSession(t, s, "a")
+	if _, err := s.SceneLore(ctx, a.Branch, 0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("no lore yet: %v", err)
+	}
+	if err := s.PutSceneLore(ctx, &store.SceneLore{BranchID: a.Branch, Turn: 0, Scene: 1, Lore: json.RawMessage(`{"s":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 6; n++ {
+		tu := turn(a.Branch, n)
+		if n == 3 || n == 6 {
+			tu.SceneLore = &store.SceneLore{Scene: n, Lore: json.RawMessage(fmt.Sprintf(`{"s":%d}`, n))}
+		}
+		if err := s.AppendTurn(ctx, tu, nil); err != nil {
+			t.Fatal(err)
+		}
+		if tu.SceneLore != nil && (tu.SceneLore.Turn != n || tu.SceneLore.BranchID != a.Branch) {
+			t.Errorf("AppendTurn did not fill in the lore's place: %+v", tu.SceneLore)
+		}
+	}
+	alt := &store.Branch{SessionID: "a", Name: "alt", ParentID: a.Branch, ForkTurn: 4}
+	if err := s.CreateBranch(ctx, alt); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, alt.ID, 5, 7)
+	tests := []struct {
+		branch string
+		at     int
+		scene  int
+	}{
+		{a.Branch, 0, 1},
+		{a.Branch, 2, 1},
+		{a.Branch, 3, 3},
+		{a.Branch, 100, 6},
+		{alt.ID, 7, 3}, // main's scene 6 began after the fork
+	}
+	for _, tt := range tests {
+		l, err := s.SceneLore(ctx, tt.branch, tt.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Scene != tt.scene || string(l.Lore) != fmt.Sprintf(`{"s":%d}`, tt.scene) {
+			t.Errorf("SceneLore(at %d) = scene %d %s, want %d", tt.at, l.Scene, l.Lore, tt.scene)
+		}
+	}
+	// Rebuilding a cache replaces it.
+	if err := s.PutSceneLore(ctx, &store.SceneLore{BranchID: a.Branch, Turn: 3, Scene: 3, Lore: json.RawMessage(`{"s":33}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := s.SceneLore(ctx, a.Branch, 4); string(l.Lore) != `{"s":33}` {
+		t.Errorf("replaced lore: %s", l.Lore)
+	}
+	if err := s.PutSceneLore(ctx, &store.SceneLore{BranchID: "nope", Scene: 1, Lore: json.RawMessage(`{}`)}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("lore for a missing branch: %v", err)
+	}
+}
+
+func testEpisodes(t *testing.T, s store.Store) {
+	a := newSession(t, s, "a")
+	if _, err := s.EndEpisode(ctx, "a", 0, ""); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("end without an open episode: %v", err)
+	}
+	if err := s.StartEpisode(ctx, &store.Episode{SessionID: "missing", BranchID: a.Branch, FirstTurn: 1}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("episode of a missing session: %v", err)
+	}
+	first := &store.Episode{SessionID: "a", BranchID: a.Branch, FirstTurn: 1, Lore: json.RawMessage(`{"campaign":"lore"}`)}
+	if err := s.StartEpisode(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if first.Number != 1 || first.StartedAt.IsZero() || !first.Open() {
+		t.Errorf("started: %+v", first)
+	}
+	if err := s.StartEpisode(ctx, &store.Episode{SessionID: "a", BranchID: a.Branch}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second open episode: %v", err)
+	}
+	appendN(t, s, a.Branch, 1, 5)
+	ended, err := s.EndEpisode(ctx, "a", 5, "The lantern was lit.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ended.Number != 1 || ended.LastTurn != 5 || ended.Summary != "The lantern was lit." || ended.Open() {
+		t.Errorf("ended: %+v", ended)
+	}
+	second := &store.Episode{SessionID: "a", BranchID: a.Branch, FirstTurn: 6, Recap: "Previously: the lantern was lit."}
+	if err := s.StartEpisode(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	eps, err := s.Episodes(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eps) != 2 || eps[0].Summary == "" || string(eps[0].Lore) != `{"campaign":"lore"}` || eps[1].Number != 2 || eps[1].Recap == "" || !eps[1].Open() {
+		t.Errorf("episodes: %+v", eps)
+	}
+	if err := s.DeleteSession(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if eps, _ := s.Episodes(ctx, "a"); len(eps) != 0 {
+		t.Errorf("episodes outlived their session: %+v", eps)
 	}
 }
