@@ -1,6 +1,6 @@
 // Package hearth holds what the Hearth binary carries with it: the bundled
-// campaigns, so that "hearth play" works from any directory and after
-// "go install". The engine itself lives in the packages below (game, rules,
+// campaigns and content packs, so that "hearth play" and "hearth search"
+// work from any directory and after "go install". The engine itself lives in the packages below (game, rules,
 // world, store, content, llm); see the README for the map.
 package hearth
 
@@ -14,3 +14,10 @@ var Campaigns embed.FS
 
 // DefaultCampaign is the campaign "hearth play" starts without --campaign.
 const DefaultCampaign = "campaigns/saltmere"
+
+// Packs is the packs directory of the repository: content packs that ship
+// with Hearth, one per subdirectory ("packs/srd51" is the D&D 5e SRD 5.1,
+// CC-BY-4.0; see its ATTRIBUTION.md).
+//
+//go:embed packs
+var Packs embed.FS
