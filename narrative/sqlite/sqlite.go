@@ -1,0 +1,220 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/hearth-rpg/hearth/narrative"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is a playthrough's narrative memory in one SQLite file.
+type DB struct {
+	path string
+	w    *sql.DB // one connection: all writes
+	r    *sql.DB // a pool for reads
+	o    options
+
+	// writing serialises event writes with index loads, so a load never
+	// misses an event committed while it reads.
+	writing sync.Mutex
+	mu      sync.RWMutex                // guards idx
+	idx     map[string]*narrative.Index // by playthrough, once loaded
+}
+
+type options struct {
+	embedder    narrative.Embedder
+	reputation  narrative.ReputationConfig
+	perception  narrative.PerceptionConfig
+	index       narrative.IndexOptions
+	log         *slog.Logger
+	synchronous string
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithEmbedder embeds the summaries of events stored without an
+// embedding and the text of queries that come without a vector. Without
+// one, recall by text uses the lexical fallback.
+func WithEmbedder(e narrative.Embedder) Option { return func(o *options) { o.embedder = e } }
+
+// WithReputation sets the reputation scale and decay (default -100..100,
+// 10% a week, slower from ±50).
+func WithReputation(c narrative.ReputationConfig) Option {
+	return func(o *options) { o.reputation = c }
+}
+
+// WithPerception sets how first impressions are weighed and how
+// perception decays (default: the seed's).
+func WithPerception(c narrative.PerceptionConfig) Option {
+	return func(o *options) { o.perception = c }
+}
+
+// WithIndex tunes the in-memory recall index.
+func WithIndex(io narrative.IndexOptions) Option { return func(o *options) { o.index = io } }
+
+// WithLogger logs each recall's latency, result count and scope at debug
+// level, and embedding failures (which fall back to lexical recall) as
+// warnings. The default discards.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithSynchronousNormal trades durability against power loss for write
+// speed: a crashed process still loses nothing committed, a power cut may
+// lose the last transactions. The default is FULL.
+func WithSynchronousNormal() Option { return func(o *options) { o.synchronous = "NORMAL" } }
+
+// Open opens (creating if needed) the database file at path and brings
+// the narrative tables up to date. The file may hold other tables too.
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	o := options{synchronous: "FULL"}
+	for _, f := range opts {
+		f(&o)
+	}
+	o.reputation = o.reputation.WithDefaults()
+	o.perception = o.perception.WithDefaults()
+	if err := o.reputation.Validate(); err != nil {
+		return nil, fmt.Errorf("narrative database: reputation settings: %w", err)
+	}
+	if err := o.perception.Validate(); err != nil {
+		return nil, fmt.Errorf("narrative database: perception settings: %w", err)
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("narrative database path %q: give a file path without ? or #", path)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create directory for %s: %w", path, err)
+		}
+	}
+	dsn := func(extra ...string) string {
+		q := url.Values{}
+		for _, p := range append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(" + o.synchronous + ")"}, extra...) {
+			q.Add("_pragma", p)
+		}
+		q.Set("_txlock", "immediate")
+		return "file:" + path + "?" + q.Encode()
+	}
+	w, err := sql.Open("sqlite", dsn())
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	db := &DB{path: path, w: w, o: o, idx: map[string]*narrative.Index{}}
+	if err := db.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn("query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	db.r = r
+	return db, nil
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database.
+func (db *DB) Close() error { return errors.Join(db.r.Close(), db.w.Close()) }
+
+// migrate applies the embedded migrations the database lacks.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS narrative_schema (
+		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return db.explain("prepare the narrative schema", err)
+	}
+	var have int
+	if err := db.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM narrative_schema`).Scan(&have); err != nil {
+		return db.explain("read the narrative schema version", err)
+	}
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	latest := 0
+	for _, f := range files {
+		v, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with its number", f)
+		}
+		latest = max(latest, v)
+		if v <= have {
+			continue
+		}
+		body, err := migrations.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		err = db.tx(ctx, "migrate the narrative tables", func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("migration %s: %w", filepath.Base(f), err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO narrative_schema (version, applied_at) VALUES (?, ?)`, v, time.Now().UnixNano())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if have > latest {
+		return fmt.Errorf("%s has narrative schema %d but this Hearth knows up to %d: upgrade Hearth or use another data directory", db.path, have, latest)
+	}
+	return nil
+}
+
+// tx runs f in a write transaction, committing if it returns nil.
+func (db *DB) tx(ctx context.Context, doing string, f func(*sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return db.explain(doing, err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return db.explain(doing, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return db.explain(doing, err)
+	}
+	return nil
+}
+
+// explain turns SQLite's errors into ones that say what to do.
+func (db *DB) explain(doing string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
+		return fmt.Errorf("%s: %s is not a SQLite database (%w); move it away or choose another file", doing, db.path, err)
+	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
+		return fmt.Errorf("%s: %s is busy: another process is writing to it (%w); try again or close it", doing, db.path, err)
+	case strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_READONLY"):
+		return fmt.Errorf("%s: %s is read-only (%w); check its permissions", doing, db.path, err)
+	}
+	return fmt.Errorf("%s: %s: %w", doing, db.path, err)
+}
