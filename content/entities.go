@@ -2,7 +2,8 @@ package content
 
 import (
 	"encoding/json"
-	"path/filepath"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -17,7 +18,8 @@ var prefixes = []struct{ prefix, kind string }{
 	{"npc_", "npc"}, {"character_", "character"}, {"creature_", "creature"}, {"monster_", "creature"},
 	{"location_", "location"}, {"loc_", "location"}, {"place_", "location"},
 	{"quest_", "quest"}, {"faction_", "faction"}, {"lore_", "lore"}, {"world_", "world"},
-	{"consequence_", "consequence"}, {"item_", "item"},
+	{"consequence_", "consequence"}, {"item_", "item"}, {"plot_beat_", "plot_beat"}, {"beat_", "plot_beat"},
+	{"stat_", "stat"},
 }
 
 var dirKinds = map[string]string{
@@ -28,17 +30,65 @@ var dirKinds = map[string]string{
 
 // infer tells a file's entity type and ID from its name and directory.
 func infer(rel string) (kind, id string) {
-	base := strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
+	kind, id, _ = inferFrom(rel)
+	return kind, id
+}
+
+// inferFrom is infer that also says whether only the directory told.
+func inferFrom(rel string) (kind, id string, byDir bool) {
+	base := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
 	for _, p := range prefixes {
 		if strings.HasPrefix(base, p.prefix) && len(base) > len(p.prefix) {
-			return p.kind, base[len(p.prefix):]
+			return p.kind, base[len(p.prefix):], false
 		}
 	}
-	dir := strings.ToLower(filepath.Base(filepath.Dir(rel)))
+	dir := strings.ToLower(path.Base(path.Dir(rel)))
 	if k, ok := dirKinds[dir]; ok {
-		return k, base
+		return k, base, true
 	}
-	return "", base
+	return "", base, false
+}
+
+// textKinds are entity types that are read as text only: they describe,
+// but no game rule acts on them.
+var textKinds = []string{"relationship", "rules", "mechanics", "setting", "history", "spell", "class", "race",
+	"background", "feat", "condition", "equipment", "table", "chapter", "section", "note"}
+
+// playKinds are the entity types play uses, for messages.
+const playKinds = "character, npc, creature, player_character, location, quest, faction, lore, world, consequence, item, stat, plot_beat"
+
+// aspectTypes are file-name endings that say what a file tells of its
+// entity (character_merlin_backstory.txt is background).
+var aspectTypes = map[string]string{"backstory": "background", "background": "background", "personality": "personality",
+	"goals": "goals", "speech": "speech", "relationship": "relationship", "history": "history", "rules": "mechanics",
+	"mechanics": "mechanics", "setting": "setting", "secret": "secret", "secrets": "secret"}
+
+// inferContentType tells what a file is about when its frontmatter does
+// not say: an aspect in its name, else its folder (Spells/ → spell), else
+// its entity type.
+func inferContentType(f File) string {
+	base := strings.TrimSuffix(path.Base(f.Path), path.Ext(f.Path))
+	if i := strings.LastIndexByte(base, '_'); i > 0 {
+		if t, ok := aspectTypes[strings.ToLower(base[i+1:])]; ok {
+			return t
+		}
+	}
+	if d := path.Dir(f.Path); d != "." && f.EntityType == "" {
+		return singular(strings.ToLower(strings.ReplaceAll(path.Base(d), " ", "_")))
+	}
+	return f.EntityType
+}
+
+func singular(s string) string {
+	switch {
+	case strings.HasSuffix(s, "sses"):
+		return strings.TrimSuffix(s, "es")
+	case strings.HasSuffix(s, "ies") && len(s) > 4:
+		return strings.TrimSuffix(s, "ies") + "y"
+	case strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss") && len(s) > 3:
+		return strings.TrimSuffix(s, "s")
+	}
+	return s
 }
 
 func str(v any) string {
@@ -53,30 +103,72 @@ func (c *Campaign) define(kind, id, where string, errs *problems, file string, l
 		return false
 	}
 	c.origin[key] = where
+	d := def{kind: kind, id: id, file: file, line: max(line, 1)}
 	if f := c.pending; f != nil {
 		c.src[key] = *f
+		d.overrides = str(f.fm.Values["overrides"])
+		d.line = max(f.fm.Lines["overrides"], d.line)
+		if d.overrides == "" {
+			d.line = max(line, 1)
+		}
 	}
+	c.defs = append(c.defs, d)
 	return true
 }
 
+// def is an entity as defined, for layering packs.
+type def struct {
+	kind, id  string
+	file      string
+	line      int
+	overrides string // "pack:id" it replaces, if any
+}
+
 // loadFile reads a Markdown or text file with frontmatter.
-func (c *Campaign) loadFile(rel string, b []byte, errs *problems) {
+func (c *Campaign) loadFile(rel string, b []byte, errs *problems) (File, bool) {
 	fm, body, bodyLine, err := ParseFrontmatter(b)
 	if err != nil {
 		errs.add(rel, 0, "%v", err)
-		return
+		return File{}, false
 	}
-	kind, id := infer(rel)
-	if v := str(fm.Values["entity_type"]); v != "" {
-		kind = v
+	f, ok := c.loadEntity(rel, fm, body, bodyLine, errs)
+	if ok {
+		c.Files = append(c.Files, f)
+	}
+	return f, ok
+}
+
+// loadEntity reads one entity from its frontmatter (or a YAML file's
+// values) and its prose body. The file is returned even when the entity
+// has errors; they are in errs.
+func (c *Campaign) loadEntity(rel string, fm Frontmatter, body []byte, bodyLine int, errs *problems) (File, bool) {
+	kind, id, byDir := inferFrom(rel)
+	if byDir && !c.pack.campaign && fm.Line == 0 {
+		// In a pack, a folder's name alone does not make plain prose an
+		// entity: Monsters/Creatures A-C.md is a chapter, not a creature.
+		kind = ""
+	}
+	if v, ok := fm.Values["entity_type"]; ok {
+		if s, isStr := v.(string); !isStr || s == "" {
+			errs.add(rel, fm.Lines["entity_type"], "entity_type should be text, one of %s", playKinds)
+		} else {
+			kind = s
+		}
 	}
 	if v := str(fm.Values["entity_id"]); v != "" {
 		id = v
 	} else if v, ok := fm.Values["id"].(string); ok && v != "" {
 		id = v
 	}
-	f := File{Path: rel, Frontmatter: fm, Body: strings.TrimSpace(string(body)), BodyLine: bodyLine, EntityType: kind, EntityID: id}
-	c.Files = append(c.Files, f)
+	f := File{Path: rel, Frontmatter: fm, Body: strings.TrimSpace(string(body)), BodyLine: bodyLine, EntityType: kind, EntityID: id,
+		ContentType: str(fm.Values["content_type"])}
+	c.loadKind(f, kind, id, errs)
+	return f, true
+}
+
+// loadKind turns a file into the entity its kind says.
+func (c *Campaign) loadKind(f File, kind, id string, errs *problems) {
+	rel, fm, bodyLine := f.Path, f.Frontmatter, f.BodyLine
 	where := rel + ":" + itoa(max(fm.Line, 1))
 	text := unwrap(f.Body)
 	c.pending = &source{rel, fm}
@@ -227,10 +319,18 @@ func (c *Campaign) loadFile(rel string, b []byte, errs *problems) {
 		}
 	case "item":
 		c.itemFrom(rel, fm.Values, fm, text, errs)
+	case "stat":
+		c.loadStat(rel, fm, errs)
+	case "plot_beat":
+		// Parsed by the pack, which checks beats against each other.
 	case "":
-		c.Warnings = append(c.Warnings, rel+": cannot tell what this file describes; add entity_type to its frontmatter (kept as text only)")
+		if c.pack.campaign {
+			errs.warn(rel, 0, "cannot tell what this file describes; add entity_type to its frontmatter (kept as text only)")
+		}
 	default:
-		c.Warnings = append(c.Warnings, rel+": entity_type "+kind+" is not used in play yet (kept as text only)")
+		if !slices.Contains(textKinds, kind) {
+			errs.warn(rel, fm.Lines["entity_type"], "entity_type %s is not used in play (kept as text only); play uses %s", kind, playKinds)
+		}
 	}
 }
 

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -44,9 +42,33 @@ type Campaign struct {
 	// not be told).
 	Warnings []string
 
-	origin  map[string]string // "kind:id" → file:line that defined it
-	src     map[string]source // "kind:id" → its file, for the lines of its keys
-	pending *source           // the file being read
+	origin   map[string]string // "kind:id" → file:line that defined it
+	src      map[string]source // "kind:id" → its file, for the lines of its keys
+	pending  *source           // the file being read
+	defs     []def             // every entity, in the order defined
+	pack     packContext
+	external []extRef // references left for other packs to resolve
+	meta     source   // campaign.yml (or scenario.yml), for the lines of its keys
+}
+
+// metaAt returns the manifest's file and the line of a key.
+func (c *Campaign) metaAt(key string) (string, int) {
+	return firstOf(c.meta.file, "campaign.yml"), c.meta.fm.Lines[key]
+}
+
+// packContext is what reference checks need to know of the pack.
+type packContext struct {
+	self     string   // the pack's id
+	campaign bool     // a playable campaign: its references may reach into the packs it plays with
+	requires []string // ids of the packs it names (requires, or a campaign's packs)
+}
+
+// extRef is a reference to an entity of another pack, checked when the
+// packs are layered.
+type extRef struct {
+	kind, id string
+	file     string
+	line     int
 }
 
 // source is where an entity was defined.
@@ -57,6 +79,9 @@ type source struct {
 
 // Meta is campaign.yml.
 type Meta struct {
+	// ID names the campaign for its packs and saves; the title's slug when
+	// empty.
+	ID                     string   `yaml:"id"`
 	Title                  string   `yaml:"title"`
 	Version                string   `yaml:"version"`
 	Author                 string   `yaml:"author"`
@@ -79,6 +104,11 @@ type Meta struct {
 	Player  string         `yaml:"player"`
 	Intro   string         `yaml:"intro"`
 	Start   Start          `yaml:"start"`
+	// Packs are the content packs the campaign plays with ("srd51",
+	// "srd51 >=5.1"); their entities are used by id (srd51:goblin).
+	Packs       []Requirement `yaml:"packs"`
+	Access      string        `yaml:"access"` // default level of the campaign's text
+	Attribution string        `yaml:"attribution"`
 }
 
 // Start is where and when play begins.
@@ -98,195 +128,55 @@ type Constraints struct {
 
 // File is one content file.
 type File struct {
-	Path        string // relative to the campaign directory
-	Frontmatter Frontmatter
+	Path        string      // relative to the campaign directory
+	Frontmatter Frontmatter // for a YAML or JSON file, all of it
 	Body        string
 	BodyLine    int
 	EntityType  string
 	EntityID    string
-}
-
-// problems collects errors that name a file and line.
-type problems []error
-
-func (p *problems) add(file string, line int, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	// Parser errors carry their own "line N: " prefix; make it file:N.
-	if line == 0 {
-		var n int
-		if _, err := fmt.Sscanf(msg, "line %d:", &n); err == nil {
-			line, msg = n, strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
-		}
-	}
-	loc := file
-	if line > 0 {
-		loc = fmt.Sprintf("%s:%d", file, line)
-	}
-	*p = append(*p, fmt.Errorf("%s: %s", loc, msg))
+	ContentType string // personality, background, rules, spell, …
+	Structured  bool   // a YAML or JSON file, not prose
+	Hash        string // sha256 of the file's bytes, hex
 }
 
 // Load reads the campaign in dir. Files may not reach outside it: a
 // symbolic link that points out is an error.
 func Load(ctx context.Context, dir string) (*Campaign, error) {
-	root, err := filepath.Abs(dir)
+	files, errs, err := walkDir(ctx, dir)
 	if err != nil {
-		return nil, err
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("campaign %s: not a directory", dir)
-	}
-	var errs problems
-	var files []rawFile
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+		if err.Error() == "not a directory" {
+			return nil, fmt.Errorf("campaign %s: not a directory", dir)
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if path != root && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(path)
-			if err != nil || !within(root, target) {
-				errs.add(rel, 0, "symbolic link points outside the campaign; campaign files must stay inside %s", dir)
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if len(files) >= MaxFiles {
-			return fmt.Errorf("more than %d files; is %s really a campaign?", MaxFiles, dir)
-		}
-		files = append(files, rawFile{rel: rel, read: func() ([]byte, error) { return readLimited(path) }})
-		return nil
-	})
-	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
-	return parse(ctx, dir, files, errs)
+	return campaignOf(build(ctx, dir, files, errs))
 }
 
 // LoadFS reads the campaign in directory dir of fsys (an embedded
 // campaign, an archive opened as a file system).
 func LoadFS(ctx context.Context, fsys fs.FS, dir string) (*Campaign, error) {
-	var files []rawFile
-	err := fs.WalkDir(fsys, dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if path != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		if len(files) >= MaxFiles {
-			return fmt.Errorf("more than %d files; is %s really a campaign?", MaxFiles, dir)
-		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(path, dir), "/")
-		files = append(files, rawFile{rel: rel, read: func() ([]byte, error) {
-			f, err := fsys.Open(path)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			return readAll(f)
-		}})
-		return nil
-	})
+	files, err := walkFS(ctx, fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", dir, err)
 	}
-	return parse(ctx, dir, files, nil)
+	return campaignOf(build(ctx, dir, files, nil))
 }
 
-// rawFile is a campaign file not yet read.
-type rawFile struct {
-	rel  string // slash-separated, relative to the campaign
-	read func() ([]byte, error)
-}
-
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// campaignOf returns a loaded pack's campaign, or every error it has.
+func campaignOf(p *Pack, err error) (*Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return readAll(f)
-}
-
-// readAll reads at most one byte past MaxFileSize, so an oversized file is
-// detected without reading it all.
-func readAll(r io.Reader) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(r, MaxFileSize+1))
-}
-
-// parse reads and interprets the files of a campaign.
-func parse(ctx context.Context, dir string, files []rawFile, errs problems) (*Campaign, error) {
-	c := &Campaign{Dir: dir,
-		Locations: map[string]*world.Location{}, Characters: map[string]*world.Character{},
-		Items: map[string]*world.Item{}, Quests: map[string]*world.Quest{}, Factions: map[string]*world.Faction{},
-		Stats: map[string]*world.StatDef{}, origin: map[string]string{}, src: map[string]source{}}
-	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
-	metaFound := false
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rel := f.rel
-		b, err := f.read()
-		if err != nil {
-			errs.add(rel, 0, "%v", err)
-			continue
-		}
-		if len(b) > MaxFileSize {
-			errs.add(rel, 0, "file is over %d bytes, the limit", MaxFileSize)
-			continue
-		}
-		ext := strings.ToLower(filepath.Ext(rel))
-		dirName := strings.ToLower(strings.SplitN(rel, "/", 2)[0])
-		base := filepath.Base(rel)
-		switch {
-		case rel == "campaign.yml" || rel == "campaign.yaml":
-			metaFound = true
-			c.loadMeta(rel, b, &errs)
-		case rel == "player_character_constraints.yml" || rel == "player_character_constraints.yaml":
-			c.loadConstraints(rel, b, &errs)
-		case dirName == "stats" && (ext == ".json" || ext == ".yml" || ext == ".yaml"):
-			c.loadStat(rel, b, &errs)
-		case dirName == "items" && (ext == ".json" || ext == ".yml" || ext == ".yaml"):
-			c.loadItem(rel, b, &errs)
-		case ext == ".md" || ext == ".txt" || ext == ".markdown":
-			if strings.EqualFold(base, "README.md") || strings.HasPrefix(strings.ToUpper(base), "LICENSE") {
-				continue
-			}
-			c.loadFile(rel, b, &errs)
-		case (ext == ".yml" || ext == ".yaml") && strings.HasPrefix(base, "item_"):
-			c.loadItem(rel, b, &errs)
-		}
-	}
-	if !metaFound {
+	errs := problems(p.Problems)
+	if !p.Manifest.Campaign {
+		// The pack's own "missing manifest" problem speaks of packs.
+		errs = slices.DeleteFunc(errs, func(x Problem) bool { return x.File == "pack.yml" && strings.HasPrefix(x.Message, "missing:") })
 		errs.add("campaign.yml", 0, "missing: every campaign needs a campaign.yml with at least a title and a version")
 	}
-	c.validate(&errs)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if e := errs.errors(); len(e) > 0 {
+		return nil, errors.Join(e...)
 	}
-	return c, nil
+	return p.Content, nil
 }
 
 func within(root, path string) bool {
@@ -295,11 +185,13 @@ func within(root, path string) bool {
 }
 
 func (c *Campaign) loadMeta(rel string, b []byte, errs *problems) {
+	c.meta.file = rel
 	fm, err := parseYAMLFile(b)
 	if err != nil {
 		errs.add(rel, 0, "%v", err)
 		return
 	}
+	c.meta.fm = fm
 	if err := yaml.Unmarshal(b, &c.Meta); err != nil {
 		errs.add(rel, 0, "%v", yamlError(err, 0))
 		return
@@ -387,12 +279,7 @@ func clockTime(s string) (world.GameTime, error) {
 	return world.GameTime(h)*world.Hour + world.GameTime(m), nil
 }
 
-func (c *Campaign) loadConstraints(rel string, b []byte, errs *problems) {
-	fm, err := parseYAMLFile(b)
-	if err != nil {
-		errs.add(rel, 0, "%v", err)
-		return
-	}
+func (c *Campaign) loadConstraints(rel string, fm Frontmatter, errs *problems) {
 	if err := viaJSON(fm.Values, &c.Constraints); err != nil {
 		errs.add(rel, 0, "%v", err)
 	}

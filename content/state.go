@@ -14,6 +14,22 @@ import (
 // at the start with starting items, stat defaults set, the clock and the
 // first scene.
 func (c *Campaign) NewState() (*world.State, error) {
+	if len(c.external) > 0 {
+		var ids []string
+		for _, r := range c.Meta.Packs {
+			ids = append(ids, r.ID)
+		}
+		return nil, fmt.Errorf("campaign %s uses entities of its packs (%s, e.g. %s %q); play it through NewScenario with those packs",
+			c.Meta.Title, strings.Join(ids, ", "), c.external[0].kind, c.external[0].id)
+	}
+	return c.newState(seeding{})
+}
+
+func (c *Campaign) newState(sd seeding) (*world.State, error) {
+	rename := sd.rename
+	if rename == nil {
+		rename = func(_, id string) string { return id }
+	}
 	system := c.Meta.System
 	if system == "" {
 		system = world.SystemD20
@@ -60,11 +76,23 @@ func (c *Campaign) NewState() (*world.State, error) {
 		w.Scheduled[ev.ID] = &ev
 	}
 	w.Relationships = append(w.Relationships, c.Relationships...)
+	if sd.add != nil {
+		if err := sd.add(w); err != nil {
+			return nil, err
+		}
+	}
 	// One deep copy, before anything is changed, so play never touches the
 	// campaign's own entities.
 	w, err := w.Clone()
 	if err != nil {
 		return nil, err
+	}
+	if sd.rename != nil {
+		for _, r := range stateEntities(w).refs() {
+			if id := rename(r.kind, r.value); id != r.value {
+				r.set(id)
+			}
+		}
 	}
 
 	pc := w.PC()
@@ -75,6 +103,7 @@ func (c *Campaign) NewState() (*world.State, error) {
 	if c.Constraints.StartingLocation != "" {
 		start = c.Constraints.StartingLocation
 	}
+	start = rename(kindLocation, start)
 	if pc.Location == "" || c.Constraints.StartingLocation != "" {
 		pc.Location = start
 	}
@@ -85,7 +114,7 @@ func (c *Campaign) NewState() (*world.State, error) {
 		if pc.Inventory == nil {
 			pc.Inventory = map[string]int{}
 		}
-		pc.Inventory[it]++
+		pc.Inventory[rename(kindItem, it)]++
 	}
 	// Stat defaults: campaign-wide stats for the player, npc.<id>.<stat>
 	// for that NPC.

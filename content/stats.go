@@ -2,55 +2,66 @@ package content
 
 import (
 	"encoding/json"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"github.com/hearth-rpg/hearth/world"
 )
 
-// loadStat reads stats/*.json or .yml (seed 001 §6.2.8).
-func (c *Campaign) loadStat(rel string, b []byte, errs *problems) {
-	fm, err := parseYAMLFile(b) // JSON is YAML
-	if err != nil {
-		errs.add(rel, 0, "%v", err)
-		return
-	}
+// loadStat reads a stat: stats/*.json or .yml (seed 001 §6.2.8), or a
+// stat_*.yml in the §6.2.5 form (entity_id, display_name,
+// starting_value, visible, tooltip). It returns the stat's id.
+func (c *Campaign) loadStat(rel string, fm Frontmatter, errs *problems) string {
 	var raw struct {
-		ID    string `json:"id"`
-		Range *struct {
+		ID       string `json:"id"`
+		EntityID string `json:"entity_id"`
+		Range    *struct {
 			Min *int `json:"min"`
 			Max *int `json:"max"`
 		} `json:"range"`
-		Default  *int   `json:"default"`
-		Display  string `json:"display"`
-		Label    string `json:"label"`
-		Category string `json:"category"`
-		Hidden   bool   `json:"hidden"`
-		Prompt   string `json:"behavioral_prompt"`
+		Default       *int   `json:"default"`
+		StartingValue *int   `json:"starting_value"`
+		Display       string `json:"display"`
+		Label         string `json:"label"`
+		DisplayName   string `json:"display_name"`
+		Category      string `json:"category"`
+		Hidden        bool   `json:"hidden"`
+		Visible       *bool  `json:"visible"`
+		Prompt        string `json:"behavioral_prompt"`
+		Tooltip       string `json:"tooltip"`
 	}
 	if err := viaJSON(fm.Values, &raw); err != nil {
 		errs.add(rel, lineOf(fm, err), "%v", err)
-		return
+		return ""
 	}
-	stem := strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
-	if raw.ID == "" {
-		raw.ID = stem
+	stem := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+	stem = strings.TrimPrefix(stem, "stat_")
+	raw.ID = firstOf(raw.ID, raw.EntityID, stem)
+	raw.Label = firstOf(raw.Label, raw.DisplayName)
+	raw.Prompt = firstOf(raw.Prompt, raw.Tooltip)
+	if raw.Default == nil {
+		raw.Default = raw.StartingValue
 	}
+	if raw.Visible != nil && !*raw.Visible {
+		raw.Hidden = true
+	}
+	c.pending = &source{rel, fm}
+	defer func() { c.pending = nil }()
 	if raw.Range == nil || raw.Range.Min == nil || raw.Range.Max == nil {
 		errs.add(rel, fm.Lines["range"], "stat %q needs a range with min and max, e.g. \"range\": {\"min\": 0, \"max\": 100}", raw.ID)
-		return
+		return raw.ID
 	}
 	d := world.StatDef{ID: raw.ID, Label: raw.Label, Min: *raw.Range.Min, Max: *raw.Range.Max, Display: raw.Display,
 		Category: raw.Category, Hidden: raw.Hidden || strings.Contains(rel, "/hidden/"), Prompt: raw.Prompt}
 	if d.Max < d.Min {
 		errs.add(rel, fm.Lines["range"], "stat %q: range max %d is below min %d", d.ID, d.Max, d.Min)
-		return
+		return raw.ID
 	}
 	d.Default = d.Min
 	if raw.Default != nil {
 		d.Default = *raw.Default
 		if d.Default < d.Min || d.Default > d.Max {
-			errs.add(rel, fm.Lines["default"], "stat %q: default %d is outside its range %d..%d", d.ID, d.Default, d.Min, d.Max)
+			errs.add(rel, fm.Lines[firstKey(fm, "default", "starting_value")], "stat %q: default %d is outside its range %d..%d", d.ID, d.Default, d.Min, d.Max)
 		}
 	}
 	if d.Label == "" {
@@ -69,30 +80,29 @@ func (c *Campaign) loadStat(rel string, b []byte, errs *problems) {
 		c.Stats[d.ID] = &d
 		c.src["stat:"+d.ID] = source{rel, fm}
 	}
+	return d.ID
 }
 
-// loadItem reads items/*.json or .yml, or an item_*.yml.
-func (c *Campaign) loadItem(rel string, b []byte, errs *problems) {
-	fm, err := parseYAMLFile(b)
-	if err != nil {
-		errs.add(rel, 0, "%v", err)
-		return
-	}
-	c.itemFrom(rel, fm.Values, fm, "", errs)
+// loadItem reads items/*.json or .yml, or an item_*.yml, and returns the
+// item's id.
+func (c *Campaign) loadItem(rel string, fm Frontmatter, errs *problems) string {
+	c.pending = &source{rel, fm}
+	defer func() { c.pending = nil }()
+	return c.itemFrom(rel, fm.Values, fm, "", errs)
 }
 
-func (c *Campaign) itemFrom(rel string, v map[string]any, fm Frontmatter, body string, errs *problems) {
+func (c *Campaign) itemFrom(rel string, v map[string]any, fm Frontmatter, body string, errs *problems) string {
 	var it world.Item
 	if err := viaJSON(v, &it); err != nil {
 		errs.add(rel, lineOf(fm, err), "%v", err)
-		return
+		return ""
 	}
 	id := it.ID
 	if id == "" {
 		id = str(v["entity_id"])
 	}
 	if id == "" {
-		stem := strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
+		stem := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
 		stem = strings.TrimPrefix(stem, "item_")
 		if i := strings.LastIndexByte(stem, '.'); i >= 0 { // weapon.short_sword
 			stem = stem[i+1:]
@@ -132,4 +142,5 @@ func (c *Campaign) itemFrom(rel string, v map[string]any, fm Frontmatter, body s
 		c.Items[id] = &it
 		c.src["item:"+id] = source{rel, fm}
 	}
+	return id
 }

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,42 +36,48 @@ func known[V any](m map[string]V) string {
 	return strings.Join(keys, ", ")
 }
 
-// validate checks every cross-reference.
+// checkRef reports a reference to an entity that does not exist. A
+// reference into another pack ("srd51:goblin") is left for layering when
+// the pack names that pack (in requires, or a campaign's packs); so is a
+// plain id a campaign does not define, when it plays with packs.
+func (c *Campaign) checkRef(kind, id string, set entitySet, file string, line int, errs *problems) {
+	pk, local := splitID(id)
+	if pk == c.pack.self && c.pack.self != "" {
+		id = local
+	}
+	if set.has(kind, id) {
+		return
+	}
+	switch {
+	case pk != "" && pk != c.pack.self && slices.Contains(c.pack.requires, pk),
+		pk == "" && c.pack.campaign && len(c.pack.requires) > 0:
+		c.external = append(c.external, extRef{kind: kind, id: id, file: file, line: line})
+	case pk != "" && pk != c.pack.self:
+		errs.add(file, line, "%s %q is in pack %q, which is not named in %s; add it there", kind, id, pk, requiresKey(c.pack.campaign))
+	default:
+		errs.add(file, line, "%s %q does not exist; known %ss: %s", kind, id, kind, set.known(kind))
+	}
+}
+
+// validate checks every cross-reference, and, for a campaign, that it can
+// be played.
 func (c *Campaign) validate(errs *problems) {
-	item := func(kind, id, key, ref string) {
-		if ref != "" && c.Items[ref] == nil {
-			f, l := c.at(kind, id, key)
-			errs.add(f, l, "item %q does not exist; known items: %s", ref, known(c.Items))
-		}
-	}
-	location := func(kind, id, key, ref string) {
-		if ref != "" && c.Locations[ref] == nil {
-			f, l := c.at(kind, id, key)
-			errs.add(f, l, "location %q does not exist; known locations: %s", ref, known(c.Locations))
-		}
-	}
-	character := func(kind, id, key, ref string) {
-		if ref != "" && c.Characters[ref] == nil {
-			f, l := c.at(kind, id, key)
-			errs.add(f, l, "character %q does not exist; known characters: %s", ref, known(c.Characters))
+	set := c.entities()
+	for _, r := range set.refs() {
+		if r.check {
+			f, l := c.at(r.ownerKind, r.ownerID, r.key)
+			c.checkRef(r.kind, r.value, set, f, l, errs)
 		}
 	}
 	for _, id := range world.SortedKeys(c.Locations) {
 		l := c.Locations[id]
-		location("location", id, "parent", l.Parent)
 		for _, e := range l.Exits {
-			location("location", id, "exits", e.To)
-			item("location", id, "exits", e.Key)
 			if e.Locked && e.Key == "" {
 				f, ln := c.at("location", id, "exits")
 				errs.add(f, ln, "the locked exit to %q names no key; add key: ITEM (or unlock it with a consequence)", e.To)
 			}
 		}
-		for it := range l.Items {
-			item("location", id, "items", it)
-		}
 		for _, d := range l.Discoverables {
-			item("location", id, "discoverables", d.Item)
 			if d.ID == "" || d.Text == "" {
 				f, ln := c.at("location", id, "discoverables")
 				errs.add(f, ln, "each discoverable needs an id and a text")
@@ -84,7 +91,6 @@ func (c *Campaign) validate(errs *problems) {
 		}
 		if l.Encounter != nil {
 			for _, cr := range l.Encounter.Creatures {
-				character("location", id, "encounter", cr)
 				if ch := c.Characters[cr]; ch != nil && ch.Location != id {
 					f, ln := c.at("location", id, "encounter")
 					errs.add(f, ln, "encounter creature %q is at %q, not here; set its location: %s", cr, ch.Location, id)
@@ -98,21 +104,13 @@ func (c *Campaign) validate(errs *problems) {
 		if ch.Kind == world.PC {
 			pcs++
 		}
-		location("character", id, "location", ch.Location)
-		for it := range ch.Inventory {
-			item("character", id, "inventory", it)
-		}
 		for _, it := range ch.Equipped {
 			if ch.Inventory[it] == 0 {
 				f, l := c.at("character", id, "equipped")
 				errs.add(f, l, "equipped %q is not in the inventory", it)
 			}
 		}
-		if ch.Faction != "" && c.Factions[ch.Faction] == nil {
-			f, l := c.at("character", id, "faction")
-			errs.add(f, l, "faction %q does not exist; known factions: %s", ch.Faction, known(c.Factions))
-		}
-		if ch.Kind != world.PC && ch.Location == "" {
+		if ch.Kind != world.PC && ch.Location == "" && c.pack.campaign { // a pack's creatures are placed by the campaigns that use them
 			f, l := c.at("character", id, "location")
 			errs.add(f, l, "%s has no location; add location: ID", id)
 		}
@@ -123,34 +121,16 @@ func (c *Campaign) validate(errs *problems) {
 	}
 	for _, id := range world.SortedKeys(c.Quests) {
 		q := c.Quests[id]
-		character("quest", id, "giver", q.Giver)
-		for _, it := range q.RewardItems {
-			item("quest", id, "reward_items", it)
-		}
 		if len(q.Objectives) == 0 {
 			f, l := c.at("quest", id, "objectives")
 			errs.add(f, l, "quest %q has no objectives", id)
 		}
 	}
 	for _, cq := range c.Consequences {
-		switch cq.On {
-		case world.OnEnter:
-			location("consequence", cq.ID, "target", cq.Target)
-		case world.OnTake, world.OnUse:
-			item("consequence", cq.ID, "target", cq.Target)
-		case world.OnDefeat, world.OnTalk:
-			character("consequence", cq.ID, "target", cq.Target)
-		case world.OnQuestComplete:
-			if c.Quests[cq.Target] == nil {
-				f, l := c.at("consequence", cq.ID, "target")
-				errs.add(f, l, "quest %q does not exist; known quests: %s", cq.Target, known(c.Quests))
-			}
-		}
 		if cq.On != "" && cq.Target == "" {
 			f, l := c.at("consequence", cq.ID, "target")
 			errs.add(f, l, "on %s needs a target", cq.On)
 		}
-		location("consequence", cq.ID, "at", cq.At)
 		for i, raw := range cq.Then {
 			if _, err := rules.DecodeIntent(raw); err != nil {
 				f, l := c.at("consequence", cq.ID, "then")
@@ -161,48 +141,69 @@ func (c *Campaign) validate(errs *problems) {
 	for _, ev := range c.Scheduled {
 		for i, raw := range ev.Then {
 			if _, err := rules.DecodeIntent(raw); err != nil {
-				errs.add("campaign.yml", 0, "scheduled event %q then[%d]: %v", ev.ID, i, err)
+				f, l := c.metaAt("scheduled_events")
+				errs.add(f, l, "scheduled event %q then[%d]: %v", ev.ID, i, err)
 			}
 		}
 	}
-	for id := range c.Stats {
+	for _, id := range world.SortedKeys(c.Stats) {
 		if rest, ok := strings.CutPrefix(id, "npc."); ok {
 			npc, _, _ := strings.Cut(rest, ".")
-			character("stat", id, "id", npc)
+			f, l := c.at("stat", id, "id")
+			c.checkRef(kindCharacter, npc, set, f, l, errs)
 		}
 	}
-	if c.Meta.Title == "" { // campaign.yml missing or broken; the rest would only add noise
+	if !c.pack.campaign || c.Meta.Title == "" { // a pack is not played alone; a broken campaign.yml would only add noise
 		return
 	}
 	switch {
 	case c.Meta.Player != "":
 		if ch := c.Characters[c.Meta.Player]; ch == nil {
-			errs.add("campaign.yml", 0, "player %q does not exist; add a player_character file with that id", c.Meta.Player)
+			f, l := c.metaAt("player")
+			errs.add(f, l, "player %q does not exist; add a player_character file with that id", c.Meta.Player)
 		} else {
 			ch.Kind = world.PC
 		}
 	case pcs == 0:
-		errs.add("campaign.yml", 0, "no player character: add a file with entity_type: player_character, and player: ID here")
+		f, _ := c.metaAt("player")
+		errs.add(f, 0, "no player character: add a file with entity_type: player_character, and player: ID here")
 	case pcs > 1:
-		errs.add("campaign.yml", 0, "%d player characters; say which one plays with player: ID", pcs)
+		f, _ := c.metaAt("player")
+		errs.add(f, 0, "%d player characters; say which one plays with player: ID", pcs)
 	}
 	start := c.Meta.Start.Location
 	if c.Constraints.StartingLocation != "" {
 		start = c.Constraints.StartingLocation
 	}
+	mf, startLine := c.metaAt("start")
 	if start == "" && len(c.Locations) > 0 {
-		errs.add("campaign.yml", 0, "start.location is missing; known locations: %s", known(c.Locations))
-	} else if start != "" && c.Locations[start] == nil {
-		errs.add("campaign.yml", 0, "start.location %q does not exist; known locations: %s", start, known(c.Locations))
+		errs.add(mf, startLine, "start.location is missing; known locations: %s", known(c.Locations))
+	} else if start != "" && c.Locations[start] == nil && !c.deferToPacks(kindLocation, start) {
+		errs.add(mf, startLine, "start.location %q does not exist; known locations: %s", start, known(c.Locations))
 	}
 	if t := c.Meta.Start.Time; t != "" {
 		if _, err := clockTime(t); err != nil {
-			errs.add("campaign.yml", 0, "start.%v", err)
+			errs.add(mf, startLine, "start.%v", err)
 		}
 	}
 	for _, it := range c.Constraints.StartingItems {
-		if c.Items[it] == nil {
+		if c.Items[it] == nil && !c.deferToPacks(kindItem, it) {
 			errs.add("player_character_constraints.yml", 0, "starting item %q does not exist; known items: %s", it, known(c.Items))
 		}
 	}
+}
+
+// deferToPacks defers a campaign-level reference (start, starting items) to
+// the campaign's packs, when it plays with any.
+func (c *Campaign) deferToPacks(kind, id string) bool {
+	pk, _ := splitID(id)
+	if len(c.pack.requires) == 0 || (pk != "" && !slices.Contains(c.pack.requires, pk)) {
+		return false
+	}
+	file, line := c.metaAt("start")
+	if kind == kindItem {
+		file, line = "player_character_constraints.yml", 0
+	}
+	c.external = append(c.external, extRef{kind: kind, id: id, file: file, line: line})
+	return true
 }
