@@ -1,0 +1,18 @@
+// Package sqlite is the embedded retrieve.Index: chunks, their full-text
+// index (FTS5, Porter stemming, BM25) and their embeddings in one SQLite
+// file through the pure-Go modernc.org/sqlite driver.
+//
+// The index may live in the same file as Hearth's other tables, so its
+// tables are all named lore_* and it keeps its own schema version in
+// lore_schema. It can be rebuilt from its sources at any time, so it
+// writes with synchronous=NORMAL.
+//
+// A search narrows by metadata and by the reader's role in SQL, ranks the
+// survivors by BM25 and, when an embedder is configured, by an exact scan
+// over their vectors (kept in memory, loaded on first use and dropped on
+// every write), fuses the two rankings and fits the result to the query's
+// limit and token budget. A chunk above the reader's role is never read
+// from the database into a result. The package must not decide what a
+// role may see (access.Level.CanSee does) or how chunks are made (the
+// chunk, content and ingest packages do).
+package sqlite

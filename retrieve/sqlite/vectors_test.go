@@ -1,0 +1,84 @@
+package sqlite
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/hearth-rpg/hearth/embed"
+)
+
+// randomCache makes n random unit vectors with random access levels.
+func randomCache(rng *rand.Rand, n, dim int) *vectorCache {
+	vc := &vectorCache{dim: dim, slot: map[int64]int32{}}
+	for i := range n {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		embed.Normalize(v)
+		row := int64(3*i + 1) // row numbers need not be dense
+		vc.slot[row] = int32(i)
+		vc.rows = append(vc.rows, row)
+		vc.access = append(vc.access, int8(1+rng.IntN(4)))
+		vc.data = append(vc.data, v...)
+	}
+	return vc
+}
+
+// bruteForce is the scan's reference: score everything, sort, cut.
+func bruteForce(vc *vectorCache, q []float32, role, k int, allowed []int64) []hit {
+	var all []hit
+	for i, n := range vc.rows {
+		if int(vc.access[i]) > role || (allowed != nil && !slices.Contains(allowed, n)) {
+			continue
+		}
+		if s := embed.Dot(q, vc.vec(i)); s > 0 {
+			all = append(all, hit{n, s})
+		}
+	}
+	slices.SortFunc(all, better)
+	return all[:min(k, len(all))]
+}
+
+func TestScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Above parallelFrom, so the scan is split across goroutines.
+	vc := randomCache(rng, parallelFrom+3001, 8)
+	allowed := []int64{1, 4, 7, 301, 3001, 9999}
+	for _, tt := range []struct {
+		name    string
+		role, k int
+		allowed []int64
+	}{
+		{"player, top 10", 1, 10, nil},
+		{"gm, top 50", 4, 50, nil},
+		{"assistant, k above matches", 3, 1 << 20, nil},
+		{"filtered rows", 4, 3, allowed},
+		{"filtered rows, player", 1, 10, allowed},
+		{"zero k", 4, 0, nil},
+	} {
+		q := make([]float32, 8)
+		for j := range q {
+			q[j] = float32(rng.NormFloat64())
+		}
+		embed.Normalize(q)
+		got := vc.scan(q, tt.role, tt.k, tt.allowed)
+		want := bruteForce(vc, q, tt.role, tt.k, tt.allowed)
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: scan gave %d hits, brute force %d; first %v vs %v", tt.name, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
+		}
+		for _, h := range got {
+			if int(vc.access[vc.slot[h.n]]) > tt.role {
+				t.Fatalf("%s: row %d above the role", tt.name, h.n)
+			}
+		}
+	}
+	if got := vc.scan(make([]float32, 3), 4, 10, nil); got != nil {
+		t.Errorf("a query of the wrong dimension gave %v", got)
+	}
+}
