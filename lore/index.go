@@ -1,0 +1,85 @@
+package lore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+// IndexReport says what indexing a pack did.
+type IndexReport struct {
+	Pack      string
+	Files     int // files in the pack
+	Indexed   int // files (re)indexed because they were new or changed
+	Unchanged int // files skipped: same content hash as indexed
+	Removed   int // files no longer in the pack, removed from the index
+	Chunks    int // chunks written
+}
+
+// Progress is told about each file as indexing passes it.
+type Progress func(done, total int, file string)
+
+// IndexPack brings the index up to date with p, incrementally: only files
+// whose content hash changed are chunked and written again, and files that
+// left the pack leave the index.
+func IndexPack(ctx context.Context, ix retrieve.Index, p *content.Pack, tok *tokens.Counter, progress Progress) (IndexReport, error) {
+	id := p.Manifest.ID
+	rep := IndexReport{Pack: id, Files: len(p.Files)}
+	have, err := ix.Hashes(ctx, id)
+	if err != nil {
+		return rep, fmt.Errorf("index pack %s: %w", id, err)
+	}
+	changed, present := map[string]bool{}, map[string]bool{}
+	for _, f := range p.Files {
+		present[f.Path] = true
+		if have[f.Path] != f.Hash {
+			changed[f.Path] = true
+		}
+	}
+	byFile := map[string][]chunk.Chunk{}
+	if len(changed) > 0 {
+		for _, c := range p.ChunksOf(tok, func(path string) bool { return changed[path] }) {
+			byFile[c.File] = append(byFile[c.File], c)
+		}
+	}
+	for i, f := range p.Files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		if progress != nil {
+			progress(i, len(p.Files), f.Path)
+		}
+		if !changed[f.Path] {
+			rep.Unchanged++
+			continue
+		}
+		cs := byFile[f.Path]
+		if err := ix.Upsert(ctx, id, f.Path, f.Hash, cs); err != nil {
+			return rep, fmt.Errorf("index %s of pack %s: %w", f.Path, id, err)
+		}
+		rep.Indexed++
+		rep.Chunks += len(cs)
+	}
+	var gone []string
+	for path := range have {
+		if !present[path] {
+			gone = append(gone, path)
+		}
+	}
+	slices.Sort(gone)
+	for _, path := range gone {
+		if err := ix.DeleteFile(ctx, id, path); err != nil {
+			return rep, fmt.Errorf("remove %s of pack %s from the index: %w", path, id, err)
+		}
+		rep.Removed++
+	}
+	if progress != nil {
+		progress(len(p.Files), len(p.Files), "")
+	}
+	return rep, nil
+}
