@@ -19,6 +19,8 @@ import (
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/offline"
+	"github.com/hearth-rpg/hearth/lore"
+	"github.com/hearth-rpg/hearth/lorebook"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/world"
@@ -38,6 +40,9 @@ type Options struct {
 	// Pipeline, when set, plays every turn of free input (a model-driven
 	// game master); Interpreter and Narrator remain its offline fallback.
 	Pipeline Pipeline
+	// Lore prepares lore at scene and episode boundaries; nil plays
+	// without authored lore beyond the world state.
+	Lore Lorekeeper
 	// SnapshotEvery writes a snapshot every this many turns (default 50).
 	SnapshotEvery int
 	Logger        *slog.Logger
@@ -108,6 +113,22 @@ type Session struct {
 	rng    *mrand.Rand
 	eng    *rules.Engine
 	await  *pending
+	lore   *lore.Cache // the current scene's, once read or prepared
+
+	keywordState *lorebook.State // keyword lore's timed effects after the head turn
+}
+
+// Lorekeeper prepares lore at the boundaries of play (package lore).
+type Lorekeeper interface {
+	// Scene materialises the lore of the scene w is in.
+	Scene(ctx context.Context, w *world.State) (*lore.Cache, error)
+	// Join adds briefings on characters who joined the scene since c was
+	// prepared, reporting whether it added any.
+	Join(ctx context.Context, w *world.State, c *lore.Cache) (bool, error)
+	// CampaignLore is the campaign-level lore an episode begins with.
+	CampaignLore(ctx context.Context, w *world.State, about string) ([]lore.Passage, []lore.Cut, error)
+	// Turn chooses a turn's lore: the cache and keyword lore in one budget.
+	Turn(in lore.TurnInput) lore.TurnLore
 }
 
 // pending is a question the game asked: a confirmation guarding intents,
@@ -157,13 +178,14 @@ func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, 
 	if err := st.CreateSession(ctx, &meta, snap); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	s := &Session{st: st, opts: opts.withDefaults(), meta: meta, cfg: cfg, w: w, pcg: pcg,
+	s := &Session{st: st, opts: opts.withDefaults(), meta: meta, cfg: cfg, w: w, pcg: pcg, keywordState: &lorebook.State{},
 		rng: mrand.New(pcg), eng: eng}
 	br, err := st.BranchByName(ctx, meta.ID, "main")
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
 	s.branch = *br
+	s.prepareOpening(ctx)
 	s.opts.Logger.Info("new game", "session", meta.ID, "campaign", meta.Campaign, "seed", seed)
 	return s, nil
 }
@@ -214,6 +236,8 @@ func (s *Session) load(ctx context.Context, n int) error {
 		return err
 	}
 	s.w, s.pcg, s.rng, s.eng, s.head = w, pcg, mrand.New(pcg), eng, n
+	s.lore = nil // read again for the scene at n
+	s.restoreKeywordState(ctx)
 	return nil
 }
 
@@ -370,6 +394,7 @@ type passes struct {
 	Rejection   *rules.Rejection  `json:"rejection,omitempty"`
 	Prompts     map[string]string `json:"prompts,omitempty"`
 	Calls       []json.RawMessage `json:"calls,omitempty"`
+	Lore        *loreTrace        `json:"lore,omitempty"`
 }
 
 // play resolves intents read by the interpreter as one turn and narrates
@@ -486,6 +511,9 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 	if st.Rolls, err = enc(t.rolls); err != nil {
 		return err
 	}
+	if st.SceneLore, ps.Lore, err = t.loreForCommit(ctx); err != nil {
+		return err
+	}
 	if st.Passes, err = enc(ps); err != nil {
 		return err
 	}
@@ -507,6 +535,12 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 		return fmt.Errorf("save turn %d: %w", n, err)
 	}
 	s.head = n
+	if t.lore != nil {
+		s.lore = t.lore
+	}
+	if t.keywordState != nil {
+		s.keywordState = t.keywordState
+	}
 	return nil
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hearth-rpg/hearth/dice"
 	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/lore"
+	"github.com/hearth-rpg/hearth/lorebook"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -40,6 +42,11 @@ type Turn struct {
 	rejection *rules.Rejection
 	records   []json.RawMessage
 	prompts   map[string]string
+
+	lore         *lore.Cache
+	lorePrepared bool
+	turnLore     *lore.TurnLore
+	keywordState *lorebook.State
 }
 
 // World is the state as the turn has changed it so far. Pipelines must

@@ -255,9 +255,10 @@ func (p *Pipeline) system(t *game.Turn, name string, extra map[string]any) (stri
 	return text, tm.ID(), nil
 }
 
-func (p *Pipeline) packet(t *game.Turn, v memory.Viewer, recent []memory.Turn, summary *memory.Summary, keep func(string) bool) *memory.Packet {
+func (p *Pipeline) packet(ctx context.Context, t *game.Turn, v memory.Viewer, recent []memory.Turn, summary *memory.Summary, keep func(string) bool) *memory.Packet {
 	c := t.Campaign()
 	pk := p.builder.Build(memory.Input{World: t.World(), Viewer: v, Action: t.Input, Recent: recent, Summary: summary,
+		Extra:  t.LoreSections(ctx, v.Role),
 		Budget: p.cfg.Budget, Campaign: memory.Campaign{Title: c.Title, Genre: c.Genre, Tone: c.Tone,
 			Description: c.Description, RulesHint: c.RulesHint}})
 	if keep != nil {
@@ -285,7 +286,7 @@ func (p *Pipeline) agentic(ctx context.Context, t *game.Turn, recent []memory.Tu
 	if err != nil {
 		return err
 	}
-	pk := p.packet(t, memory.GM(), recent, summary, sub.keep)
+	pk := p.packet(ctx, t, memory.GM(), recent, summary, sub.keep)
 	var uses []ToolUse
 	loop := &agent.Loop{Provider: p.cfg.Narrator.Provider, Tools: p.bind(t, sub.tools, &uses), Config: p.cfg.Agent}
 	call := Call{Pass: "agent:" + sub.name, Prompt: pid, Provider: p.cfg.Narrator.Provider.Name(), Model: p.cfg.Narrator.Model,

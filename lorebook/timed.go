@@ -148,3 +148,26 @@ func hashEntry(raw json.RawMessage) string {
 	h.Write(raw)
 	return fmt.Sprintf("%016x", h.Sum64())
 }
+
+// Clone returns a copy that can be activated against without changing s,
+// so a turn that fails leaves the state as it was. Clone of nil is an
+// empty State.
+func (s *State) Clone() *State {
+	c := &State{}
+	if s == nil {
+		return c
+	}
+	if s.Sticky != nil {
+		c.Sticky = make(map[string]Effect, len(s.Sticky))
+		for k, v := range s.Sticky {
+			c.Sticky[k] = v
+		}
+	}
+	if s.Cooldown != nil {
+		c.Cooldown = make(map[string]Effect, len(s.Cooldown))
+		for k, v := range s.Cooldown {
+			c.Cooldown[k] = v
+		}
+	}
+	return c
+}

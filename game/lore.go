@@ -1,0 +1,332 @@
+package game
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/lore"
+	"github.com/hearth-rpg/hearth/lorebook"
+	"github.com/hearth-rpg/hearth/memory"
+	"github.com/hearth-rpg/hearth/store"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+// loreTrace is what a turn's record keeps of the lore it played with:
+// "why did the GM not know X" is answered from it.
+type loreTrace struct {
+	Scene    int        `json:"scene"`
+	Prepared bool       `json:"prepared,omitempty"` // the scene began (or a character joined) this turn
+	Passages []string   `json:"passages,omitempty"`
+	Cuts     []lore.Cut `json:"cuts,omitempty"`
+	// Turn is the lore given to the turn's model calls: keyword lore and
+	// the cache within one budget. KeywordState carries keyword lore's
+	// timed effects to the next turn.
+	Turn         *lore.TurnLore  `json:"turn,omitempty"`
+	KeywordState *lorebook.State `json:"keyword_state,omitempty"`
+}
+
+// Lore returns the lore cache of the scene the turn is in. The cache is
+// prepared when a scene begins and extended when a character joins it
+// (seed 004); otherwise it is read, never re-queried. Nil when the session
+// has no Lorekeeper. Lore that cannot be prepared is logged and played
+// without: a turn never fails for want of lore.
+func (t *Turn) Lore(ctx context.Context) *lore.Cache {
+	s := t.s
+	k := s.opts.Lore
+	if k == nil {
+		return nil
+	}
+	c := t.lore
+	if c == nil {
+		c = s.sceneLore(ctx)
+	}
+	w := s.w
+	switch {
+	case c == nil || c.Scene != w.Scene.Number || c.Location != w.Scene.Location:
+		fresh, err := k.Scene(ctx, w)
+		if err != nil {
+			s.opts.Logger.Warn("scene lore unavailable; playing without it", "scene", w.Scene.Number, "err", err)
+			return c
+		}
+		c, t.lorePrepared = fresh, true
+	default:
+		joined := *c
+		joined.NPCBriefings = append([]lore.Briefing(nil), c.NPCBriefings...)
+		added, err := k.Join(ctx, w, &joined)
+		if err != nil {
+			s.opts.Logger.Warn("lore for a new arrival unavailable", "scene", w.Scene.Number, "err", err)
+		}
+		if added {
+			c, t.lorePrepared = &joined, true
+		}
+	}
+	t.lore = c
+	return c
+}
+
+// LoreSections is the turn's lore as packet sections for a reader with
+// role: the scene cache and the keyword lore the recent conversation
+// brought up, within one budget. What the role may not see is not in
+// them. It is chosen once per turn, whoever asks first.
+func (t *Turn) LoreSections(ctx context.Context, role access.Level) []memory.Section {
+	k := t.s.opts.Lore
+	if k == nil {
+		return nil
+	}
+	tok, err := tokens.CL100K()
+	count := func(s string) int { return len(s)/4 + 1 }
+	if err == nil {
+		count = tok.Count
+	}
+	if t.turnLore == nil {
+		var msgs []string
+		if recent, err := t.Recent(ctx, 3); err == nil {
+			for _, r := range recent {
+				msgs = append(msgs, r.Input, r.Narrative)
+			}
+		}
+		msgs = append(msgs, t.Input)
+		st := t.s.keywordState.Clone()
+		tl := k.Turn(lore.TurnInput{Cache: t.Lore(ctx), Messages: msgs, Turn: t.Number, Seed: t.s.meta.Seed, State: st, Counter: tok})
+		t.turnLore, t.keywordState = &tl, st
+	}
+	return t.turnLore.Sections(role, count)
+}
+
+// sceneLore is the stored cache for the current scene, or nil.
+func (s *Session) sceneLore(ctx context.Context) *lore.Cache {
+	if s.lore != nil {
+		return s.lore
+	}
+	l, err := s.st.SceneLore(ctx, s.branch.ID, s.head)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			s.opts.Logger.Warn("read scene lore", "err", err)
+		}
+		return nil
+	}
+	var c lore.Cache
+	if err := json.Unmarshal(l.Lore, &c); err != nil {
+		s.opts.Logger.Warn("stored scene lore is unreadable; preparing it again", "turn", l.Turn, "err", err)
+		return nil
+	}
+	s.lore = &c
+	return s.lore
+}
+
+// restoreKeywordState reads keyword lore's timed effects as the turn at
+// head left them.
+func (s *Session) restoreKeywordState(ctx context.Context) {
+	s.keywordState = &lorebook.State{}
+	if s.opts.Lore == nil || s.head == 0 {
+		return
+	}
+	ts, err := s.st.Turns(ctx, s.branch.ID, s.head, s.head)
+	if err != nil || len(ts) == 0 {
+		return
+	}
+	var p struct {
+		Lore *loreTrace `json:"lore"`
+	}
+	if json.Unmarshal(ts[0].Passes, &p) == nil && p.Lore != nil && p.Lore.KeywordState != nil {
+		s.keywordState = p.Lore.KeywordState
+	}
+}
+
+// UseLore gives the session a Lorekeeper, for a session opened without
+// one. A game that has not begun has its opening scene prepared now.
+func (s *Session) UseLore(ctx context.Context, k Lorekeeper) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Lore = k
+	s.lore = nil
+	s.restoreKeywordState(ctx)
+	if s.head == 0 && s.sceneLore(ctx) == nil {
+		s.prepareOpening(ctx)
+	}
+}
+
+// prepareOpening stores the opening scene's lore with turn 0.
+func (s *Session) prepareOpening(ctx context.Context) {
+	if s.opts.Lore == nil {
+		return
+	}
+	c, err := s.opts.Lore.Scene(ctx, s.w)
+	if err != nil {
+		s.opts.Logger.Warn("opening scene lore unavailable", "err", err)
+		return
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	if err := s.st.PutSceneLore(ctx, &store.SceneLore{BranchID: s.branch.ID, Turn: 0, Scene: c.Scene, Lore: b}); err != nil {
+		s.opts.Logger.Warn("store opening scene lore", "err", err)
+		return
+	}
+	s.lore = c
+}
+
+// loreForCommit materialises the turn's lore at a boundary even when the
+// pipeline did not read it, and says what to store with the turn.
+func (t *Turn) loreForCommit(ctx context.Context) (*store.SceneLore, *loreTrace, error) {
+	c := t.Lore(ctx)
+	if c == nil {
+		return nil, nil, nil
+	}
+	tr := &loreTrace{Scene: c.Scene, Prepared: t.lorePrepared, Turn: t.turnLore, KeywordState: t.keywordState}
+	for _, ps := range [][]lore.Passage{c.Atmosphere, c.Discoverable, c.ThreadConnections} {
+		for _, p := range ps {
+			tr.Passages = append(tr.Passages, p.ID)
+		}
+	}
+	for _, b := range c.NPCBriefings {
+		for _, p := range b.Passages {
+			tr.Passages = append(tr.Passages, p.ID)
+		}
+	}
+	if !t.lorePrepared {
+		return nil, tr, nil
+	}
+	tr.Cuts = c.Cuts
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode scene lore: %w", err)
+	}
+	return &store.SceneLore{Scene: c.Scene, Lore: b}, tr, nil
+}
+
+// BeginEpisode starts a game night: an episode left open by a crash is
+// closed first, the campaign-level lore is prepared, and the recap of the
+// last episode ("previously on") is kept with the new one.
+func (s *Session) BeginEpisode(ctx context.Context) (*store.Episode, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	eps, err := s.st.Episodes(ctx, s.meta.ID)
+	if err != nil {
+		return nil, fmt.Errorf("begin episode: %w", err)
+	}
+	if n := len(eps); n > 0 && eps[n-1].Open() {
+		ended, err := s.endEpisode(ctx, eps[n-1])
+		if err != nil {
+			return nil, err
+		}
+		eps[n-1] = *ended
+	}
+	e := &store.Episode{SessionID: s.meta.ID, BranchID: s.branch.ID, FirstTurn: s.head + 1}
+	if n := len(eps); n > 0 && eps[n-1].Summary != "" {
+		e.Recap = eps[n-1].Summary
+	}
+	if k := s.opts.Lore; k != nil {
+		ps, cuts, err := k.CampaignLore(ctx, s.w, s.cfg.Description)
+		if err != nil {
+			s.opts.Logger.Warn("campaign lore unavailable", "err", err)
+		} else if e.Lore, err = json.Marshal(struct {
+			Passages []lore.Passage `json:"passages"`
+			Cuts     []lore.Cut     `json:"cuts,omitempty"`
+		}{ps, cuts}); err != nil {
+			return nil, fmt.Errorf("begin episode: %w", err)
+		}
+	}
+	if err := s.st.StartEpisode(ctx, e); err != nil {
+		return nil, fmt.Errorf("begin episode: %w", err)
+	}
+	return e, nil
+}
+
+// EndEpisode closes the open episode with a summary of its turns, which
+// the next episode shows as its recap.
+func (s *Session) EndEpisode(ctx context.Context) (*store.Episode, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	eps, err := s.st.Episodes(ctx, s.meta.ID)
+	if err != nil {
+		return nil, fmt.Errorf("end episode: %w", err)
+	}
+	if len(eps) == 0 || !eps[len(eps)-1].Open() {
+		return nil, fmt.Errorf("end episode: no episode is open: %w", store.ErrNotFound)
+	}
+	return s.endEpisode(ctx, eps[len(eps)-1])
+}
+
+func (s *Session) endEpisode(ctx context.Context, e store.Episode) (*store.Episode, error) {
+	last := s.head
+	var summary string
+	if last >= e.FirstTurn {
+		turns, err := s.st.Turns(ctx, s.branch.ID, e.FirstTurn, last)
+		if err != nil {
+			return nil, fmt.Errorf("end episode: %w", err)
+		}
+		summary = Recap(turns, 8)
+	}
+	ended, err := s.st.EndEpisode(ctx, s.meta.ID, last, summary)
+	if err != nil {
+		return nil, fmt.Errorf("end episode: %w", err)
+	}
+	return ended, nil
+}
+
+// Recap summarises turns without a model: the opening sentence of each
+// turn that changed something beyond the clock, at most max of them,
+// favouring the last when there are more.
+func Recap(turns []store.Turn, max int) string {
+	var lines []string
+	for _, t := range turns {
+		if !eventful(t.Effects) {
+			continue
+		}
+		if s := firstSentence(t.Narrative); s != "" {
+			lines = append(lines, s)
+		}
+	}
+	if len(lines) > max {
+		lines = append(lines[:1], lines[len(lines)-max+1:]...)
+	}
+	return strings.Join(lines, " ")
+}
+
+// eventful reports whether effects hold more than the passing of time.
+func eventful(raw json.RawMessage) bool {
+	var es []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &es) != nil {
+		return false
+	}
+	for _, e := range es {
+		switch e.Type {
+		case "turn_began", "time_advanced", "entities_mentioned", "combat_round", "":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+func firstSentence(s string) string {
+	var body []string
+	for _, line := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(line); !strings.HasPrefix(t, "==") && !strings.HasPrefix(t, "#") {
+			body = append(body, t)
+		}
+	}
+	s = strings.Join(strings.Fields(strings.Join(body, " ")), " ")
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && (i+1 == len(s) || s[i+1] == ' ') && i > 10 {
+			if strings.Count(s[:i+1], `"`)%2 == 1 { // inside a quotation: end with it
+				if j := strings.IndexByte(s[i:], '"'); j >= 0 {
+					return s[:i+j+1]
+				}
+			}
+			return s[:i+1]
+		}
+	}
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
