@@ -17,13 +17,34 @@ vet:
 # the packages' testdata/fuzz directories and run in every plain `go test`.
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test ./dice -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
-	$(GO) test ./content -run='^$$' -fuzz=FuzzParseFrontmatter -fuzztime=$(FUZZTIME)
-	$(GO) test ./llm/offline -run='^$$' -fuzz=FuzzInterpret -fuzztime=$(FUZZTIME)
+	$(GO) test ./chunk -run='^$$' -fuzz='^FuzzMarkdown$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./content -run='^$$' -fuzz='^FuzzPackFile$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseBeat$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseFrontmatter$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseStat$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./content -run='^$$' -fuzz='^FuzzReadArchive$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./dice -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./embed -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./embed -run='^$$' -fuzz='^FuzzHashing$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./llm/offline -run='^$$' -fuzz='^FuzzInterpret$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./llm/structured -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./lorebook -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseCondition$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParsePriority$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseRange$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseSignificance$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./narrative/sqlite -run='^$$' -fuzz='^FuzzDecodeVector$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./retrieve/sqlite -run='^$$' -fuzz='^FuzzMatchQuery$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./skill -run='^$$' -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./skill/pattern -run='^$$' -fuzz='^FuzzPlan$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./skill/plan -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./skill/protocol -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME)
 
 # Benchmarks recorded in BENCHMARKS.md.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./dice ./game ./store/sqlite | tee bench.txt
+	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./dice ./game ./store/sqlite ./memory ./agent ./tokens \
+		./retrieve/... ./narrative/... ./lorebook ./content ./chunk ./lore ./skill/... | tee bench.txt
 
 clean:
 	rm -rf bin bench.txt

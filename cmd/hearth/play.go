@@ -129,6 +129,14 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 			}
 		}
 	}
+	campaignDir := f.campaign
+	if f.session != "" {
+		campaignDir = s.CampaignPath()
+	}
+	if k, closeLore := g.lorekeeper(ctx, campaignDir, s.Campaign().Slug()); k != nil {
+		defer closeLore()
+		s.UseLore(ctx, k)
+	}
 	mc, err := f.models.load()
 	if err != nil {
 		return err
@@ -166,6 +174,18 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 	} else {
 		fmt.Fprintf(out, "%s — resuming game %s at turn %d on branch %s. (--new starts over.)\n\n", s.Title(), s.ID(), s.Turn(), s.Branch())
 	}
+	ep, err := s.BeginEpisode(ctx)
+	if err != nil {
+		return err
+	}
+	if ep.Recap != "" {
+		fmt.Fprintf(out, "Previously: %s\n\n", wrap(ep.Recap, width))
+	}
+	defer func() {
+		if _, err := s.EndEpisode(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(g.stderr, "warning: the episode was not closed: %v\n", err)
+		}
+	}()
 	if _, err := s.Look(ctx, emit); err != nil {
 		return err
 	}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/lore"
+	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlite"
+)
+
+// campaignPack loads the campaign at dir (the bundled one when empty) as
+// a pack, for indexing its lore.
+func campaignPack(ctx context.Context, dir string) (*content.Pack, error) {
+	if dir == "" {
+		dir = hearth.DefaultCampaign
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if _, ferr := fs.Stat(hearth.Campaigns, dir); ferr == nil {
+			return content.LoadPackFS(ctx, hearth.Campaigns, dir)
+		}
+	}
+	return content.LoadPack(ctx, dir)
+}
+
+// lorekeeper indexes the campaign and the packs it plays with (only what
+// changed since last time) and returns a keeper over the index, and a
+// function to close it. Lore is an enrichment: when it cannot be had,
+// lorekeeper says why in one line and the game plays without it.
+func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug string) (*lore.Keeper, func()) {
+	none := func() {}
+	warn := func(err error) (*lore.Keeper, func()) {
+		fmt.Fprintf(g.stderr, "Playing without indexed lore: %v\n", err)
+		return nil, none
+	}
+	cp, err := campaignPack(ctx, campaignDir)
+	if err != nil {
+		return warn(err)
+	}
+	if cp.Manifest.ID != campaignSlug {
+		return nil, none // a session of another campaign
+	}
+	dir, err := g.dataDir()
+	if err != nil {
+		return warn(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return warn(err)
+	}
+	ix, err := rsqlite.Open(ctx, filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		return warn(err)
+	}
+	packs := []*content.Pack{cp}
+	for _, r := range cp.Content.Meta.Packs {
+		p, err := loadPack(ctx, r.ID)
+		if err != nil {
+			ix.Close()
+			return warn(fmt.Errorf("pack %s of the campaign: %w", r.ID, err))
+		}
+		packs = append(packs, p)
+	}
+	k := &lore.Keeper{Index: ix, Campaign: cp.Manifest.ID}
+	for _, p := range packs {
+		if _, err := g.index(ctx, ix, p, false); err != nil {
+			ix.Close()
+			return warn(err)
+		}
+		k.Packs = append(k.Packs, p.Manifest.ID)
+	}
+	return k, func() { ix.Close() }
+}

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/embed"
+	"github.com/hearth-rpg/hearth/lore"
+	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+func newPack(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pack",
+		Short: "Validate, describe and index content packs and campaigns",
+		Long: `Content packs are the author's own material — sourcebooks, settings, campaigns —
+as a directory of Markdown and YAML files with a manifest (pack.yml, or a
+campaign.yml for a playable campaign), or the same as a .tar.gz, .zip or
+.campaign.gz archive.
+
+A PACK argument is a directory, an archive, or the id of a pack bundled with
+Hearth (` + strings.Join(bundledIDs(), ", ") + `).`,
+	}
+	cmd.AddCommand(newPackValidate(g), newPackInfo(g), newPackIndex(g))
+	return cmd
+}
+
+func newPackValidate(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate PACK",
+		Short: "Check a pack and report every problem with its file and line",
+		Long: `Check a pack: manifest, frontmatter and structured files against their schemas,
+duplicate entity ids, broken plot-beat prerequisites, orphaned asset
+references, and the provenance rules for AI-generated content. Every problem
+names its file and line. Exits with status 1 when there are errors.`,
+		Example: `  hearth pack validate campaigns/saltmere
+  hearth pack validate my-setting.tar.gz --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, cleanup, err := packPath(args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			rep, err := content.Validate(cmd.Context(), path)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				text := rep.Text()
+				if !strings.HasSuffix(text, "\n") {
+					text += "\n"
+				}
+				fmt.Fprint(g.stdout, text)
+			}
+			if !rep.OK() {
+				return fmt.Errorf("%s has %d error(s); fix them and validate again", args[0], rep.Summary.Errors)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func newPackInfo(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "info PACK",
+		Short: "Describe a pack: manifest, contents and what is indexed",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			p, err := loadPack(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			m := p.Manifest
+			fmt.Fprintf(g.stdout, "%s (%s) version %s\n", m.Name, m.ID, m.Version)
+			if m.Description != "" {
+				fmt.Fprintf(g.stdout, "%s\n", wrap(strings.Join(strings.Fields(m.Description), " "), 78))
+			}
+			row := func(k, v string) {
+				if v != "" {
+					fmt.Fprintf(g.stdout, "  %-12s %s\n", k+":", v)
+				}
+			}
+			row("layer", string(m.Layer))
+			row("system", m.System)
+			row("author", m.Author)
+			row("license", m.License)
+			row("access", m.Access.String())
+			row("tags", strings.Join(m.Tags, ", "))
+			row("source", p.Source)
+			kinds := map[string]int{}
+			for _, f := range p.Files {
+				kinds[cmpOr(f.EntityType, "other")]++
+			}
+			var parts []string
+			for _, k := range sortedKeys(kinds) {
+				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
+			}
+			row("files", fmt.Sprintf("%d (%s)", len(p.Files), strings.Join(parts, ", ")))
+			row("plot beats", fmt.Sprint(len(p.Beats)))
+			row("assets", fmt.Sprint(len(p.Assets)))
+			if m.Attribution != "" {
+				fmt.Fprintf(g.stdout, "\nAttribution:\n%s\n", wrap(strings.Join(strings.Fields(m.Attribution), " "), 78))
+			}
+			return g.withIndex(ctx, "", func(ix *rsqlite.Index) error {
+				have, err := ix.Hashes(ctx, m.ID)
+				if err != nil {
+					return err
+				}
+				stale := 0
+				for _, f := range p.Files {
+					if have[f.Path] != f.Hash {
+						stale++
+					}
+				}
+				switch {
+				case len(have) == 0:
+					fmt.Fprintf(g.stdout, "\nNot indexed: run 'hearth pack index %s'.\n", args[0])
+				case stale > 0:
+					fmt.Fprintf(g.stdout, "\nIndexed, but %d file(s) changed since: run 'hearth pack index %s'.\n", stale, args[0])
+				default:
+					fmt.Fprintf(g.stdout, "\nIndexed and up to date (%d files).\n", len(have))
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func newPackIndex(g *globals) *cobra.Command {
+	var embedder string
+	cmd := &cobra.Command{
+		Use:   "index [PACK...]",
+		Short: "Index packs for search (only files that changed are read again)",
+		Long: `Index packs into the data directory so that 'hearth search' and the game
+master can find their lore: frontmatter, prose by section and paragraph, and
+structured fields become chunks of at most 512 tokens, searched by full text
+(BM25) and, with --embedder, by vector similarity. Indexing is incremental:
+a file whose content has not changed is not read again. Without arguments,
+the packs bundled with Hearth are indexed.`,
+		Example: `  hearth pack index                      # the bundled packs
+  hearth pack index ./my-setting --embedder hashing`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if len(args) == 0 {
+				args = bundledIDs()
+			}
+			return g.withIndex(ctx, embedder, func(ix *rsqlite.Index) error {
+				for _, a := range args {
+					p, err := loadPack(ctx, a)
+					if err != nil {
+						return err
+					}
+					if _, err := g.index(ctx, ix, p, true); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&embedder, "embedder", "", `also index vectors: "hashing" (offline, lexical) or none`)
+	return cmd
+}
+
+// index brings p's chunks in ix up to date, showing progress on stderr.
+func (g *globals) index(ctx context.Context, ix *rsqlite.Index, p *content.Pack, always bool) (lore.IndexReport, error) {
+	tok, err := tokens.CL100K()
+	if err != nil {
+		return lore.IndexReport{}, err
+	}
+	start := time.Now()
+	var progress lore.Progress
+	if wrapWidth(g.stderr) > 0 { // a terminal: a live counter, erased when done
+		last := time.Time{}
+		progress = func(done, total int, file string) {
+			if now := time.Now(); done == total || now.Sub(last) > 100*time.Millisecond {
+				last = now
+				fmt.Fprintf(g.stderr, "\rindexing %s: %d/%d files %s\033[K", p.Manifest.ID, done, total, file)
+			}
+		}
+		defer fmt.Fprint(g.stderr, "\r\033[K")
+	}
+	rep, err := lore.IndexPack(ctx, ix, p, tok, progress)
+	if progress != nil {
+		fmt.Fprint(g.stderr, "\r\033[K")
+	}
+	if err != nil {
+		return rep, err
+	}
+	if always || rep.Indexed > 0 || rep.Removed > 0 {
+		fmt.Fprintf(g.stderr, "indexed %s: %d files (%d changed, %d unchanged, %d removed), %d chunks in %s\n",
+			rep.Pack, rep.Files, rep.Indexed, rep.Unchanged, rep.Removed, rep.Chunks, time.Since(start).Round(time.Millisecond))
+	}
+	return rep, nil
+}
+
+// withIndex opens the lore index in the data directory's database.
+func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*rsqlite.Index) error) error {
+	dir, err := g.dataDir()
+	if err != nil {
+		return fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create the data directory: %w", err)
+	}
+	var opts []rsqlite.Option
+	switch embedder {
+	case "", "none":
+	case "hashing":
+		opts = append(opts, rsqlite.WithEmbedder(embed.NewHashing(384)))
+	default:
+		return usageError{fmt.Errorf("unknown embedder %q: use hashing or none", embedder)}
+	}
+	ix, err := rsqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), opts...)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	return fn(ix)
+}
+
+// bundledIDs lists the packs built into Hearth.
+func bundledIDs() []string {
+	ents, _ := fs.ReadDir(hearth.Packs, "packs")
+	var ids []string
+	for _, e := range ents {
+		if e.IsDir() {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids
+}
+
+// loadPack loads a pack from a path or, failing that, a bundled pack by id.
+func loadPack(ctx context.Context, arg string) (*content.Pack, error) {
+	if _, err := os.Stat(arg); err == nil {
+		return content.LoadPack(ctx, arg)
+	}
+	if slices.Contains(bundledIDs(), arg) {
+		return content.LoadPackFS(ctx, hearth.Packs, "packs/"+arg)
+	}
+	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+arg); err == nil {
+		return content.LoadPackFS(ctx, hearth.Campaigns, "campaigns/"+arg)
+	}
+	return nil, fmt.Errorf("no pack %q: give a directory or archive, or one of the bundled packs (%s)", arg, strings.Join(bundledIDs(), ", "))
+}
+
+// packPath is a path Validate can read: the argument itself, or a bundled
+// pack copied out to a temporary directory.
+func packPath(arg string) (string, func(), error) {
+	if _, err := os.Stat(arg); err == nil {
+		return arg, func() {}, nil
+	}
+	for _, root := range []struct {
+		fsys fs.FS
+		dir  string
+	}{{hearth.Packs, "packs/" + arg}, {hearth.Campaigns, "campaigns/" + arg}} {
+		sub, err := fs.Sub(root.fsys, root.dir)
+		if err != nil {
+			continue
+		}
+		if _, err := fs.Stat(sub, "."); err != nil || !validName(arg) {
+			continue
+		}
+		tmp, err := os.MkdirTemp("", "hearth-pack-")
+		if err != nil {
+			return "", nil, err
+		}
+		cleanup := func() { os.RemoveAll(tmp) }
+		if err := os.CopyFS(filepath.Join(tmp, arg), sub); err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		return filepath.Join(tmp, arg), cleanup, nil
+	}
+	return "", nil, fmt.Errorf("no pack %q: give a directory or archive, or one of the bundled packs (%s)", arg, strings.Join(bundledIDs(), ", "))
+}
+
+func validName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, `/\`) && s != "." && s != ".."
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
