@@ -137,6 +137,14 @@ func (s *Session) restoreKeywordState(ctx context.Context) {
 	}
 }
 
+// UseMemories gives the session a memory store, for a session opened
+// without one.
+func (s *Session) UseMemories(m Memories) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Memories = m
+}
+
 // UseLore gives the session a Lorekeeper, for a session opened without
 // one. A game that has not begun has its opening scene prepared now.
 func (s *Session) UseLore(ctx context.Context, k Lorekeeper) {

@@ -43,6 +43,9 @@ type Options struct {
 	// Lore prepares lore at scene and episode boundaries; nil plays
 	// without authored lore beyond the world state.
 	Lore Lorekeeper
+	// Memories stores each eventful turn as a memory event and recalls
+	// them for model context; nil keeps none.
+	Memories Memories
 	// SnapshotEvery writes a snapshot every this many turns (default 50).
 	SnapshotEvery int
 	Logger        *slog.Logger
@@ -535,6 +538,7 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 		return fmt.Errorf("save turn %d: %w", n, err)
 	}
 	s.head = n
+	s.remember(ctx, t)
 	if t.lore != nil {
 		s.lore = t.lore
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
+	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -47,6 +48,7 @@ type Turn struct {
 	lorePrepared bool
 	turnLore     *lore.TurnLore
 	keywordState *lorebook.State
+	memories     *[]narrative.Match
 }
 
 // World is the state as the turn has changed it so far. Pipelines must

@@ -28,7 +28,7 @@ var (
 	npc = subagent{name: "npc", prompt: "npc",
 		tools: []string{"talk", "ability_check", "give_item", "change_perception", "change_reputation", "start_quest",
 			"complete_objective", "reveal_secret", "whisper", "remember_fact", "start_combat", "roll_dice"},
-		sections: []string{"campaign", "state", "characters", "quests", "whispers", "facts", "lore: npc briefings", "lore: atmosphere",
+		sections: []string{"campaign", "state", "characters", "quests", "whispers", "facts", "lore: npc briefings", "lore: atmosphere", "memories",
 			"summary", "recent", "action"}}
 	rulesAgent = subagent{name: "rules", prompt: "rules",
 		tools:    []string{"document_search", "document_get", "roll_dice"},

@@ -10,6 +10,7 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/lore"
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
@@ -74,4 +75,18 @@ func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug stri
 		k.Packs = append(k.Packs, p.Manifest.ID)
 	}
 	return k, func() { ix.Close() }
+}
+
+// memories opens the narrative memory store in the data directory's
+// database; without it the game plays on and says why.
+func (g *globals) memories(ctx context.Context) (*nsqlite.DB, func()) {
+	dir, err := g.dataDir()
+	if err == nil {
+		var m *nsqlite.DB
+		if m, err = nsqlite.Open(ctx, filepath.Join(dir, sqlite.FileName)); err == nil {
+			return m, func() { m.Close() }
+		}
+	}
+	fmt.Fprintf(g.stderr, "Playing without narrative memory: %v\n", err)
+	return nil, func() {}
 }

@@ -137,6 +137,10 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 		defer closeLore()
 		s.UseLore(ctx, k)
 	}
+	if m, closeMemories := g.memories(ctx); m != nil {
+		defer closeMemories()
+		s.UseMemories(m)
+	}
 	mc, err := f.models.load()
 	if err != nil {
 		return err

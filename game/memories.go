@@ -1,0 +1,134 @@
+package game
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/lore"
+	"github.com/hearth-rpg/hearth/memory"
+	"github.com/hearth-rpg/hearth/narrative"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// Memories keeps what happened in play as narrative memory events (seed
+// 001 §4.1.3) and recalls them by relevance (package narrative/sqlite).
+type Memories interface {
+	Remember(ctx context.Context, evs ...narrative.Event) ([]int64, error)
+	Recall(ctx context.Context, q narrative.Query) ([]narrative.Match, error)
+}
+
+// remember stores a committed turn as a memory event when it changed
+// something beyond the clock. Memories are derived from the turn record,
+// so a failure to store one is logged, never fatal.
+func (s *Session) remember(ctx context.Context, t *Turn) {
+	m := s.opts.Memories
+	if m == nil {
+		return
+	}
+	ev, ok := memoryOf(s.meta.ID, s.branch.ID, t, s.w)
+	if !ok {
+		return
+	}
+	if _, err := m.Remember(ctx, ev); err != nil {
+		s.opts.Logger.Warn("memory of the turn not stored", "turn", t.Number, "err", err)
+	}
+}
+
+// memoryOf summarises a turn as an event: its first sentence, who was
+// there, where, and how much it mattered by what changed.
+func memoryOf(playthrough, branch string, t *Turn, w *world.State) (narrative.Event, bool) {
+	significance, kind := 0, narrative.KindEvent
+	var tags []string
+	for _, e := range t.effects {
+		n := 0
+		switch e := e.(type) {
+		case world.CombatEnded:
+			n = 7
+			switch e.Outcome {
+			case world.Victory:
+				kind = narrative.KindTriumph
+			case world.Defeat:
+				kind = narrative.KindFailure
+			}
+		case world.QuestStatusChanged:
+			n = 7
+			switch e.To {
+			case world.QuestCompleted:
+				kind = narrative.KindTriumph
+			case world.QuestFailed:
+				kind = narrative.KindFailure
+			}
+		case world.ObjectiveCompleted, world.SecretRevealed, world.ConsequenceTriggered:
+			n = 6
+		case world.ItemTransferred, world.DiscoveryMade, world.FactRecorded, world.ReputationChanged, world.PerceptionChanged, world.CombatStarted:
+			n = 4
+		case world.SceneChanged, world.CharacterMoved:
+			n = 2
+		}
+		if n > 0 {
+			tags = append(tags, e.Kind())
+		}
+		significance = max(significance, n)
+	}
+	summary := firstSentence(t.Narrative())
+	if significance == 0 || summary == "" {
+		return narrative.Event{}, false
+	}
+	chars := append([]string{w.Player}, lore.Present(w)...)
+	return narrative.Event{
+		Playthrough: playthrough, Session: branch, Turn: t.Number, Scene: w.Scene.Number, At: w.Time, Wall: time.Now(),
+		Summary: summary, Characters: chars, Location: w.Scene.Location, Significance: significance,
+		Tags: uniq(tags), Kind: kind,
+	}, true
+}
+
+// MemorySections recalls the memories the player's words bring up, for a
+// model's context: what happened before that bears on this turn. They are
+// drawn from narration the player read, so every role may see them.
+func (t *Turn) MemorySections(ctx context.Context, role access.Level) []memory.Section {
+	m := t.s.opts.Memories
+	if m == nil || t.Input == "" {
+		return nil
+	}
+	if t.memories == nil {
+		matches, err := m.Recall(ctx, narrative.Query{Playthrough: t.s.meta.ID, Text: t.Input, Limit: 5,
+			Filter: narrative.Filter{ToTurn: t.Number - 1}})
+		if err != nil {
+			t.s.opts.Logger.Warn("recall memories", "err", err)
+		}
+		t.memories = &matches
+	}
+	if len(*t.memories) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, mt := range *t.memories {
+		e := mt.Event
+		fmt.Fprintf(&b, "- turn %d", e.Turn)
+		if e.Location != "" {
+			fmt.Fprintf(&b, " (%s)", e.Location)
+		}
+		if e.Kind.Episodic() {
+			fmt.Fprintf(&b, " [%s]", e.Kind)
+		}
+		fmt.Fprintf(&b, ": %s\n", e.Summary)
+	}
+	text := strings.TrimRight(b.String(), "\n")
+	count := func(s string) int { return len(s)/4 + 1 }
+	return []memory.Section{{Name: "memories", Tier: 6, Text: "What the player remembers that bears on this:\n" + text, Tokens: count(text) + 10}}
+}
+
+func uniq(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package game_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/memory"
+	"github.com/hearth-rpg/hearth/narrative"
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
+)
+
+// peek is a pipeline that looks at the memories a turn recalls, then
+// plays it offline.
+type peek struct{ seen []memory.Section }
+
+func (p *peek) Name() string { return "peek" }
+func (p *peek) Play(ctx context.Context, t *game.Turn) error {
+	p.seen = t.MemorySections(ctx, access.Player)
+	return t.Fallback(ctx)
+}
+
+func TestTurnsBecomeMemories(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	mem, err := nsqlite.Open(ctx, filepath.Join(dir, "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	s, err := game.New(ctx, db, loadTiny(t), 5, game.Options{Memories: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	act(t, s, "look")     // changes nothing: no memory
+	act(t, s, "go north") // a move: a minor memory
+	act(t, s, "talk to tomas")
+	act(t, s, "ask tomas about rats")
+	all, err := mem.Recall(ctx, narrative.Query{Playthrough: s.ID(), Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatal("no memories stored")
+	}
+	for _, m := range all {
+		e := m.Event
+		if e.Turn == 1 {
+			t.Errorf("a turn that changed nothing was remembered: %+v", e)
+		}
+		if e.Summary == "" || e.Significance < 1 || e.Location == "" || len(e.Characters) == 0 {
+			t.Errorf("thin memory: %+v", e)
+		}
+	}
+
+	// A later turn that brings the rats up recalls what Tomas said.
+	p := &peek{}
+	s.UsePipeline(p)
+	act(t, s, "what did tomas say about the rats")
+	text := ""
+	for _, sec := range p.seen {
+		text += sec.Text
+	}
+	if !strings.Contains(strings.ToLower(text), "rat") {
+		t.Errorf("the rats were not recalled:\n%s", text)
+	}
+}
