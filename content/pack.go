@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/lorebook"
 	"io"
 	"io/fs"
 	"os"
@@ -33,6 +35,9 @@ type Pack struct {
 	Files  []File
 	Beats  []Beat
 	Assets []Asset
+	// Lorebooks are the keyword lorebooks in lorebooks/*.json (SillyTavern
+	// World Info or Character Card V2/V3), named "pack:file".
+	Lorebooks []Lorebook
 	// Index resolves state paths to the pack's UI assets.
 	Index *AssetIndex
 	// Problems are the warnings the pack loaded with (LoadPack fails on
@@ -418,6 +423,10 @@ func (p *Pack) addFile(f File, b []byte, errs *problems) {
 // plot beats, the player constraints, or an entity that says its type.
 func (p *Pack) loadStructured(rel string, kind fileKind, b []byte, errs *problems) {
 	c := p.Content
+	if strings.HasPrefix(rel, "lorebooks/") && strings.HasSuffix(rel, ".json") {
+		p.addLorebook(rel, b, errs)
+		return
+	}
 	fm, err := parseYAMLFile(b) // JSON is YAML
 	if err != nil {
 		errs.add(rel, 0, "%v", err)
@@ -461,6 +470,27 @@ func (p *Pack) loadStructured(rel string, kind fileKind, b []byte, errs *problem
 		f.EntityID = strings.TrimSuffix(path.Base(rel), path.Ext(rel))
 	}
 	p.addFile(f, b, errs)
+}
+
+// Lorebook is a keyword lorebook of the pack, read at the pack's access
+// level.
+type Lorebook struct {
+	Path   string
+	Book   *lorebook.Book
+	Access access.Level
+}
+
+func (p *Pack) addLorebook(rel string, b []byte, errs *problems) {
+	book, err := lorebook.Parse(b)
+	if err != nil {
+		errs.add(rel, 0, "%v", err)
+		return
+	}
+	book.Name = p.Manifest.ID + ":" + strings.TrimSuffix(path.Base(rel), ".json")
+	for _, w := range book.Warnings {
+		errs.warn(rel, 0, "%s", w)
+	}
+	p.Lorebooks = append(p.Lorebooks, Lorebook{Path: rel, Book: book, Access: p.Manifest.Access})
 }
 
 // sidecar is a .keywords.txt or .meta.* file beside an asset.

@@ -73,6 +73,9 @@ func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug stri
 			return warn(err)
 		}
 		k.Packs = append(k.Packs, p.Manifest.ID)
+		for _, lb := range p.Lorebooks {
+			k.Books = append(k.Books, lore.Book{Book: lb.Book, Access: lb.Access})
+		}
 	}
 	return k, func() { ix.Close() }
 }

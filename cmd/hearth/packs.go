@@ -122,6 +122,7 @@ func newPackInfo(g *globals) *cobra.Command {
 			row("files", fmt.Sprintf("%d (%s)", len(p.Files), strings.Join(parts, ", ")))
 			row("plot beats", fmt.Sprint(len(p.Beats)))
 			row("assets", fmt.Sprint(len(p.Assets)))
+			row("lorebooks", fmt.Sprint(len(p.Lorebooks)))
 			if m.Attribution != "" {
 				fmt.Fprintf(g.stdout, "\nAttribution:\n%s\n", wrap(strings.Join(strings.Fields(m.Attribution), " "), 78))
 			}
