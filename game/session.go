@@ -119,6 +119,7 @@ type Session struct {
 	lore   *lore.Cache // the current scene's, once read or prepared
 
 	keywordState *lorebook.State // keyword lore's timed effects after the head turn
+	beats        []Beat
 }
 
 // Lorekeeper prepares lore at the boundaries of play (package lore).
@@ -398,6 +399,7 @@ type passes struct {
 	Prompts     map[string]string `json:"prompts,omitempty"`
 	Calls       []json.RawMessage `json:"calls,omitempty"`
 	Lore        *loreTrace        `json:"lore,omitempty"`
+	Beats       []string          `json:"beats_triggered,omitempty"`
 }
 
 // play resolves intents read by the interpreter as one turn and narrates
@@ -439,7 +441,7 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 	if err := s.ensureTip(ctx, resp); err != nil {
 		return nil, err
 	}
-	t := &Turn{s: s, Number: s.head + 1, Input: input, emit: emit}
+	t := &Turn{s: s, Number: s.head + 1, Input: input, emit: emit, sceneAtStart: s.w.Scene.Number}
 	failed := func(err error) (*Response, error) {
 		if lerr := s.load(context.WithoutCancel(ctx), s.head); lerr != nil {
 			return nil, errors.Join(err, fmt.Errorf("reload after failed turn: %w", lerr))
@@ -452,6 +454,9 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 	}
 	t.effects = append(t.effects, begin)
 	if err := body(t); err != nil {
+		return failed(err)
+	}
+	if err := t.evaluateBeats(); err != nil {
 		return failed(err)
 	}
 	played := time.Now()
@@ -478,7 +483,7 @@ func (s *Session) playPipeline(ctx context.Context, input string, emit func(stri
 
 func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, played time.Time) error {
 	n := t.Number
-	ps := passes{Pipeline: pipeline, Rejection: t.rejection, Prompts: t.prompts, Calls: t.records}
+	ps := passes{Pipeline: pipeline, Rejection: t.rejection, Prompts: t.prompts, Calls: t.records, Beats: t.beatsTriggered}
 	if pipeline == "" {
 		ps.Interpreter, ps.Narrator = "offline", "offline"
 		if _, ok := s.opts.Interpreter.(*offline.Provider); !ok {

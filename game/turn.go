@@ -49,6 +49,9 @@ type Turn struct {
 	turnLore     *lore.TurnLore
 	keywordState *lorebook.State
 	memories     *[]narrative.Match
+
+	sceneAtStart   int
+	beatsTriggered []string
 }
 
 // World is the state as the turn has changed it so far. Pipelines must

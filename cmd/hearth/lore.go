@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/lore"
 	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
@@ -30,21 +31,21 @@ func campaignPack(ctx context.Context, dir string) (*content.Pack, error) {
 }
 
 // lorekeeper indexes the campaign and the packs it plays with (only what
-// changed since last time) and returns a keeper over the index, and a
-// function to close it. Lore is an enrichment: when it cannot be had,
+// changed since last time) and returns a keeper over the index, the
+// campaign's plot beats, and a function to close the index. Lore is an enrichment: when it cannot be had,
 // lorekeeper says why in one line and the game plays without it.
-func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug string) (*lore.Keeper, func()) {
+func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug string) (*lore.Keeper, []game.Beat, func()) {
 	none := func() {}
-	warn := func(err error) (*lore.Keeper, func()) {
+	warn := func(err error) (*lore.Keeper, []game.Beat, func()) {
 		fmt.Fprintf(g.stderr, "Playing without indexed lore: %v\n", err)
-		return nil, none
+		return nil, nil, none
 	}
 	cp, err := campaignPack(ctx, campaignDir)
 	if err != nil {
 		return warn(err)
 	}
 	if cp.Manifest.ID != campaignSlug {
-		return nil, none // a session of another campaign
+		return nil, nil, none // a session of another campaign
 	}
 	dir, err := g.dataDir()
 	if err != nil {
@@ -67,6 +68,11 @@ func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug stri
 		packs = append(packs, p)
 	}
 	k := &lore.Keeper{Index: ix, Campaign: cp.Manifest.ID}
+	beats, errs := game.BeatsOf(cp.Beats)
+	for _, err := range errs {
+		fmt.Fprintf(g.stderr, "warning: %v\n", err)
+	}
+
 	for _, p := range packs {
 		if _, err := g.index(ctx, ix, p, false); err != nil {
 			ix.Close()
@@ -77,7 +83,7 @@ func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug stri
 			k.Books = append(k.Books, lore.Book{Book: lb.Book, Access: lb.Access})
 		}
 	}
-	return k, func() { ix.Close() }
+	return k, beats, func() { ix.Close() }
 }
 
 // memories opens the narrative memory store in the data directory's

@@ -133,9 +133,10 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 	if f.session != "" {
 		campaignDir = s.CampaignPath()
 	}
-	if k, closeLore := g.lorekeeper(ctx, campaignDir, s.Campaign().Slug()); k != nil {
+	if k, beats, closeLore := g.lorekeeper(ctx, campaignDir, s.Campaign().Slug()); k != nil {
 		defer closeLore()
 		s.UseLore(ctx, k)
+		s.UseBeats(beats)
 	}
 	if m, closeMemories := g.memories(ctx); m != nil {
 		defer closeMemories()
