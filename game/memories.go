@@ -10,6 +10,7 @@ import (
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/memory"
 	"github.com/hearth-rpg/hearth/narrative"
+	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -128,6 +129,36 @@ func uniq(ss []string) []string {
 		if !seen[s] {
 			seen[s] = true
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// callback is the engine's situational hook: +1 to the player's check
+// when the story remembers a triumph or failure the action calls back
+// (seed 001 §7.4). Perception is the rules' own modifier and not added
+// again here.
+func (s *Session) callback(w *world.State, in rules.Intent) []rules.Situational {
+	m := s.opts.Memories
+	if m == nil || s.input == "" {
+		return nil
+	}
+	text := s.input
+	if c, ok := in.(rules.Check); ok {
+		text += " " + c.Reason
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	matches, err := m.Recall(ctx, narrative.Query{Playthrough: s.meta.ID, Text: text, Limit: 3,
+		Filter: narrative.Filter{Episodic: true, ToTurn: w.Turn - 1}})
+	if err != nil {
+		s.opts.Logger.Warn("recall for a memory callback", "err", err)
+		return nil
+	}
+	var out []rules.Situational
+	for _, mod := range narrative.Modifiers(narrative.Situation{Memories: matches}) {
+		if mod.Source == narrative.FromMemory {
+			out = append(out, rules.Situational{Bonus: mod.Value, Reason: mod.Reason})
 		}
 	}
 	return out

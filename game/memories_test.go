@@ -69,3 +69,38 @@ func TestTurnsBecomeMemories(t *testing.T) {
 		t.Errorf("the rats were not recalled:\n%s", text)
 	}
 }
+
+func TestEpisodicCallbackModifiesCheck(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	mem, err := nsqlite.Open(ctx, filepath.Join(dir, "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	s, err := game.New(ctx, db, loadTiny(t), 5, game.Options{Memories: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	act(t, s, "go north")
+	persuade := func() string {
+		r := act(t, s, "persuade tomas to pay for the rats")
+		var texts []string
+		for _, o := range r.Outcomes {
+			texts = append(texts, o.Text)
+		}
+		return strings.Join(texts, "\n")
+	}
+	if out := persuade(); !strings.Contains(out, "check") || strings.Contains(out, "remembers") {
+		t.Fatalf("a callback without any triumph remembered:\n%s", out)
+	}
+	if _, err := mem.Remember(ctx, narrative.Event{Playthrough: s.ID(), Turn: 1, Summary: "Wren drove the rats out of the yard and Tomas paid up.",
+		Characters: []string{"wren", "tomas"}, Location: "yard", Significance: 8, Kind: narrative.KindTriumph}); err != nil {
+		t.Fatal(err)
+	}
+	out := persuade()
+	if !strings.Contains(out, "+1: remembers a triumph") {
+		t.Errorf("no +1 for the remembered triumph:\n%s", out)
+	}
+}

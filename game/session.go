@@ -120,6 +120,7 @@ type Session struct {
 
 	keywordState *lorebook.State // keyword lore's timed effects after the head turn
 	beats        []Beat
+	input        string // the words of the turn being played, for memory callbacks
 }
 
 // Lorekeeper prepares lore at the boundaries of play (package lore).
@@ -184,6 +185,7 @@ func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, 
 	}
 	s := &Session{st: st, opts: opts.withDefaults(), meta: meta, cfg: cfg, w: w, pcg: pcg, keywordState: &lorebook.State{},
 		rng: mrand.New(pcg), eng: eng}
+	eng.SetSituational(s.callback)
 	br, err := st.BranchByName(ctx, meta.ID, "main")
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
@@ -239,6 +241,7 @@ func (s *Session) load(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
+	eng.SetSituational(s.callback)
 	s.w, s.pcg, s.rng, s.eng, s.head = w, pcg, mrand.New(pcg), eng, n
 	s.lore = nil // read again for the scene at n
 	s.restoreKeywordState(ctx)
@@ -442,6 +445,8 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		return nil, err
 	}
 	t := &Turn{s: s, Number: s.head + 1, Input: input, emit: emit, sceneAtStart: s.w.Scene.Number}
+	s.input = input
+	defer func() { s.input = "" }()
 	failed := func(err error) (*Response, error) {
 		if lerr := s.load(context.WithoutCancel(ctx), s.head); lerr != nil {
 			return nil, errors.Join(err, fmt.Errorf("reload after failed turn: %w", lerr))

@@ -60,7 +60,22 @@ func (r *Resolution) add(o Outcome) *Outcome {
 // Engine resolves intents under one resolution system. It holds no game
 // state and is safe for concurrent use.
 type Engine struct {
-	sys System
+	sys         System
+	situational func(w *world.State, in Intent) []Situational
+}
+
+// Situational is a modifier to a check that comes from outside the rules
+// — a triumph or failure the story calls back (seed 001 §7.4) — with the
+// reason shown to the player.
+type Situational struct {
+	Bonus  int    `json:"bonus"`
+	Reason string `json:"reason"`
+}
+
+// SetSituational installs fn, asked for the situational modifiers of each
+// ability check before it is rolled. A nil fn adds none.
+func (e *Engine) SetSituational(fn func(w *world.State, in Intent) []Situational) {
+	e.situational = fn
 }
 
 // New returns an engine for a resolution system: d20, 2d6 or traveller.

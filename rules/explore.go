@@ -72,6 +72,13 @@ func (x *resolver) check(v Check) error {
 		}
 		q.Bonus += x.opinionBonus(t.ID)
 	}
+	var because string
+	if fn := x.e.situational; fn != nil && c.ID == x.w.Player {
+		for _, m := range fn(x.w, v) {
+			q.Bonus += m.Bonus
+			because += fmt.Sprintf(" (%+d: %s)", m.Bonus, m.Reason)
+		}
+	}
 	chk, err := x.roll(c, q)
 	if err != nil {
 		return err
@@ -81,7 +88,7 @@ func (x *resolver) check(v Check) error {
 		label = chk.Ability
 	}
 	x.res.add(Outcome{Actor: c.ID, Action: "check", Target: v.Target, Check: &chk,
-		Text: fmt.Sprintf("%s's %s check%s: %d against %d, %s.", c.Name, label, forText(v.Reason), chk.Total, chk.Target, degreeWord(chk.Degree))})
+		Text: fmt.Sprintf("%s's %s check%s: %d against %d, %s.%s", c.Name, label, forText(v.Reason), chk.Total, chk.Target, degreeWord(chk.Degree), because)})
 	return nil
 }
 
