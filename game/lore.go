@@ -264,16 +264,27 @@ func (s *Session) EndEpisode(ctx context.Context) (*store.Episode, error) {
 func (s *Session) endEpisode(ctx context.Context, e store.Episode) (*store.Episode, error) {
 	last := s.head
 	var summary string
+	var moments []lore.Moment
 	if last >= e.FirstTurn {
 		turns, err := s.st.Turns(ctx, s.branch.ID, e.FirstTurn, last)
 		if err != nil {
 			return nil, fmt.Errorf("end episode: %w", err)
 		}
 		summary = Recap(turns, 8)
+		for _, t := range turns {
+			if eventful(t.Effects) {
+				moments = append(moments, lore.Moment{Turn: t.Number, Text: firstSentence(t.Narrative)})
+			}
+		}
 	}
 	ended, err := s.st.EndEpisode(ctx, s.meta.ID, last, summary)
 	if err != nil {
 		return nil, fmt.Errorf("end episode: %w", err)
+	}
+	if k := s.opts.Lore; k != nil {
+		if err := k.RecordEpisode(ctx, s.meta.ID, ended.Number, summary, moments); err != nil {
+			s.opts.Logger.Warn("episode not added to the history corpus", "err", err)
+		}
 	}
 	return ended, nil
 }

@@ -18,13 +18,13 @@ import (
 
 // countingIndex counts searches, to show that turns read the cache.
 type countingIndex struct {
-	lore.Searcher
+	*rsqlite.Index
 	n atomic.Int64
 }
 
 func (c *countingIndex) Search(ctx context.Context, q retrieve.Query) (retrieve.Result, error) {
 	c.n.Add(1)
-	return c.Searcher.Search(ctx, q)
+	return c.Index.Search(ctx, q)
 }
 
 // tinyLore indexes hand-written lore for the tiny campaign in a real index.
@@ -47,7 +47,7 @@ func tinyLore(t *testing.T, dir string) *countingIndex {
 	add("location_hall.md", "hall", "The hall's tapestries show the keep's founding war.", access.Player)
 	add("npc_tomas.md", "tomas", "Tomas the steward keeps the ledgers and fears the baron.", access.Player)
 	add("npc_tomas_secret.md", "tomas", "Tomas let the rats into the keep to hide his theft.", access.GM)
-	return &countingIndex{Searcher: ix}
+	return &countingIndex{Index: ix}
 }
 
 func passesOf(t *testing.T, r game.TurnRecord) map[string]json.RawMessage {
@@ -166,7 +166,8 @@ func TestEpisodesRecap(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := openDB(t, dir)
-	keeper := &lore.Keeper{Index: tinyLore(t, dir), Campaign: "tiny", Packs: []string{"tiny"}}
+	ix := tinyLore(t, dir)
+	keeper := &lore.Keeper{Index: ix, Campaign: "tiny", Packs: []string{"tiny"}}
 	s, err := game.New(ctx, db, loadTiny(t), 3, game.Options{Lore: keeper})
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +187,21 @@ func TestEpisodesRecap(t *testing.T) {
 	}
 	if ended.LastTurn != 2 || ended.Summary == "" {
 		t.Errorf("ended episode: %+v", ended)
+	}
+	// The episode is in the history corpus, apart from the authored lore.
+	hist, err := keeper.History(ctx, s.ID(), "Tomas steward", access.Player, 5)
+	if err != nil || len(hist) == 0 {
+		t.Fatalf("history: %+v %v", hist, err)
+	}
+	res, err := ix.Index.Search(ctx, retrieve.Query{Text: "Tomas steward", Role: access.Player, Limit: 20,
+		Filter: retrieve.Filter{Corpora: []chunk.Corpus{chunk.Lore}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Passages {
+		if p.Chunk.Corpus == chunk.History {
+			t.Errorf("a lore search returned history: %s", p.Chunk.ID)
+		}
 	}
 	// An episode left open (the process died) is closed when the next begins.
 	if _, err := s.BeginEpisode(ctx); err != nil {

@@ -134,6 +134,8 @@ type Lorekeeper interface {
 	CampaignLore(ctx context.Context, w *world.State, about string) ([]lore.Passage, []lore.Cut, error)
 	// Turn chooses a turn's lore: the cache and keyword lore in one budget.
 	Turn(in lore.TurnInput) lore.TurnLore
+	// RecordEpisode writes an ended episode to the history corpus.
+	RecordEpisode(ctx context.Context, sessionID string, number int, summary string, moments []lore.Moment) error
 }
 
 // pending is a question the game asked: a confirmation guarding intents,
