@@ -259,7 +259,8 @@ func (p *Pipeline) system(t *game.Turn, name string, extra map[string]any) (stri
 func (p *Pipeline) packet(ctx context.Context, t *game.Turn, v memory.Viewer, recent []memory.Turn, summary *memory.Summary, keep func(string) bool) *memory.Packet {
 	c := t.Campaign()
 	pk := p.builder.Build(memory.Input{World: t.World(), Viewer: v, Action: t.Input, Recent: recent, Summary: summary,
-		Extra:  slices.Concat(t.BeatSections(ctx, v.Role), t.LoreSections(ctx, v.Role), t.MemorySections(ctx, v.Role)),
+		Extra: slices.Concat(t.StatSections(ctx, v.Role), t.BeatSections(ctx, v.Role), t.LoreSections(ctx, v.Role),
+			t.MemorySections(ctx, v.Role)),
 		Budget: p.cfg.Budget, Campaign: memory.Campaign{Title: c.Title, Genre: c.Genre, Tone: c.Tone,
 			Description: c.Description, RulesHint: c.RulesHint}})
 	if keep != nil {
