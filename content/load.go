@@ -98,6 +98,10 @@ type Meta struct {
 	EstimatedPlaytimeHours float64  `yaml:"estimated_playtime_hours"`
 	System                 string   `yaml:"system"`
 	Pipeline               string   `yaml:"pipeline"` // agentic or multipass; how a model runs the game
+	// PlayMode "choices" offers 3–4 choices after every response, from the
+	// player-choices skill (seed 001 §4.2.1); "free" (the default) waits
+	// for free text.
+	PlayMode string `yaml:"play_mode"`
 	// Prompts pins prompt versions the campaign was written against
 	// (narrator: 2).
 	Prompts map[string]int `yaml:"prompts"`
@@ -201,6 +205,11 @@ func (c *Campaign) loadMeta(rel string, b []byte, errs *problems) {
 	}
 	if c.Meta.Version == "" {
 		errs.add(rel, 0, "version is required (e.g. 1.0.0)")
+	}
+	switch c.Meta.PlayMode {
+	case "", "free", "choices":
+	default:
+		errs.add(rel, fm.Lines["play_mode"], "play_mode %q: use free or choices", c.Meta.PlayMode)
 	}
 	switch c.Meta.System {
 	case "", world.SystemD20, world.System2d6, world.SystemTraveller:

@@ -43,6 +43,9 @@ type Options struct {
 	// Lore prepares lore at scene and episode boundaries; nil plays
 	// without authored lore beyond the world state.
 	Lore Lorekeeper
+	// Choices, when set, ends every committed turn with three or four
+	// choices (choice-based play).
+	Choices ChoiceMaker
 	// Memories stores each eventful turn as a memory event and recalls
 	// them for model context; nil keeps none.
 	Memories Memories
@@ -79,6 +82,7 @@ type config struct {
 	Description string         `json:"description,omitempty"`
 	RulesHint   string         `json:"rules_hint,omitempty"`
 	Pipeline    string         `json:"pipeline,omitempty"`
+	PlayMode    string         `json:"play_mode,omitempty"`
 	Prompts     map[string]int `json:"prompts,omitempty"`
 }
 
@@ -88,6 +92,8 @@ type Campaign struct {
 	// Pipeline is the campaign's choice of turn pipeline ("agentic",
 	// "multipass"); empty lets the player's configuration decide.
 	Pipeline string
+	// PlayMode "choices" is Narratoria's choice-based play.
+	PlayMode string
 	// Prompts pins prompt versions.
 	Prompts map[string]int
 }
@@ -99,7 +105,7 @@ func (c Campaign) Slug() string { return rules.Slug(c.Title) }
 func (s *Session) Campaign() Campaign {
 	c := s.cfg
 	return Campaign{Title: c.Title, Intro: c.Intro, Genre: c.Genre, Tone: c.Tone, Description: c.Description,
-		RulesHint: c.RulesHint, Pipeline: c.Pipeline, Prompts: c.Prompts}
+		RulesHint: c.RulesHint, Pipeline: c.Pipeline, PlayMode: c.PlayMode, Prompts: c.Prompts}
 }
 
 // Session is one playthrough. Create one with New, reopen it with Open.
@@ -171,7 +177,7 @@ func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, 
 	}
 	m := c.Meta
 	cfg := config{Title: m.Title, Intro: m.Intro, Genre: m.Genre, Tone: m.Tone, Description: m.Description,
-		RulesHint: m.RulesHint, Pipeline: m.Pipeline, Prompts: m.Prompts}
+		RulesHint: m.RulesHint, Pipeline: m.Pipeline, PlayMode: m.PlayMode, Prompts: m.Prompts}
 	cfgJSON, _ := json.Marshal(cfg)
 	meta := store.Session{
 		ID:           newID(),
@@ -479,6 +485,9 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		resp.Rejected = t.rejection.Reason
 	}
 	resp.Awaiting = s.nextAwaiting(t.all)
+	if s.opts.Choices != nil {
+		resp.Awaiting = s.offerChoices(ctx)
+	}
 	return resp, nil
 }
 

@@ -138,6 +138,9 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 		s.UseLore(ctx, k)
 		s.UseBeats(beats)
 	}
+	if s.Campaign().PlayMode == "choices" {
+		s.UseChoices(g.choiceMaker())
+	}
 	if m, closeMemories := g.memories(ctx); m != nil {
 		defer closeMemories()
 		s.UseMemories(m)
