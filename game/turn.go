@@ -218,3 +218,18 @@ func (s *Session) UsePipeline(p Pipeline) {
 // CampaignPath is the directory the campaign was loaded from ("" or a
 // path inside the binary for the built-in campaign).
 func (s *Session) CampaignPath() string { return s.meta.CampaignPath }
+
+// Patch deep-merges a skill's state patch into the world (seed 001 §2.4)
+// as an effect of the turn: player and NPC stats are clamped to their
+// ranges, perception to ±100, and the rest lands in the free-form state.
+func (t *Turn) Patch(patch map[string]any) error {
+	if len(patch) == 0 {
+		return nil
+	}
+	e := world.StatePatched{Patch: patch}
+	if err := t.s.w.Apply(e); err != nil {
+		return fmt.Errorf("apply the skills' state patch: %w", err)
+	}
+	t.effects = append(t.effects, e)
+	return nil
+}

@@ -67,7 +67,7 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.role.BaseURL, "base-url", "", "provider URL (default: the provider's; ollama http://127.0.0.1:11434)")
 	fs.StringVar(&f.role.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY)")
 	fs.StringVar(&f.role.APIKeyFile, "api-key-file", "", "file holding the API key")
-	fs.StringVar(&f.pipeline, "pipeline", "", "turn pipeline with a model: agentic or multipass (default: the campaign's choice, else agentic)")
+	fs.StringVar(&f.pipeline, "pipeline", "", "turn pipeline: agentic or multipass with a model, or skills (plans of skill invocations, no model needed); default: the campaign's choice, else agentic")
 	fs.StringVar(&f.prompts, "prompts", "", "directory of prompt overrides (NAME@VERSION.tmpl)")
 	fs.StringVar(&f.pins, "prompt-versions", "", "prompt versions to use, e.g. narrator@1,interpreter@1 (default: the campaign's pins, else the latest)")
 	fs.StringVar(&f.record, "record", "", "append every model call to this cassette file, for 'hearth replay --cassette'")

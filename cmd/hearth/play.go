@@ -162,12 +162,18 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 		defer rf.Close()
 		recordTo = rf
 	}
-	pl, err := mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, recordTo, f.models.plan, g.stderr)
-	if err != nil {
-		return err
-	}
 	width := wrapWidth(out)
 	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
+	var pl *gm.Pipeline
+	if cmpOr(mc.Pipeline, s.Campaign().Pipeline) == "skills" {
+		sp, err := g.skillsPipeline()
+		if err != nil {
+			return err
+		}
+		s.UsePipeline(sp)
+	} else if pl, err = mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, recordTo, f.models.plan, g.stderr); err != nil {
+		return err
+	}
 	if pl != nil {
 		s.UsePipeline(pl)
 		// A model streams in small pieces: print them as they come.

@@ -10,8 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/skill"
+	"github.com/hearth-rpg/hearth/skill/pattern"
+	"github.com/hearth-rpg/hearth/skill/plan"
 	"github.com/hearth-rpg/hearth/skill/protocol"
+	"github.com/hearth-rpg/hearth/skill/replan"
 )
 
 // skillsDir is where skills are found: --skills, else ./skills when it
@@ -151,3 +155,21 @@ func discover(g *globals, flag string) (*skill.Set, []*skill.Warning, error) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// skillsPipeline plays turns through the skills in the skills directory:
+// the offline pattern planner, the DAG executor and the replan loop.
+func (g *globals) skillsPipeline() (*gm.Skills, error) {
+	set, warns, err := discover(g, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		fmt.Fprintf(g.stderr, "warning: %v\n", w)
+	}
+	return &gm.Skills{Loop: &replan.Loop{
+		Planner:  pattern.Planner{},
+		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set}, RetryDefaults: set.RetryPolicy},
+		Skills:   set.Summaries(nil),
+		Health:   &skill.Health{},
+	}}, nil
+}
