@@ -166,7 +166,7 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
 	var pl *gm.Pipeline
 	if cmpOr(mc.Pipeline, s.Campaign().Pipeline) == "skills" {
-		sp, err := g.skillsPipeline()
+		sp, err := g.skillsPipeline(ctx, mc)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -157,8 +158,9 @@ func discover(g *globals, flag string) (*skill.Set, []*skill.Warning, error) {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // skillsPipeline plays turns through the skills in the skills directory:
-// the offline pattern planner, the DAG executor and the replan loop.
-func (g *globals) skillsPipeline() (*gm.Skills, error) {
+// plans from the planner model when one is configured, else the offline
+// pattern planner; the DAG executor and the replan loop.
+func (g *globals) skillsPipeline(ctx context.Context, mc modelConfig) (*gm.Skills, error) {
 	set, warns, err := discover(g, "")
 	if err != nil {
 		return nil, err
@@ -166,8 +168,26 @@ func (g *globals) skillsPipeline() (*gm.Skills, error) {
 	for _, w := range warns {
 		fmt.Fprintf(g.stderr, "warning: %v\n", w)
 	}
+	var planner replan.Planner = pattern.Planner{}
+	role := mc.Roles["planner"]
+	if role.Provider == "" || role.Provider == "offline" {
+		role = mc.Roles["narrator"]
+	}
+	if role.Provider != "" && role.Provider != "offline" {
+		p, err := role.provider(ctx, mc.Timeout)
+		if err != nil {
+			return nil, fmt.Errorf("planner model: %w", err)
+		}
+		var guidance []string
+		for _, s := range set.All() {
+			if gd, err := s.Guidance(); err == nil && gd != "" {
+				guidance = append(guidance, s.Name+": "+oneLine(gd))
+			}
+		}
+		planner = &gm.ModelPlanner{Role: gm.Role{Provider: p, Model: role.Model}, Guidance: strings.Join(guidance, "\n")}
+	}
 	return &gm.Skills{Loop: &replan.Loop{
-		Planner:  pattern.Planner{},
+		Planner:  planner,
 		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set}, RetryDefaults: set.RetryPolicy},
 		Skills:   set.Summaries(nil),
 		Health:   &skill.Health{},
