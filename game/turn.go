@@ -233,3 +233,9 @@ func (t *Turn) Patch(patch map[string]any) error {
 	t.effects = append(t.effects, e)
 	return nil
 }
+
+// Session is the ID of the playthrough the turn belongs to.
+func (t *Turn) Session() string { return t.s.meta.ID }
+
+// Memories is the session's memory store, or nil.
+func (t *Turn) Memories() Memories { return t.s.opts.Memories }

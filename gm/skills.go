@@ -3,8 +3,11 @@ package gm
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/skill"
+	"github.com/hearth-rpg/hearth/skill/host"
 	"github.com/hearth-rpg/hearth/skill/replan"
 )
 
@@ -15,6 +18,9 @@ import (
 // narration of §2.3.4 — tells it. The player always gets a response.
 type Skills struct {
 	Loop *replan.Loop
+	// Host, when set, lets the turn's scripts read memories, reputation
+	// and perception through its API, with a grant that ends with the turn.
+	Host *host.Server
 }
 
 // Name implements game.Pipeline.
@@ -37,6 +43,11 @@ func (p *Skills) Play(ctx context.Context, t *game.Turn) error {
 	state := game.SceneForChoices(t.World())
 	if vars := t.World().Vars; len(vars) > 0 {
 		state["vars"] = vars
+	}
+	if p.Host != nil {
+		env, revoke := p.Host.Grant(newTurnStore(t), 5*time.Minute)
+		defer revoke()
+		ctx = skill.WithEnv(ctx, env)
 	}
 	out := p.Loop.Run(ctx, replan.Turn{Input: t.Input, State: state})
 	rec := skillsRecord{Pass: "skills", Attempts: out.Attempts, Fallback: out.Fallback, Disabled: out.DisabledSkills, Records: out.Records}

@@ -2,6 +2,7 @@ package gm_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,10 @@ import (
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/narrative"
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
 	"github.com/hearth-rpg/hearth/skill"
+	"github.com/hearth-rpg/hearth/skill/host"
 	"github.com/hearth-rpg/hearth/skill/pattern"
 	"github.com/hearth-rpg/hearth/skill/plan"
 	"github.com/hearth-rpg/hearth/skill/replan"
@@ -81,5 +85,72 @@ func TestSkillsPipeline(t *testing.T) {
 	}
 	if !r.Committed || r.Narrative == "" || strings.Contains(r.Narrative, "tumble") {
 		t.Errorf("a failing skill: %+v", r)
+	}
+}
+
+// TestSkillsReachSharedMemoryThroughTheHost runs the memory and
+// npc-perception skills as real processes: they read the playthrough's
+// memories and opinions through the host API with the turn's grant, and
+// the perception change comes back as a state patch the engine applies.
+func TestSkillsReachSharedMemoryThroughTheHost(t *testing.T) {
+	ctx := context.Background()
+	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	st, err := sqlite.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mem, err := nsqlite.Open(ctx, filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	srv, err := host.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	loop := skillsLoop(t, "../skills")
+	pipeline := &gm.Skills{Loop: loop, Host: srv}
+	s, err := game.New(ctx, st, c, 7, game.Options{Pipeline: pipeline, Memories: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Remember(ctx, narrative.Event{Playthrough: s.ID(), Turn: 0, Summary: "The lighthouse keeper hid the brass key under the third step.",
+		Significance: 8, Kind: narrative.KindEvent}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Act(ctx, "I try to remember where the brass key was hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Narrative, "third step") {
+		t.Errorf("the memory skill did not recall through the host:\n%s", r.Narrative)
+	}
+
+	before := s.World().Perception("maren")
+	loop.Planner = replan.PlannerFunc(func(ctx context.Context, req replan.Request) (*plan.Plan, error) {
+		return &plan.Plan{RequestID: "p-" + req.Input, Narrative: "Maren softens.", Tools: []plan.Tool{{
+			ToolID: "warm", ToolPath: "skills/npc-perception/scripts/adjust", Required: true,
+			Input: map[string]any{"npc": "maren", "delta": 25.0, "reason": "helped with the nets"}}},
+			Metadata: plan.Metadata{GenerationAttempt: req.Attempt}}, nil
+	})
+	if _, err := s.Act(ctx, "I help Maren with the nets"); err != nil {
+		t.Fatal(err)
+	}
+	if after := s.World().Perception("maren"); after != min(100, before+25) {
+		t.Errorf("perception %d → %d, want +25", before, after)
+	}
+	// Outside a turn the grant is gone.
+	res, err := http.Get(srv.URL() + "/v1/perception/maren")
+	if err == nil {
+		res.Body.Close()
+		if res.StatusCode != 401 {
+			t.Errorf("the host answered without a grant: %d", res.StatusCode)
+		}
 	}
 }

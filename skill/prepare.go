@@ -21,6 +21,9 @@ type Call struct {
 	LookupEnv   func(string) (string, bool)
 	OnEvent     func(protocol.Event)
 	Limits      Limits
+	// Env is added to the script's environment: how it reaches the host
+	// API for this invocation (HEARTH_SKILL_API, HEARTH_SKILL_TOKEN).
+	Env []string
 }
 
 // Environment variables every script gets, besides BaseEnv and its
@@ -76,6 +79,7 @@ func (s *Skill) Prepare(script string, c Call) (Invocation, error) {
 		roots = append(roots, c.CampaignDir)
 	}
 	env = append(env, cfg.Env()...)
+	env = append(env, c.Env...)
 	timeout := c.Timeout
 	if timeout <= 0 && s.Ext.TimeoutMs > 0 {
 		timeout = time.Duration(s.Ext.TimeoutMs) * time.Millisecond

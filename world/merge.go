@@ -137,6 +137,29 @@ func (s *State) applyPatch(patch map[string]any) error {
 			delete(rest, "npcs")
 		}
 	}
+	if factions, ok := rest["factions"].(map[string]any); ok {
+		for id, v := range factions {
+			m, ok := v.(map[string]any)
+			f := s.Factions[id]
+			if !ok || f == nil {
+				continue // unknown factions stay free-form
+			}
+			if r, ok := m["reputation"]; ok {
+				n, ok := number(r)
+				if !ok {
+					return fmt.Errorf("factions.%s.reputation: want a number from -100 to 100, got %v", id, r)
+				}
+				f.Reputation, f.ReputationAt = ClampOpinion(n), s.Time
+				delete(m, "reputation")
+			}
+			if len(m) == 0 {
+				delete(factions, id)
+			}
+		}
+		if len(factions) == 0 {
+			delete(rest, "factions")
+		}
+	}
 	if len(rest) > 0 {
 		if s.Vars == nil {
 			s.Vars = map[string]any{}

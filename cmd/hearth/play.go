@@ -170,6 +170,7 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 		if err != nil {
 			return err
 		}
+		defer sp.Host.Close()
 		s.UsePipeline(sp)
 	} else if pl, err = mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, recordTo, f.models.plan, g.stderr); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/skill"
+	"github.com/hearth-rpg/hearth/skill/host"
 	"github.com/hearth-rpg/hearth/skill/pattern"
 	"github.com/hearth-rpg/hearth/skill/plan"
 	"github.com/hearth-rpg/hearth/skill/protocol"
@@ -186,7 +187,11 @@ func (g *globals) skillsPipeline(ctx context.Context, mc modelConfig) (*gm.Skill
 		}
 		planner = &gm.ModelPlanner{Role: gm.Role{Provider: p, Model: role.Model}, Guidance: strings.Join(guidance, "\n")}
 	}
-	return &gm.Skills{Loop: &replan.Loop{
+	srv, err := host.Start()
+	if err != nil {
+		return nil, err
+	}
+	return &gm.Skills{Host: srv, Loop: &replan.Loop{
 		Planner:  planner,
 		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set}, RetryDefaults: set.RetryPolicy},
 		Skills:   set.Summaries(nil),

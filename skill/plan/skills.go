@@ -38,6 +38,7 @@ func (r *SkillRunner) Run(ctx context.Context, c Call) (skill.Result, error) {
 		LookupEnv:   r.LookupEnv,
 		OnEvent:     c.OnEvent,
 		Limits:      r.Limits,
+		Env:         skill.EnvFrom(ctx),
 	})
 	if err != nil {
 		return skill.Result{ExitCode: -1}, err
