@@ -485,6 +485,10 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		resp.Rejected = t.rejection.Reason
 	}
 	resp.Awaiting = s.nextAwaiting(t.all)
+	if len(t.offered) > 0 {
+		s.await = &pending{options: t.offered}
+		resp.Awaiting = Awaiting{Kind: Choice, Prompt: cmpOr(t.offerPrompt, "What do you do?"), Options: t.offered}
+	}
 	if s.opts.Choices != nil {
 		resp.Awaiting = s.offerChoices(ctx)
 	}

@@ -52,6 +52,9 @@ type Turn struct {
 
 	sceneAtStart   int
 	beatsTriggered []string
+
+	offerPrompt string
+	offered     []string
 }
 
 // World is the state as the turn has changed it so far. Pipelines must
@@ -239,3 +242,9 @@ func (t *Turn) Session() string { return t.s.meta.ID }
 
 // Memories is the session's memory store, or nil.
 func (t *Turn) Memories() Memories { return t.s.opts.Memories }
+
+// Offer ends the turn with choices for the player (a skill's
+// narrative_choice); a number typed next picks one.
+func (t *Turn) Offer(prompt string, options []string) {
+	t.offerPrompt, t.offered = prompt, options
+}

@@ -82,6 +82,36 @@ func (p *Skills) Play(ctx context.Context, t *game.Turn) error {
 		} else if name, _ := ui["event"].(string); name != "" && name != "narrative_choice" {
 			t.Emit("\n[" + name + "]")
 		}
+		if ui["event"] == "narrative_choice" {
+			offerChoices(t, payload)
+		}
 	}
 	return nil
+}
+
+// offerChoices turns a narrative_choice payload ({prompt, options: [{text}]}
+// or options as strings) into the turn's choices.
+func offerChoices(t *game.Turn, payload map[string]any) {
+	var opts []string
+	list, _ := payload["options"].([]any)
+	if list == nil {
+		list, _ = payload["choices"].([]any)
+	}
+	for _, o := range list {
+		switch o := o.(type) {
+		case string:
+			opts = append(opts, o)
+		case map[string]any:
+			for _, k := range []string{"text", "label", "title"} {
+				if s, ok := o[k].(string); ok && s != "" {
+					opts = append(opts, s)
+					break
+				}
+			}
+		}
+	}
+	prompt, _ := payload["prompt"].(string)
+	if len(opts) > 0 {
+		t.Offer(prompt, opts)
+	}
 }

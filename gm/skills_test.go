@@ -154,3 +154,29 @@ func TestSkillsReachSharedMemoryThroughTheHost(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrativeChoiceBecomesTheResponsesChoices: a plan whose skill emits
+// narrative_choice ends the turn with those choices.
+func TestNarrativeChoiceBecomesTheResponsesChoices(t *testing.T) {
+	ctx := context.Background()
+	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := game.New(ctx, st, c, 7, game.Options{Pipeline: &gm.Skills{Loop: skillsLoop(t, "../skills")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Act(ctx, "talk to whoever is here") // the pattern planner's talk rule runs player-choices
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Awaiting.Kind != game.Choice || len(r.Awaiting.Options) < 2 {
+		t.Errorf("no choices from narrative_choice: %+v\n%s", r.Awaiting, r.Narrative)
+	}
+}

@@ -67,7 +67,7 @@ var (
 		},
 		{
 			name: "talk", re: regexp.MustCompile(`(?i)\b(?:talk|ask|speak|persuade|greet|convince|tell)\b`),
-			skill: "player-choices", script: "generate", narrative: "You choose your words.",
+			skill: "player-choices", script: "choose", narrative: "You choose your words.",
 			tools: func(in, script string) []plan.Tool {
 				return []plan.Tool{tool("choices", "player-choices", script, map[string]any{"situation": in}, false)}
 			},
@@ -115,6 +115,9 @@ func (Planner) Plan(ctx context.Context, req replan.Request) (*plan.Plan, error)
 			continue
 		}
 		ts := r.tools(in, script)
+		if r.skill == "player-choices" && req.State != nil {
+			ts[0].Input["scene"] = req.State // the choices are built from the scene the game describes
+		}
 		if len(p.Tools) > 0 {
 			for i := range ts {
 				ts[i].ToolID = r.name + "-" + ts[i].ToolID
