@@ -1,0 +1,332 @@
+package pdf
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hearth-rpg/hearth/ingest"
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+)
+
+// Options configures an Extractor. The zero value is usable.
+type Options struct {
+	// CacheDir holds wazero's compiled PDFium so that starts after the
+	// first are fast. Default: os.UserCacheDir()/hearth/wazero; when that
+	// cannot be made, no cache is used.
+	CacheDir string
+	// PoolSize is how many PDFium instances run at once. Default
+	// min(2, NumCPU).
+	PoolSize int
+	// MaxPages rejects documents with more pages (ErrTooLarge). Default 5000.
+	MaxPages int
+	// MaxPageChars caps the characters read from one page; the rest of
+	// such a page is dropped. Default 100,000.
+	MaxPageChars int
+	// MaxImages caps the images kept per document. Default 500; a
+	// negative value keeps none.
+	MaxImages int
+	// IgnoreOutline skips the PDF's bookmarks and uses the structure
+	// detector instead.
+	IgnoreOutline bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.PoolSize <= 0 {
+		o.PoolSize = min(2, runtime.NumCPU())
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = 5000
+	}
+	if o.MaxPageChars <= 0 {
+		o.MaxPageChars = 100_000
+	}
+	if o.MaxImages == 0 {
+		o.MaxImages = 500
+	}
+	if o.CacheDir == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			o.CacheDir = filepath.Join(dir, "hearth", "wazero")
+		}
+	}
+	return o
+}
+
+// Extractor reads PDFs. It is safe for concurrent use; Close releases it.
+type Extractor struct {
+	opts  Options
+	pool  pdfium.Pool
+	cache wazero.CompilationCache
+	slots chan struct{} // one token per instance the pool may hand out
+
+	closeOnce sync.Once
+}
+
+// Open compiles PDFium (or loads it from the compilation cache) and
+// prepares the instance pool.
+func Open(ctx context.Context, opts Options) (*Extractor, error) {
+	opts = opts.withDefaults()
+	// WithCloseOnContextDone is left off: it costs a goroutine per call
+	// into PDFium, and Extract checks its context between pages.
+	rc := wazero.NewRuntimeConfig()
+	var cache wazero.CompilationCache
+	if opts.CacheDir != "" {
+		if err := os.MkdirAll(opts.CacheDir, 0o755); err == nil {
+			if c, err := wazero.NewCompilationCacheWithDir(opts.CacheDir); err == nil {
+				cache = c
+				rc = rc.WithCompilationCache(c)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pool, err := webassembly.Init(webassembly.Config{
+		MinIdle:       0,
+		MaxIdle:       opts.PoolSize,
+		MaxTotal:      opts.PoolSize,
+		ReuseWorkers:  true,
+		RuntimeConfig: rc,
+		// No file system: documents are passed as bytes.
+		FSConfig: wazero.NewFSConfig(),
+		Stdout:   io.Discard,
+		Stderr:   io.Discard,
+	})
+	if err != nil {
+		if cache != nil {
+			cache.Close(context.Background())
+		}
+		return nil, fmt.Errorf("pdf: start PDFium (cache %q): %w", opts.CacheDir, err)
+	}
+	e := &Extractor{opts: opts, pool: pool, cache: cache, slots: make(chan struct{}, opts.PoolSize)}
+	for range opts.PoolSize {
+		e.slots <- struct{}{}
+	}
+	return e, nil
+}
+
+// Close stops the PDFium instances. Extract must not be running.
+func (e *Extractor) Close() error {
+	var err error
+	e.closeOnce.Do(func() {
+		err = e.pool.Close()
+		if e.cache != nil {
+			e.cache.Close(context.Background())
+		}
+	})
+	return err
+}
+
+// Extract reads one PDF. progress, when not nil, is called after each
+// page with the number of pages done and the page count; it may be
+// called from several goroutines, but never concurrently.
+func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page, pages int)) (doc *ingest.Document, err error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: the file is empty", ErrCorrupt)
+	}
+	defer func() {
+		// PDFium runs in a sandbox, but the Go wrapper around it may
+		// still panic on input it did not expect.
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("%w: reader failed: %v", ErrCorrupt, r)
+		}
+	}()
+
+	// The first instance is waited for; more are taken only if free now.
+	ws, err := e.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer e.release(ws)
+
+	first := ws[0]
+	if err := first.open(data); err != nil {
+		return nil, err
+	}
+	pages, err := first.pageCount()
+	if err != nil {
+		return nil, err
+	}
+	if pages > e.opts.MaxPages {
+		return nil, fmt.Errorf("%w: %d pages, the limit is %d", ErrTooLarge, pages, e.opts.MaxPages)
+	}
+	if pages == 0 {
+		return nil, fmt.Errorf("%w: the document has no pages", ErrCorrupt)
+	}
+	for _, w := range ws[1:min(len(ws), pages)] {
+		if err := w.open(data); err != nil {
+			return nil, err
+		}
+	}
+	if len(ws) > pages {
+		ws = ws[:pages]
+	}
+
+	budget := new(atomic.Int64)
+	budget.Store(int64(max(e.opts.MaxImages, 0)))
+	for _, w := range ws {
+		w.imgBudget = budget
+	}
+	raw, err := e.readPages(ctx, ws, pages, progress)
+	if err != nil {
+		return nil, err
+	}
+
+	sum := sha256.Sum256(data)
+	doc = &ingest.Document{
+		Format: "pdf",
+		Hash:   hex.EncodeToString(sum[:]),
+		Meta:   first.meta(),
+	}
+	doc.Title = doc.Meta["title"]
+
+	lines := make([][]line, pages)
+	letters := 0
+	for i, p := range raw {
+		lines[i] = p.lines
+		letters = max(letters, p.letters)
+	}
+	if letters < minLettersPerPage {
+		return nil, ErrNoText
+	}
+	labels := stripFurniture(lines, raw)
+	doc.Pages = make([]ingest.Page, pages)
+	for i := range raw {
+		doc.Pages[i] = ingest.Page{Number: i + 1, Label: labels[i], Text: joinLines(lines[i])}
+	}
+
+	if !e.opts.IgnoreOutline {
+		doc.Outline = first.outline(pages)
+	}
+	if len(doc.Outline) == 0 {
+		doc.Outline = detectOutline(lines, labels)
+	}
+	doc.Images = collectImages(raw, lines, e.opts.MaxImages)
+	return doc, nil
+}
+
+// minLettersPerPage is how many letters the richest page needs for the
+// document to count as having a text layer.
+const minLettersPerPage = 16
+
+// acquire takes one instance, waiting for it, then any more that are free.
+func (e *Extractor) acquire(ctx context.Context) ([]*worker, error) {
+	var ws []*worker
+	take := func() error {
+		inst, err := e.pool.GetInstanceWithContext(ctx)
+		if err != nil {
+			e.slots <- struct{}{}
+			return fmt.Errorf("pdf: get a PDFium instance: %w", err)
+		}
+		ws = append(ws, &worker{inst: inst, opts: e.opts})
+		return nil
+	}
+	select {
+	case <-e.slots:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := take(); err != nil {
+		return nil, err
+	}
+	for {
+		select {
+		case <-e.slots:
+			if err := take(); err != nil {
+				e.release(ws)
+				return nil, err
+			}
+			continue
+		default:
+		}
+		return ws, nil
+	}
+}
+
+func (e *Extractor) release(ws []*worker) {
+	for _, w := range ws {
+		w.close()
+		e.slots <- struct{}{}
+	}
+}
+
+// readPages spreads the pages over the workers.
+func (e *Extractor) readPages(ctx context.Context, ws []*worker, pages int, progress func(int, int)) ([]*rawPage, error) {
+	raw := make([]*rawPage, pages)
+	next := make(chan int)
+	errs := make(chan error, len(ws))
+	var mu sync.Mutex
+	done := 0
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					errs <- fmt.Errorf("%w: reader failed: %v", ErrCorrupt, r)
+					cancel()
+				}
+			}()
+			for i := range next {
+				p, err := w.readPage(i)
+				if err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+				raw[i] = p
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, pages)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+feed:
+	for i := range pages {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err, ok := <-errs; ok {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, p := range raw {
+		if p == nil {
+			return nil, fmt.Errorf("%w: page %d was not read", ErrCorrupt, i+1)
+		}
+	}
+	return raw, nil
+}
+
+// errorsIsAny reports whether err matches any of targets.
+func errorsIsAny(err error, targets ...error) bool {
+	for _, t := range targets {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	return false
+}
