@@ -132,11 +132,13 @@ func TestSkillsReachSharedMemoryThroughTheHost(t *testing.T) {
 		t.Errorf("the memory skill did not recall through the host:\n%s", r.Narrative)
 	}
 
-	before := s.World().Perception("maren")
+	before, standing := s.World().Perception("maren"), s.World().Reputation("guild")
 	loop.Planner = replan.PlannerFunc(func(ctx context.Context, req replan.Request) (*plan.Plan, error) {
-		return &plan.Plan{RequestID: "p-" + req.Input, Narrative: "Maren softens.", Tools: []plan.Tool{{
-			ToolID: "warm", ToolPath: "skills/npc-perception/scripts/adjust", Required: true,
-			Input: map[string]any{"npc": "maren", "delta": 25.0, "reason": "helped with the nets"}}},
+		return &plan.Plan{RequestID: "p-" + req.Input, Narrative: "Maren softens.", Parallel: true, Tools: []plan.Tool{{
+			ToolID: "warm", ToolPath: "skills/npc-perception/scripts/adjust", Required: true, Async: true,
+			Input: map[string]any{"npc": "maren", "delta": 25.0, "reason": "helped with the nets"}}, {
+			ToolID: "guild", ToolPath: "skills/reputation/scripts/adjust", Required: true, Async: true,
+			Input: map[string]any{"faction": "guild", "delta": -10.0, "reason": "seen with a stranger"}}},
 			Metadata: plan.Metadata{GenerationAttempt: req.Attempt}}, nil
 	})
 	if _, err := s.Act(ctx, "I help Maren with the nets"); err != nil {
@@ -144,6 +146,9 @@ func TestSkillsReachSharedMemoryThroughTheHost(t *testing.T) {
 	}
 	if after := s.World().Perception("maren"); after != min(100, before+25) {
 		t.Errorf("perception %d → %d, want +25", before, after)
+	}
+	if after := s.World().Reputation("guild"); after != max(-100, standing-10) {
+		t.Errorf("guild reputation %d → %d, want -10", standing, after)
 	}
 	// Outside a turn the grant is gone.
 	res, err := http.Get(srv.URL() + "/v1/perception/maren")
