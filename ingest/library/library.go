@@ -1,0 +1,215 @@
+package library
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/retrieve"
+)
+
+// ErrNotFound is returned for a document or page that is not there, or
+// that the role may not read: the two are not told apart, so a player
+// cannot learn what a GM-only book holds.
+var ErrNotFound = errors.New("not found")
+
+// Document is a library record.
+type Document struct {
+	ID      string       `json:"id"`
+	Title   string       `json:"title"`
+	Format  string       `json:"format"`
+	Source  string       `json:"source"` // the file name it came from
+	Hash    string       `json:"hash"`   // sha256 hex of the file
+	Tags    []string     `json:"tags,omitempty"`
+	Access  access.Level `json:"access"`
+	Pages   int          `json:"pages"`
+	Chunks  int          `json:"chunks"`
+	Created time.Time    `json:"created"`
+}
+
+// Pack is the lore-index pack id of the document's chunks.
+func (d Document) Pack() string { return PackOf(d.ID) }
+
+// PackOf is the lore-index pack id of document id.
+func PackOf(id string) string { return "doc:" + id }
+
+// File is the name the document's chunks carry in the index.
+func (d Document) File() string {
+	if d.Title != "" {
+		return d.Title
+	}
+	return d.Source
+}
+
+// Page is one page's text.
+type Page struct {
+	Number int    `json:"number"`
+	Label  string `json:"label,omitempty"`
+	Text   string `json:"text"`
+}
+
+// Image is a picture of a document, its WebP bytes included.
+type Image struct {
+	Page    int    `json:"page"`
+	Index   int    `json:"index"`
+	Width   int    `json:"width"`
+	Height  int    `json:"height"`
+	WebP    []byte `json:"-"`
+	Caption string `json:"caption,omitempty"`
+	Context string `json:"context,omitempty"`
+}
+
+// Library is the document store. It is safe for concurrent use.
+type Library struct {
+	db   *sql.DB
+	ix   retrieve.Index
+	path string
+}
+
+// Open opens (creating if needed) the library in the SQLite file at path;
+// ix receives the documents' chunks and is not closed by Close.
+func Open(ctx context.Context, path string, ix retrieve.Index) (*Library, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open library %q: the path may not contain ? or #", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open library: create directory: %w", err)
+	}
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "foreign_keys(1)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; reads are small
+	l := &Library{db: db, ix: ix, path: path}
+	if err := l.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Close closes the database.
+func (l *Library) Close() error { return l.db.Close() }
+
+func (l *Library) migrate(ctx context.Context) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("open library %s: %w", l.path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("open library %s: create tables: %w", l.path, err)
+	}
+	var have int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM library_schema`).Scan(&have); err != nil {
+		return fmt.Errorf("open library %s: read schema version: %w", l.path, err)
+	}
+	switch {
+	case have > schemaVersion:
+		return fmt.Errorf("%s holds a library from a newer Hearth (schema %d; this one knows %d): upgrade Hearth", l.path, have, schemaVersion)
+	case have < schemaVersion:
+		if _, err := tx.ExecContext(ctx, `DELETE FROM library_schema; INSERT INTO library_schema (version) VALUES (?)`, schemaVersion); err != nil {
+			return fmt.Errorf("open library %s: record schema version: %w", l.path, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Put stores a document whole, replacing one with the same id: chunks go
+// to the index as pack doc:<id>, then the record, pages and images in one
+// transaction. On failure nothing of the new document is visible and a
+// document it would have replaced is left as it was, except that its
+// chunks may need indexing again.
+func (l *Library) Put(ctx context.Context, d Document, pages []Page, images []Image, chunks []chunk.Chunk) error {
+	if d.ID == "" {
+		return errors.New("store document: it has no id")
+	}
+	if d.Access == 0 {
+		d.Access = access.Player
+	}
+	if d.Created.IsZero() {
+		d.Created = time.Now().UTC()
+	}
+	d.Pages, d.Chunks = len(pages), len(chunks)
+	cs := make([]chunk.Chunk, len(chunks))
+	for i, c := range chunks {
+		c.Access, c.Tags = d.Access, d.Tags
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("%s#%d", d.Pack(), i)
+		}
+		cs[i] = c
+	}
+	if err := l.ix.Upsert(ctx, d.Pack(), d.File(), d.Hash, cs); err != nil {
+		return fmt.Errorf("store document %s: index its chunks: %w", d.ID, err)
+	}
+	if err := l.putRows(ctx, d, pages, images); err != nil {
+		// Take the chunks out again so search shows no half-stored book.
+		return errors.Join(err, l.ix.DeletePack(context.WithoutCancel(ctx), d.Pack()))
+	}
+	return nil
+}
+
+func (l *Library) putRows(ctx context.Context, d Document, pages []Page, images []Image) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store document %s: %w", d.ID, err)
+	}
+	defer tx.Rollback()
+	// Another file indexed under this id before (an earlier title): its
+	// chunks live under the same pack, so only the rows go.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM library_documents WHERE id = ?`, d.ID); err != nil {
+		return fmt.Errorf("store document %s: %w", d.ID, err)
+	}
+	tags, _ := json.Marshal(nonNil(d.Tags))
+	if _, err := tx.ExecContext(ctx, `INSERT INTO library_documents (id, title, format, source, hash, tags, access, pages, chunks, created)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.Title, d.Format, d.Source, d.Hash, string(tags), int(d.Access), d.Pages, d.Chunks, d.Created.UTC().Format(time.RFC3339Nano)); err != nil {
+		return fmt.Errorf("store document %s: %w", d.ID, err)
+	}
+	for _, p := range pages {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO library_pages (document, number, label, text) VALUES (?, ?, ?, ?)`,
+			d.ID, p.Number, p.Label, p.Text); err != nil {
+			return fmt.Errorf("store document %s: page %d: %w", d.ID, p.Number, err)
+		}
+	}
+	for _, im := range images {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO library_images (document, page, idx, width, height, webp, caption, context)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.WebP), im.Caption, im.Context); err != nil {
+			return fmt.Errorf("store document %s: image %d of page %d: %w", d.ID, im.Index, im.Page, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store document %s: %w", d.ID, err)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilBytes(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}

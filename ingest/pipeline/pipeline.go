@@ -1,0 +1,327 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/ingest"
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+// Stages in the order they run.
+var Stages = []string{"extract", "structure", "segment", "classify", "enrich", "assemble", "validate"}
+
+// firstKeyed is the first stage whose output depends on the options.
+const firstKeyed = 4 // enrich
+
+// Store is where assemble puts the document: a *library.Library.
+type Store interface {
+	Put(ctx context.Context, d library.Document, pages []library.Page, images []library.Image, chunks []chunk.Chunk) error
+	Document(ctx context.Context, id string, role access.Level) (library.Document, error)
+}
+
+// Options configure one ingest.
+type Options struct {
+	Name     string // the file's name, for messages and the source field
+	Data     []byte
+	Registry *ingest.Registry
+	Store    Store
+	WorkDir  string // checkpoints go in WorkDir/<sha256>/
+
+	Title   string // default: the document's own, else the file name
+	Tags    []string
+	Access  access.Level // default player
+	License string       // for the pack; default "unknown"
+	PackDir string       // write a content pack here when set
+
+	Tokens  *tokens.Counter // default cl100k
+	Checker Checker         // second opinion on classification; nil: rules only
+
+	// Progress is told as stages start, advance and finish.
+	Progress func(Event)
+	// AfterStage runs after each stage's checkpoint is written; an error
+	// stops the ingest. The CLI's test hook pauses here.
+	AfterStage func(ctx context.Context, stage string) error
+}
+
+// Event reports progress.
+type Event struct {
+	Stage       string
+	Index       int  // 0-based position in Stages
+	Done, Total int  // units within the stage (pages while extracting)
+	Resumed     bool // the stage's checkpoint was used: it did not run
+	Finished    bool // the stage is over
+	Elapsed     time.Duration
+}
+
+// Result says what an ingest did.
+type Result struct {
+	DocumentID string
+	Title      string
+	Format     string
+	Pages      int
+	Sections   int
+	Chunks     int
+	Images     int
+	PackDir    string
+	Ran        []string // stages that ran
+	Resumed    []string // stages taken from checkpoints
+	WorkDir    string
+}
+
+// extracted is the extract checkpoint: the document, with image bytes
+// (which the document model does not serialise).
+type extracted struct {
+	Doc  *ingest.Document `json:"doc"`
+	WebP [][]byte         `json:"webp,omitempty"`
+}
+
+// enriched is a segment's tags and entity references.
+type enriched struct {
+	Tags []string `json:"tags"`
+	Refs []string `json:"refs"`
+}
+
+// assembled is the assemble checkpoint.
+type assembled struct {
+	Doc     library.Document `json:"doc"`
+	Images  int              `json:"images"`
+	PackDir string           `json:"pack_dir,omitempty"`
+}
+
+// validated is the validate checkpoint.
+type validated struct {
+	PackErrors   int `json:"pack_errors"`
+	PackWarnings int `json:"pack_warnings"`
+}
+
+// Run ingests one file, resuming from checkpoints where they exist.
+func Run(ctx context.Context, o Options) (Result, error) {
+	if err := o.check(); err != nil {
+		return Result{}, err
+	}
+	sum := sha256.Sum256(o.Data)
+	hash := hex.EncodeToString(sum[:])
+	r := &run{Options: o, hash: hash, dir: filepath.Join(o.WorkDir, hash), key: o.key()}
+	res, err := r.all(ctx)
+	if err != nil {
+		return res, fmt.Errorf("ingest %s: %w", o.Name, err)
+	}
+	return res, nil
+}
+
+func (o *Options) check() error {
+	switch {
+	case len(o.Data) == 0:
+		return fmt.Errorf("ingest %s: %w", o.Name, ingest.ErrEmpty)
+	case o.Registry == nil || o.Store == nil || o.WorkDir == "":
+		return errors.New("ingest: Registry, Store and WorkDir are required")
+	}
+	if o.Access == 0 {
+		o.Access = access.Player
+	}
+	if o.License == "" {
+		o.License = "unknown"
+	}
+	if o.Tokens == nil {
+		tok, err := tokens.CL100K()
+		if err != nil {
+			return err
+		}
+		o.Tokens = tok
+	}
+	return nil
+}
+
+// key identifies the options the later stages depend on.
+func (o Options) key() string {
+	s := strings.Join([]string{o.Title, strings.Join(o.Tags, ","), o.Access.String(), o.License, o.PackDir, fmt.Sprint(o.Checker != nil)}, "\x00")
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
+
+type run struct {
+	Options
+	hash, dir, key string
+	res            Result
+}
+
+// stage runs fn unless its checkpoint is there, then checkpoints out.
+func stage[T any](ctx context.Context, r *run, i int, out *T, fn func() (T, error)) error {
+	name := Stages[i]
+	key := ""
+	if i >= firstKeyed {
+		key = r.key
+	}
+	path := checkpointPath(r.dir, i, name)
+	if load(path, key, out) {
+		r.res.Resumed = append(r.res.Resumed, name)
+		r.emit(Event{Stage: name, Index: i, Resumed: true, Finished: true})
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
+	r.emit(Event{Stage: name, Index: i})
+	v, err := fn()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := save(path, name, key, v); err != nil {
+		return err
+	}
+	*out = v
+	r.res.Ran = append(r.res.Ran, name)
+	r.emit(Event{Stage: name, Index: i, Finished: true, Elapsed: time.Since(start)})
+	if r.AfterStage != nil {
+		if err := r.AfterStage(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) emit(e Event) {
+	if r.Progress != nil {
+		r.Progress(e)
+	}
+}
+
+func (r *run) all(ctx context.Context) (Result, error) {
+	r.res.WorkDir = r.dir
+	var ex extracted
+	if err := stage(ctx, r, 0, &ex, func() (extracted, error) { return r.extract(ctx) }); err != nil {
+		return r.res, err
+	}
+	doc := ex.Doc
+	var st Structure
+	if err := stage(ctx, r, 1, &st, func() (Structure, error) { return structure(doc), nil }); err != nil {
+		return r.res, err
+	}
+	var segs []Segment
+	if err := stage(ctx, r, 2, &segs, func() ([]Segment, error) { return segment(doc, st), nil }); err != nil {
+		return r.res, err
+	}
+	var classes []Class
+	if err := stage(ctx, r, 3, &classes, func() ([]Class, error) { return r.classify(ctx, segs) }); err != nil {
+		return r.res, err
+	}
+	var enr []enriched
+	if err := stage(ctx, r, 4, &enr, func() ([]enriched, error) { return enrich(segs, classes), nil }); err != nil {
+		return r.res, err
+	}
+	var asm assembled
+	if err := stage(ctx, r, 5, &asm, func() (assembled, error) { return r.assemble(ctx, ex, st, segs, classes, enr) }); err != nil {
+		return r.res, err
+	}
+	var val validated
+	if err := stage(ctx, r, 6, &val, func() (validated, error) { return r.validate(ctx, asm) }); err != nil {
+		return r.res, err
+	}
+	r.res.DocumentID, r.res.Title, r.res.Format = asm.Doc.ID, asm.Doc.Title, asm.Doc.Format
+	r.res.Pages, r.res.Chunks, r.res.Images = asm.Doc.Pages, asm.Doc.Chunks, asm.Images
+	r.res.Sections, r.res.PackDir = len(segs), asm.PackDir
+	return r.res, nil
+}
+
+func (r *run) extract(ctx context.Context) (extracted, error) {
+	format, err := ingest.Detect(r.Name, r.Data)
+	if err != nil {
+		return extracted{}, err
+	}
+	e, err := r.Registry.Lookup(format)
+	if err != nil {
+		return extracted{}, err
+	}
+	doc, err := e.Extract(ctx, r.Data, func(done, total int) {
+		r.emit(Event{Stage: "extract", Done: done, Total: total})
+	})
+	if err != nil {
+		return extracted{}, err
+	}
+	if doc == nil || len(doc.Pages) == 0 {
+		return extracted{}, fmt.Errorf("%w: the %s has no pages", ingest.ErrNoText, format)
+	}
+	text := false
+	for i := range doc.Pages {
+		doc.Pages[i].Number = i + 1
+		text = text || strings.TrimSpace(doc.Pages[i].Text) != ""
+	}
+	if !text {
+		return extracted{}, fmt.Errorf("%w (%d pages, %d images)", ingest.ErrNoText, len(doc.Pages), len(doc.Images))
+	}
+	doc.Format, doc.Source, doc.Hash = format, filepath.Base(r.Name), r.hash
+	ex := extracted{Doc: doc}
+	for _, im := range doc.Images {
+		ex.WebP = append(ex.WebP, im.WebP)
+	}
+	return ex, nil
+}
+
+func (r *run) classify(ctx context.Context, segs []Segment) ([]Class, error) {
+	out := make([]Class, len(segs))
+	for i, s := range segs {
+		out[i] = classify(s.Text)
+		if r.Checker != nil {
+			label, err := r.Checker.Classify(ctx, s.Title, s.Text, out[i])
+			if err != nil {
+				return nil, fmt.Errorf("check the class of %q: %w", s.Title, err)
+			}
+			switch label {
+			case Lore, Systems, Both:
+				out[i].Label, out[i].Checked = label, true
+			}
+		}
+	}
+	return out, nil
+}
+
+// enrich tags each segment with its heading path and class. Entity
+// references need a model and stay empty without one.
+func enrich(segs []Segment, classes []Class) []enriched {
+	out := make([]enriched, len(segs))
+	for i, s := range segs {
+		var tags []string
+		seen := map[string]bool{}
+		for _, h := range append(s.Path, classes[i].Label) {
+			if t := slug(h); t != "" && !seen[t] {
+				seen[t] = true
+				tags = append(tags, t)
+			}
+		}
+		out[i] = enriched{Tags: tags, Refs: []string{}}
+	}
+	return out
+}
+
+// slug makes a lower-case, hyphenated id of s, at most 64 bytes.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		default:
+			dash = true
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	return b.String()
+}

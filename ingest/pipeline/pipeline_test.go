@@ -1,0 +1,258 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/ingest"
+	"github.com/hearth-rpg/hearth/ingest/epub"
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/markdown"
+	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+)
+
+const combatMD = "../../../shared/testdata/srd51/md/Gameplay/Combat.md"
+
+func registry() *ingest.Registry {
+	var r ingest.Registry
+	r.Register(ingest.EPUB, epub.New(epub.Limits{}))
+	r.Register(ingest.Markdown, markdown.Markdown{})
+	r.Register(ingest.Text, markdown.Text{})
+	return &r
+}
+
+type env struct {
+	dir string
+	lib *library.Library
+	ix  *rsqlite.Index
+}
+
+func newEnv(t *testing.T) *env { return newEnvB(t) }
+
+func newEnvB(t testing.TB) *env {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix, err := rsqlite.Open(ctx, filepath.Join(dir, "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	lib, err := library.Open(ctx, filepath.Join(dir, "hearth.db"), ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	return &env{dir: dir, lib: lib, ix: ix}
+}
+
+func (e *env) opts(name string, data []byte) Options {
+	return Options{Name: name, Data: data, Registry: registry(), Store: e.lib, WorkDir: filepath.Join(e.dir, "ingest")}
+}
+
+func readOrSkip(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s is absent: the shared test data is not checked out beside the repository", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestMarkdownToPack(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	o := e.opts("Combat.md", readOrSkip(t, combatMD))
+	o.PackDir = filepath.Join(e.dir, "pack")
+	o.Tags = []string{"srd", "vol1"}
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Ran, Stages) || len(res.Resumed) != 0 {
+		t.Errorf("ran %v, resumed %v", res.Ran, res.Resumed)
+	}
+	if res.Title != "COMBAT" || res.Pages != 7 || res.Sections < 7 || res.Chunks < res.Pages {
+		t.Errorf("result: %+v", res)
+	}
+	rep, err := content.Validate(ctx, o.PackDir)
+	if err != nil || !rep.OK() || rep.Summary.Chunks == 0 {
+		t.Fatalf("pack: %v\n%s", err, rep.Text())
+	}
+	b, err := os.ReadFile(filepath.Join(o.PackDir, "pack.yml"))
+	if err != nil || !strings.Contains(string(b), "id: combat") || !strings.Contains(string(b), "license: unknown") {
+		t.Errorf("pack.yml:\n%s %v", b, err)
+	}
+	doc, err := e.lib.Document(ctx, res.DocumentID, access.Player)
+	if err != nil || doc.Chunks != res.Chunks || !slices.Equal(doc.Tags, o.Tags) {
+		t.Errorf("library: %+v %v", doc, err)
+	}
+	// Running again does nothing but read checkpoints.
+	res2, err := Run(ctx, o)
+	if err != nil || len(res2.Ran) != 0 || !slices.Equal(res2.Resumed, Stages) || res2.Chunks != res.Chunks {
+		t.Errorf("second run: %+v %v", res2, err)
+	}
+	// New options redo the stages that depend on them, not extraction.
+	o.Access = access.GM
+	res3, err := Run(ctx, o)
+	if err != nil || !slices.Equal(res3.Ran, Stages[firstKeyed:]) {
+		t.Errorf("changed options: ran %v, %v", res3.Ran, err)
+	}
+	if _, err := e.lib.Document(ctx, res.DocumentID, access.Player); !errors.Is(err, library.ErrNotFound) {
+		t.Errorf("players still read a gm_only document: %v", err)
+	}
+}
+
+// An ingest stopped after a stage resumes after it, and ends as an
+// uninterrupted one does.
+func TestResume(t *testing.T) {
+	ctx := context.Background()
+	data := readOrSkip(t, combatMD)
+	stop := errors.New("stopped")
+	for i, after := range Stages[:len(Stages)-1] {
+		t.Run(after, func(t *testing.T) {
+			e := newEnv(t)
+			o := e.opts("Combat.md", data)
+			o.AfterStage = func(_ context.Context, s string) error {
+				if s == after {
+					return stop
+				}
+				return nil
+			}
+			if _, err := Run(ctx, o); !errors.Is(err, stop) {
+				t.Fatalf("first run: %v", err)
+			}
+			o.AfterStage = nil
+			res, err := Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Resumed, Stages[:i+1]) || !slices.Equal(res.Ran, Stages[i+1:]) {
+				t.Errorf("resumed %v, ran %v", res.Resumed, res.Ran)
+			}
+			f := newEnv(t)
+			want, err := Run(ctx, f.opts("Combat.md", data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Chunks != res.Chunks || want.Sections != res.Sections || want.DocumentID != res.DocumentID {
+				t.Errorf("resumed %+v, uninterrupted %+v", res, want)
+			}
+		})
+	}
+}
+
+func TestBadInputsLeaveLibraryUnchanged(t *testing.T) {
+	ctx := context.Background()
+	fakePDF := func(doc *ingest.Document, err error) ingest.Extractor {
+		return ingest.ExtractorFunc(func(context.Context, []byte, func(int, int)) (*ingest.Document, error) { return doc, err })
+	}
+	blankPages := &ingest.Document{Pages: []ingest.Page{{Number: 1}, {Number: 2, Text: "  \n"}}, Images: []ingest.Image{{Page: 1, Width: 10, Height: 10}}}
+	tests := []struct {
+		name, file string
+		data       []byte
+		pdf        ingest.Extractor
+		want       error
+		msg        string
+	}{
+		{"empty file", "a.txt", nil, nil, ingest.ErrEmpty, "empty"},
+		{"unsupported", "a.docx", []byte("hello"), nil, ingest.ErrUnsupported, ".docx"},
+		{"truncated epub", "a.epub", []byte("PK\x03\x04\x14\x00\x00\x00"), nil, ingest.ErrCorrupt, "truncated"},
+		{"binary text", "a.txt", []byte("ab\x00cd"), nil, ingest.ErrCorrupt, "UTF-8"},
+		{"pdf without extractor", "a.pdf", []byte("%PDF-1.7"), nil, ingest.ErrUnsupported, "no extractor for pdf"},
+		{"image-only pdf", "a.pdf", []byte("%PDF-1.7"), fakePDF(blankPages, nil), ingest.ErrNoText, "OCR is not available"},
+		{"encrypted pdf", "a.pdf", []byte("%PDF-1.7"), fakePDF(nil, ingest.ErrEncrypted), ingest.ErrEncrypted, "encrypted"},
+		{"corrupt pdf", "a.pdf", []byte("%PDF-1.7"), fakePDF(nil, ingest.ErrCorrupt), ingest.ErrCorrupt, "damaged"},
+		{"pdf name, not a pdf", "a.pdf", []byte("hello"), nil, ingest.ErrCorrupt, "%PDF-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			o := e.opts(tt.file, tt.data)
+			if tt.pdf != nil {
+				o.Registry.Register(ingest.PDF, tt.pdf)
+			}
+			_, err := Run(ctx, o)
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want %v saying %q", err, tt.want, tt.msg)
+			}
+			if ds, _ := e.lib.List(ctx, access.GM); len(ds) != 0 {
+				t.Errorf("library holds %d documents", len(ds))
+			}
+			if st, _ := e.ix.Stats(ctx); st.Chunks != 0 {
+				t.Errorf("index holds %d chunks", st.Chunks)
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"mechanics", "Make a DC 15 Dexterity saving throw. On a failed save, a creature takes 4d6 fire damage and loses 10 hit points; add your modifier to the attack roll.", Systems},
+		{"setting", "Long ago the elves of Myth Drannor ruled the forest. Their kingdom fell in the war with the Nether empire, and its ruins still stand in the north, where the priests of Corellon keep the old traditions.", Lore},
+		{"table", "| Level | Bonus |\n| 1 | +2 |\n| 5 | +3 |\n| 9 | +4 |", Systems},
+		{"mixed", "The dwarves of Mithral Hall founded their kingdom in the mountains centuries ago; their clan priests worship Moradin. A dwarf has advantage on saving throws against poison and resistance to poison damage; roll 1d8 for hit points.", Both},
+		{"plain prose", "It was a quiet afternoon and nothing happened at all.", Lore},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if c := classify(tt.text); c.Label != tt.want {
+				t.Errorf("%s (systems %.1f, lore %.1f, %v), want %s", c.Label, c.Systems, c.Lore, c.Features, tt.want)
+			}
+		})
+	}
+}
+
+type fixedChecker string
+
+func (f fixedChecker) Classify(context.Context, string, string, Class) (string, error) {
+	return string(f), nil
+}
+
+func TestChecker(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts("a.md", []byte("# A\nThe kingdom fell long ago.\n"))
+	o.Checker = fixedChecker(Systems)
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	var cs []Class
+	if !load(filepath.Join(o.WorkDir, mustHash(t, o), "04-classify.json"), "", &cs) || len(cs) != 1 || cs[0].Label != Systems || !cs[0].Checked {
+		t.Errorf("classes: %+v", cs)
+	}
+}
+
+func TestSegment(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("word ", 400))
+	doc := &ingest.Document{Format: ingest.Markdown, Pages: []ingest.Page{
+		{Number: 1, Text: "# One\n\nintro\n\n### Tiny\n\nsmall\n\n## Two\n\n" + long + "\n\n" + long},
+		{Number: 2, Text: "more text"},
+	}}
+	segs := segment(doc, structure(doc))
+	var got []string
+	for _, s := range segs {
+		got = append(got, s.Title+"@"+strings.Join(s.Path, "/"))
+		if s.Words > SegmentWords && strings.Contains(s.Text, "\n\n") {
+			t.Errorf("segment %q has %d words across paragraphs", s.Title, s.Words)
+		}
+	}
+	want := []string{"One@One", "Two@One/Two", "Two (part 2)@One/Two"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("segments %q, want %q", got, want)
+	}
+	if !strings.HasSuffix(segs[2].Text, "more text") || segs[2].Page != 1 {
+		t.Errorf("last segment: page %d, ends %q", segs[2].Page, segs[2].Text[len(segs[2].Text)-20:])
+	}
+}
