@@ -82,7 +82,7 @@ func onlySession(t *testing.T, dir string) (*game.Session, *sqlite.DB) {
 }
 
 func TestHelpIsComplete(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"play", "--help"}, {"sessions", "--help"}, {"export", "--help"}, {"verify", "--help"}, {"version", "--help"}, {"pack", "--help"}, {"pack", "validate", "--help"}, {"pack", "index", "--help"}, {"search", "--help"}, {"skill", "--help"}, {"skill", "run", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"play", "--help"}, {"sessions", "--help"}, {"export", "--help"}, {"verify", "--help"}, {"version", "--help"}, {"pack", "--help"}, {"pack", "validate", "--help"}, {"pack", "index", "--help"}, {"search", "--help"}, {"skill", "--help"}, {"skill", "run", "--help"}, {"ingest", "--help"}, {"library", "--help"}, {"library", "get", "--help"}} {
 		out := run(t, nil, args...)
 		if !strings.Contains(out, "Usage:") {
 			t.Errorf("hearth %v: no usage:\n%s", args, out)

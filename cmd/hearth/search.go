@@ -94,8 +94,12 @@ func search(ctx context.Context, g *globals, f *searchFlags, text string) error 
 			enc := json.NewEncoder(g.stdout)
 			for _, p := range res.Passages {
 				c := p.Chunk
-				if err := enc.Encode(passageJSON{ID: c.ID, Pack: c.Pack, File: c.File, Heading: c.Heading(), Page: c.Page,
-					Score: p.Score, Access: c.Access.String(), Tokens: c.Tokens, Text: c.Text}); err != nil {
+				pj := passageJSON{ID: c.ID, Pack: c.Pack, File: c.File, Heading: c.Heading(), Page: c.Page,
+					Score: p.Score, Access: c.Access.String(), Tokens: c.Tokens, Text: c.Text}
+				if doc, ok := strings.CutPrefix(c.Pack, "doc:"); ok { // a book from the library
+					pj.DocumentID, pj.Title = doc, c.File
+				}
+				if err := enc.Encode(pj); err != nil {
 					return err
 				}
 			}
@@ -128,15 +132,17 @@ func search(ctx context.Context, g *globals, f *searchFlags, text string) error 
 
 // passageJSON is one line of hearth search --json.
 type passageJSON struct {
-	ID      string  `json:"id"`
-	Pack    string  `json:"pack"`
-	File    string  `json:"file"`
-	Heading string  `json:"heading"`
-	Page    int     `json:"page,omitempty"`
-	Score   float64 `json:"score"`
-	Access  string  `json:"access"`
-	Tokens  int     `json:"tokens"`
-	Text    string  `json:"text"`
+	ID         string  `json:"id"`
+	DocumentID string  `json:"document_id,omitempty"` // for a library book: its id and title
+	Title      string  `json:"title,omitempty"`
+	Pack       string  `json:"pack"`
+	File       string  `json:"file"`
+	Heading    string  `json:"heading"`
+	Page       int     `json:"page,omitempty"`
+	Score      float64 `json:"score"`
+	Access     string  `json:"access"`
+	Tokens     int     `json:"tokens"`
+	Text       string  `json:"text"`
 }
 
 // ensureBundled indexes the bundled packs a search needs (all of them when
