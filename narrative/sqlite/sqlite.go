@@ -7,17 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/hearth-rpg/hearth/internal/migrate"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -145,46 +143,8 @@ func (db *DB) Close() error { return errors.Join(db.r.Close(), db.w.Close()) }
 
 // migrate applies the embedded migrations the database lacks.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS narrative_schema (
-		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
-		return db.explain("prepare the narrative schema", err)
-	}
-	var have int
-	if err := db.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM narrative_schema`).Scan(&have); err != nil {
-		return db.explain("read the narrative schema version", err)
-	}
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	latest := 0
-	for _, f := range files {
-		v, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with its number", f)
-		}
-		latest = max(latest, v)
-		if v <= have {
-			continue
-		}
-		body, err := migrations.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		err = db.tx(ctx, "migrate the narrative tables", func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return fmt.Errorf("migration %s: %w", filepath.Base(f), err)
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO narrative_schema (version, applied_at) VALUES (?, ?)`, v, time.Now().UnixNano())
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if have > latest {
-		return fmt.Errorf("%s has narrative schema %d but this Hearth knows up to %d: upgrade Hearth or use another data directory", db.path, have, latest)
+	if err := migrate.Apply(ctx, db.w, migrations, "migrations", "narrative_schema", "the narrative tables in "+db.path); err != nil {
+		return db.explain("open the narrative tables", err)
 	}
 	return nil
 }

@@ -6,16 +6,15 @@ import (
 	stdembed "embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hearth-rpg/hearth/internal/migrate"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -139,53 +138,11 @@ func (ix *Index) Close() error {
 	return errors.Join(err, ix.w.Close())
 }
 
-// migrate applies the embedded migrations the database lacks, each in
-// its own transaction, and refuses a database from a newer Hearth.
+// migrate applies the embedded migrations the index lacks, each in its
+// own transaction, and refuses a database from a newer Hearth.
 func (ix *Index) migrate(ctx context.Context) error {
-	if _, err := ix.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS lore_schema (version INTEGER NOT NULL)`); err != nil {
-		return ix.explain("prepare the lore schema", err)
-	}
-	var have int
-	if err := ix.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM lore_schema`).Scan(&have); err != nil {
-		return ix.explain("read the lore schema version", err)
-	}
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	slices.Sort(files)
-	latest := 0
-	for _, f := range files {
-		v, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("lore migration %s: name must start with its number", f)
-		}
-		latest = max(latest, v)
-		if v <= have {
-			continue
-		}
-		body, err := migrations.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		tx, err := ix.w.BeginTx(ctx, nil)
-		if err != nil {
-			return ix.explain("migrate the lore index", err)
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("%s: lore migration %s: %w", ix.path, filepath.Base(f), err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM lore_schema; INSERT INTO lore_schema (version) VALUES (?)`, v); err != nil {
-			tx.Rollback()
-			return ix.explain("record the lore schema version", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return ix.explain("migrate the lore index", err)
-		}
-	}
-	if have > latest {
-		return fmt.Errorf("%s holds a lore index from a newer Hearth (schema %d; this one knows up to %d): upgrade Hearth, or delete the lore_* tables to rebuild the index", ix.path, have, latest)
+	if err := migrate.Apply(ctx, ix.w, migrations, "migrations", "lore_schema", "the lore index in "+ix.path); err != nil {
+		return ix.explain("open the lore index", err)
 	}
 	return nil
 }

@@ -8,16 +8,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hearth-rpg/hearth/internal/migrate"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -134,51 +133,8 @@ func (db *DB) Close() error {
 
 // migrate applies the embedded migrations the database lacks.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
-		return db.explain("prepare the schema", err)
-	}
-	var have int
-	if err := db.w.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
-		return db.explain("read the schema version", err)
-	}
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	latest := 0
-	for _, f := range files {
-		v, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with its number", f)
-		}
-		latest = max(latest, v)
-		if v <= have {
-			continue
-		}
-		body, err := migrations.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		tx, err := db.w.BeginTx(ctx, nil)
-		if err != nil {
-			return db.explain("migrate", err)
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("%s: migration %s: %w", db.path, filepath.Base(f), err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, v, time.Now().UnixNano()); err != nil {
-			tx.Rollback()
-			return db.explain("record migration", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return db.explain("migrate", err)
-		}
-	}
-	if have > latest {
-		return fmt.Errorf("%s was written by a newer Hearth (schema %d; this one knows up to %d): upgrade Hearth, or use another --data directory", db.path, have, latest)
+	if err := migrate.Apply(ctx, db.w, migrations, "migrations", "schema_migrations", db.path); err != nil {
+		return db.explain("open", err)
 	}
 	return nil
 }
