@@ -111,11 +111,8 @@ func (k *Keeper) Scene(ctx context.Context, w *world.State) (*Cache, error) {
 			return nil, err
 		}
 	}
-	if titles, related := openThreads(w); len(titles) > 0 {
-		for i := range related {
-			related[i] = k.ns(related[i])
-		}
-		_ = related // threads are found by what they are about, not by id
+	// Threads are found by what they are about: their titles, not their ids.
+	if titles := openThreads(w); len(titles) > 0 {
 		c.ThreadConnections, err = k.section(ctx, c, seen, "thread_connections", retrieve.Query{
 			Signals: &retrieve.Signals{Location: name, Threads: titles},
 			Filter:  retrieve.Filter{Packs: k.Packs},
@@ -275,12 +272,12 @@ func discoverables(w *world.State, loc string) ([]string, string) {
 	return ids, strings.Join(text, " ")
 }
 
-func openThreads(w *world.State) (titles, related []string) {
+// openThreads lists the titles of open threads and active quests.
+func openThreads(w *world.State) (titles []string) {
 	for _, id := range sortedKeys(w.Threads) {
 		t := w.Threads[id]
 		if t.Status == "" || t.Status == "open" {
 			titles = append(titles, t.Title)
-			related = append(related, t.Related...)
 		}
 	}
 	for _, id := range sortedKeys(w.Quests) {
@@ -289,7 +286,7 @@ func openThreads(w *world.State) (titles, related []string) {
 			titles = append(titles, q.Name)
 		}
 	}
-	return titles, related
+	return titles
 }
 
 func sortedKeys[V any](m map[string]V) []string {
