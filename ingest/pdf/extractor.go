@@ -260,13 +260,67 @@ func (e *Extractor) release(ws []*worker) {
 	}
 }
 
-// readPages spreads the pages over the workers.
+// probePages is how many pages, spread through the document, are read
+// character by character first to decide how the rest are measured.
+const probePages = 4
+
+// readPages spreads the pages over the workers: first the probe pages,
+// measured character by character, then the rest, measured by the ends
+// of words if every word of the probes agreed.
 func (e *Extractor) readPages(ctx context.Context, ws []*worker, pages int, progress func(int, int)) ([]*rawPage, error) {
 	raw := make([]*rawPage, pages)
-	next := make(chan int)
-	errs := make(chan error, len(ws))
+	probe := probeIndices(pages)
 	var mu sync.Mutex
 	done := 0
+	step := func() {
+		if progress != nil {
+			mu.Lock()
+			done++
+			progress(done, pages)
+			mu.Unlock()
+		}
+	}
+	if err := e.readSome(ctx, ws, probe, measureProbe, raw, step); err != nil {
+		return nil, err
+	}
+	mode := measureEnds
+	var rest []int
+	for i, p := range raw {
+		switch {
+		case p == nil:
+			rest = append(rest, i)
+		case !p.endsOK:
+			mode = measureChars
+		}
+	}
+	if err := e.readSome(ctx, ws, rest, mode, raw, step); err != nil {
+		return nil, err
+	}
+	for i, p := range raw {
+		if p == nil {
+			return nil, fmt.Errorf("%w: page %d was not read", ErrCorrupt, i+1)
+		}
+	}
+	return raw, nil
+}
+
+// probeIndices picks the probe pages: the middle of each of probePages
+// equal parts of the document, or every page of a short one.
+func probeIndices(pages int) []int {
+	var out []int
+	for k := range probePages {
+		i := (2*k + 1) * pages / (2 * probePages)
+		if len(out) == 0 || out[len(out)-1] != i {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// readSome reads the pages listed over the workers into raw.
+func (e *Extractor) readSome(ctx context.Context, ws []*worker, list []int, mode measure, raw []*rawPage, step func()) error {
+	next := make(chan int)
+	errs := make(chan error, len(ws))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -280,24 +334,19 @@ func (e *Extractor) readPages(ctx context.Context, ws []*worker, pages int, prog
 				}
 			}()
 			for i := range next {
-				p, err := w.readPage(i)
+				p, err := w.readPage(i, mode)
 				if err != nil {
 					errs <- err
 					cancel()
 					return
 				}
 				raw[i] = p
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, pages)
-					mu.Unlock()
-				}
+				step()
 			}
 		})
 	}
 feed:
-	for i := range pages {
+	for _, i := range list {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -308,17 +357,9 @@ feed:
 	wg.Wait()
 	close(errs)
 	if err, ok := <-errs; ok {
-		return nil, err
+		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for i, p := range raw {
-		if p == nil {
-			return nil, fmt.Errorf("%w: page %d was not read", ErrCorrupt, i+1)
-		}
-	}
-	return raw, nil
+	return ctx.Err()
 }
 
 // errorsIsAny reports whether err matches any of targets.

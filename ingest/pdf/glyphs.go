@@ -21,39 +21,136 @@ type glyph struct {
 	space               bool // a space, real or inserted; it has no box
 }
 
-// readGlyphs reads the words of a page. Calls into PDFium are the cost
-// here, so the page text comes in one call and only each word's first
-// and last character are measured.
-func (w *worker) readGlyphs(page requests.Page, width, height float64) ([]glyph, error) {
+// charBox is one character's loose box in top-down page coordinates.
+type charBox struct {
+	x0, x1, top, bottom float64
+	ok                  bool // PDFium gave the character a box
+	asked               bool // PDFium was asked for it
+}
+
+// charFont is the font size and weight at one character.
+type charFont struct {
+	size        float64
+	bold, asked bool
+}
+
+// Measuring words by their ends. Each call into PDFium costs a few
+// microseconds, and measuring every character was most of a page's
+// time. A word of three or more characters is measured by its first and
+// last characters when those show one tight run on one line (fastWord).
+// That misses a gap PDFium did not mark with a space (some producers
+// space words by positioning alone), so some words of each page are
+// also measured character by character: the first verifyFirst, then
+// every verifyEvery-th. If any of them would split, the whole page is
+// read again character by character, so such pages read as before.
+// Before that, Extract reads a few probe pages character by character
+// and measures by the ends only if every word of them agrees
+// (measureProbe), so documents that lack spaces here and there are read
+// character by character throughout.
+const (
+	// fastWordWidth bounds the average width of a word's inner
+	// characters, in units of the font size.
+	fastWordWidth = 0.7
+	verifyFirst   = 16
+	verifyEvery   = 4
+)
+
+// pageText is what readGlyphs asks PDFium once per page and character.
+type pageText struct {
+	w             *worker
+	tp            references.FPDF_TEXTPAGE
+	runes         []rune
+	boxes         []charBox
+	fonts         []charFont
+	width, height float64
+}
+
+// box returns character i's loose box (font ascent to descent: one call
+// where a tight box costs nine, and line heights come out even).
+func (t *pageText) box(i int) charBox {
+	if b := t.boxes[i]; b.asked {
+		return b
+	}
+	b := charBox{asked: true}
+	r, err := t.w.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: t.tp, Index: i})
+	if err == nil && !(r.Rect.Right <= r.Rect.Left && r.Rect.Top <= r.Rect.Bottom) {
+		b = charBox{float64(r.Rect.Left), float64(r.Rect.Right), t.height - float64(r.Rect.Top), t.height - float64(r.Rect.Bottom), true, true}
+	}
+	t.boxes[i] = b
+	return b
+}
+
+func (t *pageText) font(i int) charFont {
+	if f := t.fonts[i]; f.asked {
+		return f
+	}
+	f := charFont{asked: true}
+	if fs, err := t.w.inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: t.tp, Index: i}); err == nil {
+		f.size = fs.FontSize
+	}
+	if fw, err := t.w.inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: t.tp, Index: i}); err == nil {
+		f.bold = fw.FontWeight >= 600
+	}
+	t.fonts[i] = f
+	return f
+}
+
+// offPage reports a box outside the page: clipped overflow some
+// producers leave.
+func (t *pageText) offPage(b charBox) bool {
+	return b.ok && (b.bottom <= 0 || b.top >= t.height || b.x1 <= 0 || b.x0 >= t.width)
+}
+
+// How readGlyphs measures words.
+type measure int
+
+const (
+	measureChars measure = iota // every character
+	measureEnds                 // by the ends, checking some words
+	measureProbe                // every character, noting whether measuring by the ends would agree
+)
+
+// readGlyphs reads the words of a page. The page text comes in one
+// call, size and weight are asked once per word, and in measureEnds
+// most words are measured by their first and last characters only.
+// endsOK reports, for measureProbe, whether that would have given the
+// same glyphs.
+func (w *worker) readGlyphs(page requests.Page, width, height float64, mode measure) (glyphs []glyph, endsOK bool, err error) {
 	tp, err := w.inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer w.inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	cc, err := w.inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	n := min(cc.Count, w.opts.MaxPageChars)
 	if n <= 0 {
-		return nil, nil
+		return nil, true, nil
 	}
 	runes, err := w.pageRunes(tp.TextPage, n)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	t := &pageText{w: w, tp: tp.TextPage, runes: runes, boxes: make([]charBox, n), fonts: make([]charFont, n), width: width, height: height}
+	out, ok := t.glyphs(mode)
+	if !ok && mode == measureEnds {
+		out, _ = t.glyphs(measureChars)
+	}
+	return out, ok, nil
+}
 
+// glyphs splits the page text into words and measures them as mode
+// says. It reports false when a checked word shows that measuring by
+// the ends is wrong on this page; in measureEnds it then stops early.
+func (t *pageText) glyphs(mode measure) ([]glyph, bool) {
 	var out []glyph
-	// Loose boxes (font ascent to descent) cost one call where tight
-	// ones cost nine, and they make line heights even.
-	box := func(i int) (x0, x1, top, bottom float64, ok bool) {
-		b, err := w.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
-		if err != nil || b.Rect.Right <= b.Rect.Left && b.Rect.Top <= b.Rect.Bottom {
-			return 0, 0, 0, 0, false
-		}
-		return float64(b.Rect.Left), float64(b.Rect.Right), height - float64(b.Rect.Top), height - float64(b.Rect.Bottom), true
-	}
-	var word strings.Builder
+	var idx []int    // the word's printable characters' indices
+	var chars []rune // and their runes
+	seen := 0        // words measured by their ends
+	agree := true
+	runes, n := t.runes, len(t.runes)
 	for i := 0; i < n; {
 		r := runes[i]
 		switch {
@@ -70,30 +167,7 @@ func (w *worker) readGlyphs(page requests.Page, width, height float64) ([]glyph,
 		for j < n && !unicode.IsSpace(runes[j]) {
 			j++
 		}
-		// Size and weight are asked once per word; words whose letters
-		// sit apart (a space PDFium did not insert) are split.
-		size, bold := 0.0, false
-		if fs, err := w.inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp.TextPage, Index: i}); err == nil {
-			size = fs.FontSize
-		}
-		if fw, err := w.inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: tp.TextPage, Index: i}); err == nil {
-			bold = fw.FontWeight >= 600
-		}
-		var g glyph
-		prevX0 := 0.0 // a ligature's letters share one box
-		word.Reset()
-		emit := func() {
-			if word.Len() > 0 && g.x1 > g.x0 {
-				g.text = word.String()
-				g.size, g.bold = size, bold
-				if g.size <= 0 {
-					g.size = max(g.bottom-g.top, 1)
-				}
-				out = append(out, g)
-			}
-			word.Reset()
-			g = glyph{}
-		}
+		idx, chars = idx[:0], chars[:0]
 		for k := i; k < j; k++ {
 			r := runes[k]
 			if r == 2 || r == 0xAD { // PDFium's mark for a hyphen at a line end; a soft hyphen
@@ -101,36 +175,122 @@ func (w *worker) readGlyphs(page requests.Page, width, height float64) ([]glyph,
 			} else if r == 0 || r == utf8.RuneError || r >= 0xFFFE || !unicode.IsPrint(r) {
 				continue
 			}
-			x0, x1, top, bottom, ok := box(k)
-			if ok && (bottom <= 0 || top >= height || x1 <= 0 || x0 >= width) {
-				continue // off the page: clipped overflow some producers leave
-			}
-			if !ok {
-				if word.Len() > 0 {
-					word.WriteRune(r) // a ligature's second letter, say
+			idx, chars = append(idx, k), append(chars, r)
+		}
+		if len(idx) == 0 {
+			i = j
+			continue
+		}
+		// Size and weight are asked once per word; words whose letters
+		// sit apart (a space PDFium did not insert) are split.
+		f := t.font(i)
+		i = j
+		if m := len(idx); mode != measureChars && m >= 3 {
+			if g, ok := t.fastWord(idx[0], idx[m-1], m, f.size); ok {
+				g.text = string(chars)
+				g.size, g.bold = f.size, f.bold
+				if g.size <= 0 {
+					g.size = max(g.bottom-g.top, 1)
 				}
+				if mode == measureProbe {
+					slow := t.slowWord(out, idx, chars, f)
+					agree = agree && len(slow) == len(out)+1 && sameWord(slow[len(out)], g)
+					out = slow
+					continue
+				}
+				if seen < verifyFirst || seen%verifyEvery == 0 {
+					if slow := t.slowWord(nil, idx, chars, f); len(slow) != 1 || !sameWord(slow[0], g) {
+						return nil, false
+					}
+				}
+				seen++
+				out = append(out, g)
 				continue
 			}
-			if word.Len() > 0 {
-				h := max(size, bottom-top, 1)
-				mid := (top + bottom) / 2
-				if gap := x0 - g.x1; gap > spaceGap*h || gap < -0.5*h && x0 < prevX0-0.5 || mid < g.top || mid > g.bottom {
-					emit()
-					out = append(out, glyph{space: true})
-				}
-			}
-			if word.Len() == 0 {
-				g = glyph{x0: x0, x1: x1, top: top, bottom: bottom}
-			}
-			g.x0, g.x1 = min(g.x0, x0), max(g.x1, x1)
-			g.top, g.bottom = min(g.top, top), max(g.bottom, bottom)
-			word.WriteRune(r)
-			prevX0 = x0
 		}
-		emit()
-		i = j
+		out = t.slowWord(out, idx, chars, f)
 	}
-	return out, nil
+	return out, agree
+}
+
+// sameWord reports whether measuring by the ends gave g where measuring
+// every character gave the one glyph s.
+func sameWord(s, g glyph) bool {
+	far := func(a, b float64) bool { return a-b > 0.5 || b-a > 0.5 }
+	return s.text == g.text && !far(s.x0, g.x0) && !far(s.x1, g.x1) && !far(s.top, g.top) && !far(s.bottom, g.bottom)
+}
+
+// fastWord makes the glyph of the word of m characters from a to b from
+// their boxes when those show one tight run on one line: both on the
+// page, b right of a on the same line, and no wider than fastWordWidth
+// per inner character. The caller sets the text, size and weight.
+func (t *pageText) fastWord(a, b, m int, size float64) (glyph, bool) {
+	first, last := t.box(a), t.box(b)
+	if !first.ok || !last.ok || t.offPage(first) || t.offPage(last) {
+		return glyph{}, false
+	}
+	h := max(size, first.bottom-first.top, last.bottom-last.top, 1)
+	mid0, mid1 := (first.top+first.bottom)/2, (last.top+last.bottom)/2
+	if last.x0 < first.x0 || mid1 < first.top || mid1 > first.bottom || mid0 < last.top || mid0 > last.bottom {
+		return glyph{}, false
+	}
+	if last.x0-first.x1 > float64(m-2)*fastWordWidth*h {
+		return glyph{}, false
+	}
+	return glyph{
+		x0: min(first.x0, last.x0), x1: max(first.x1, last.x1),
+		top: min(first.top, last.top), bottom: max(first.bottom, last.bottom),
+	}, true
+}
+
+// slowWord measures a word character by character, splitting it where
+// its letters sit apart, and appends its glyphs to out.
+func (t *pageText) slowWord(out []glyph, idx []int, chars []rune, f charFont) []glyph {
+	var word strings.Builder
+	var g glyph
+	prevX0 := 0.0 // a ligature's letters share one box
+	emit := func() {
+		if word.Len() > 0 && g.x1 > g.x0 {
+			g.text = word.String()
+			g.size, g.bold = f.size, f.bold
+			if g.size <= 0 {
+				g.size = max(g.bottom-g.top, 1)
+			}
+			out = append(out, g)
+		}
+		word.Reset()
+		g = glyph{}
+	}
+	for p, k := range idx {
+		r := chars[p]
+		b := t.box(k)
+		if t.offPage(b) {
+			continue // off the page: clipped overflow some producers leave
+		}
+		if !b.ok {
+			if word.Len() > 0 {
+				word.WriteRune(r) // a ligature's second letter, say
+			}
+			continue
+		}
+		if word.Len() > 0 {
+			h := max(f.size, b.bottom-b.top, 1)
+			mid := (b.top + b.bottom) / 2
+			if gap := b.x0 - g.x1; gap > spaceGap*h || gap < -0.5*h && b.x0 < prevX0-0.5 || mid < g.top || mid > g.bottom {
+				emit()
+				out = append(out, glyph{space: true})
+			}
+		}
+		if word.Len() == 0 {
+			g = glyph{x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom}
+		}
+		g.x0, g.x1 = min(g.x0, b.x0), max(g.x1, b.x1)
+		g.top, g.bottom = min(g.top, b.top), max(g.bottom, b.bottom)
+		word.WriteRune(r)
+		prevX0 = b.x0
+	}
+	emit()
+	return out
 }
 
 // pageRunes returns the page's first n characters, one rune per PDFium

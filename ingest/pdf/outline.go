@@ -94,13 +94,15 @@ func (w *worker) fillPages(tree []*ingest.Section, pages int) {
 	fill(tree)
 }
 
-// bookmarkPage resolves a bookmark's target page, through its
-// destination or its GoTo action.
+// bookmarkPage resolves a bookmark's target page through its GoTo
+// action. Its own destination is left to fillPages: go-pdfium's
+// FPDFBookmark_GetDest (v1.19.0, webassembly) calls PDFium's
+// FPDFBookmark_Find instead, which searches the whole tree for a title
+// on every call (seconds on a book with two thousand bookmarks) and
+// resolves nothing.
 func (w *worker) bookmarkPage(bm references.FPDF_BOOKMARK, pages int) int {
 	var dest *references.FPDF_DEST
-	if d, err := w.inst.FPDFBookmark_GetDest(&requests.FPDFBookmark_GetDest{Document: w.doc, Bookmark: bm}); err == nil && d.Dest != nil {
-		dest = d.Dest
-	} else if a, err := w.inst.FPDFBookmark_GetAction(&requests.FPDFBookmark_GetAction{Bookmark: bm}); err == nil && a.Action != nil {
+	if a, err := w.inst.FPDFBookmark_GetAction(&requests.FPDFBookmark_GetAction{Bookmark: bm}); err == nil && a.Action != nil {
 		if d, err := w.inst.FPDFAction_GetDest(&requests.FPDFAction_GetDest{Document: w.doc, Action: *a.Action}); err == nil && d.Dest != nil {
 			dest = d.Dest
 		}

@@ -31,6 +31,7 @@ type rawPage struct {
 	lines         []line
 	letters       int
 	images        []rawImage
+	endsOK        bool // measuring words by their ends agreed (measureProbe)
 }
 
 func (w *worker) open(data []byte) error {
@@ -91,8 +92,8 @@ func (w *worker) meta() map[string]string {
 }
 
 // readPage reads page index i (0-based): its lines in reading order and
-// its images.
-func (w *worker) readPage(i int) (*rawPage, error) {
+// its images. mode says how words are measured.
+func (w *worker) readPage(i int, mode measure) (*rawPage, error) {
 	pg, err := w.inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: w.doc, Index: i})
 	if err != nil {
 		w.failed = true
@@ -113,7 +114,8 @@ func (w *worker) readPage(i int) (*rawPage, error) {
 		rp.width, rp.height = 595, 842
 	}
 
-	glyphs, err := w.readGlyphs(page, rp.width, rp.height)
+	glyphs, endsOK, err := w.readGlyphs(page, rp.width, rp.height, mode)
+	rp.endsOK = endsOK
 	if err != nil {
 		w.failed = true
 		return nil, fmt.Errorf("%w: page %d text: %v", ErrCorrupt, i+1, err)
