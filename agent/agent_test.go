@@ -163,16 +163,11 @@ func TestExternalToolThroughRun(t *testing.T) {
 	if err := run.Decide(agent.Continue); !errors.Is(err, agent.ErrNotPaused) {
 		t.Fatalf("Decide while not paused = %v", err)
 	}
-	// The call is registered as waiting just after the event; retry briefly.
-	for i := 0; ; i++ {
-		err := run.Deliver(call.ID, `{"jump_drive":"damaged"}`)
-		if err == nil {
-			break
-		}
-		if i > 1000 {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Millisecond)
+	if err := run.Deliver(call.ID, `{"jump_drive":"damaged"}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Deliver(call.ID, `{}`); !errors.Is(err, agent.ErrUnknownCall) {
+		t.Fatalf("second Deliver = %v", err)
 	}
 	out, err := run.Wait()
 	if err != nil || out.Text != "The jump drive is damaged." {
@@ -183,6 +178,44 @@ func TestExternalToolThroughRun(t *testing.T) {
 	}
 	if err := run.Deliver(call.ID, "{}"); !errors.Is(err, agent.ErrFinished) {
 		t.Fatalf("Deliver after the end = %v", err)
+	}
+}
+
+// A client answers the moment it reads an event — here, before the sink
+// even returns. The run must already be waiting for that answer.
+func TestAnswerBeforeTheEventIsHandled(t *testing.T) {
+	model := cassette.Script(
+		cassette.Calls("fvtt_read", `{}`),
+		cassette.Text("Read."),
+		cassette.Text("never"),
+	)
+	loop := &agent.Loop{Provider: model, Tools: []agent.Tool{{Tool: llm.Tool{Name: "fvtt_read"}, External: true}},
+		Config: agent.Config{PauseAfterCalls: 1}}
+	ready := make(chan *agent.Run)
+	var run *agent.Run
+	errs := make(chan error, 4)
+	sink := func(e agent.Event) {
+		if run == nil && (e.Type == agent.ToolCall || e.Type == agent.Pause) {
+			run = <-ready
+		}
+		switch e.Type {
+		case agent.ToolCall:
+			errs <- run.Deliver(e.ID, `{"ok":true}`)
+		case agent.Pause:
+			errs <- run.Decide(agent.Continue)
+		}
+	}
+	r := loop.Start(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "?"}}}, sink)
+	ready <- r
+	out, err := r.Wait()
+	close(errs)
+	for e := range errs {
+		if e != nil {
+			t.Errorf("answer from the sink: %v", e)
+		}
+	}
+	if err != nil || out.Text != "Read." {
+		t.Fatalf("outcome %+v, %v", out, err)
 	}
 }
 

@@ -24,7 +24,7 @@ type Run struct {
 	err  error
 
 	mu      sync.Mutex
-	calls   map[string]chan string
+	calls   map[string]*pending
 	paused  chan Decision
 	stopped bool
 }
@@ -32,15 +32,36 @@ type Run struct {
 // Start runs the loop in a goroutine. Cancel ctx to abandon the run (a
 // client that disconnected).
 func (l *Loop) Start(ctx context.Context, req llm.Request, sink func(Event)) *Run {
-	r := &Run{done: make(chan struct{}), calls: map[string]chan string{}}
+	r := &Run{done: make(chan struct{}), calls: map[string]*pending{}}
+	// A client may answer as soon as it sees a tool_call or pause event, so
+	// the run is ready to take the answer before the event leaves.
+	expect := func(e Event) {
+		switch e.Type {
+		case ToolCall:
+			r.mu.Lock()
+			r.calls[e.ID] = &pending{ch: make(chan string, 1)}
+			r.mu.Unlock()
+		case Pause:
+			r.mu.Lock()
+			r.paused = make(chan Decision, 1)
+			r.mu.Unlock()
+		}
+		sink(e)
+	}
 	go func() {
 		defer close(r.done)
-		r.out, r.err = l.Run(ctx, req, r, sink)
+		r.out, r.err = l.Run(ctx, req, r, expect)
 		r.mu.Lock()
 		r.stopped = true
 		r.mu.Unlock()
 	}()
 	return r
+}
+
+// pending is an external call awaiting the client's result.
+type pending struct {
+	ch       chan string
+	answered bool
 }
 
 // Done is closed when the run has finished.
@@ -59,12 +80,12 @@ func (r *Run) Deliver(id, result string) error {
 	if r.stopped {
 		return ErrFinished
 	}
-	ch, ok := r.calls[id]
-	if !ok {
+	p, ok := r.calls[id]
+	if !ok || p.answered {
 		return ErrUnknownCall
 	}
-	delete(r.calls, id)
-	ch <- result // buffered
+	p.answered = true
+	p.ch <- result // buffered
 	return nil
 }
 
@@ -78,9 +99,12 @@ func (r *Run) Decide(d Decision) error {
 	if r.paused == nil {
 		return ErrNotPaused
 	}
-	r.paused <- d // buffered
-	r.paused = nil
-	return nil
+	select {
+	case r.paused <- d: // the loop clears the pause when it takes it
+		return nil
+	default: // decided already
+		return ErrNotPaused
+	}
 }
 
 // Waiting lists the ids of external calls awaiting results.
@@ -88,25 +112,32 @@ func (r *Run) Waiting() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ids := make([]string, 0, len(r.calls))
-	for id := range r.calls {
-		ids = append(ids, id)
+	for id, p := range r.calls {
+		if !p.answered {
+			ids = append(ids, id)
+		}
 	}
 	return ids
 }
 
 // ToolResult implements Controller.
 func (r *Run) ToolResult(ctx context.Context, call llm.ToolCall) (string, error) {
-	ch := make(chan string, 1)
 	r.mu.Lock()
-	r.calls[call.ID] = ch
+	p, ok := r.calls[call.ID]
+	if !ok {
+		p = &pending{ch: make(chan string, 1)}
+		r.calls[call.ID] = p
+	}
 	r.mu.Unlock()
-	select {
-	case res := <-ch:
-		return res, nil
-	case <-ctx.Done():
+	defer func() {
 		r.mu.Lock()
 		delete(r.calls, call.ID)
 		r.mu.Unlock()
+	}()
+	select {
+	case res := <-p.ch:
+		return res, nil
+	case <-ctx.Done():
 		return "", ctx.Err()
 	}
 }
@@ -114,17 +145,22 @@ func (r *Run) ToolResult(ctx context.Context, call llm.ToolCall) (string, error)
 // Pause implements Controller: it waits for Decide; the pause event
 // itself has gone to the sink.
 func (r *Run) Pause(ctx context.Context, _ Event) (Decision, error) {
-	ch := make(chan Decision, 1)
 	r.mu.Lock()
-	r.paused = ch
+	ch := r.paused
+	if ch == nil {
+		ch = make(chan Decision, 1)
+		r.paused = ch
+	}
 	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.paused = nil
+		r.mu.Unlock()
+	}()
 	select {
 	case d := <-ch:
 		return d, nil
 	case <-ctx.Done():
-		r.mu.Lock()
-		r.paused = nil
-		r.mu.Unlock()
 		return Cancel, ctx.Err()
 	}
 }
