@@ -282,7 +282,7 @@ func (l *Loop) call(ctx context.Context, cfg Config, tools map[string]Tool, call
 	if status == "" {
 		status = "Running " + call.Name + "…"
 	}
-	sink(Event{Type: ToolStatus, Message: status})
+	sink(Event{Type: ToolStatus, Tool: call.Name, Message: status}) // Tool is not sent; a server uses it to localize
 	res, err := t.Run(ctx, call.Arguments)
 	if err != nil {
 		if cerr := context.Cause(ctx); cerr != nil {
