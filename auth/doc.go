@@ -4,5 +4,12 @@
 // context; handlers read it with UserFrom and never take a role from a
 // request body.
 //
+// A key reads hth_<id>_<secret>: the id finds the key's row, the secret is
+// compared with its argon2id hash in constant time. Hashing is slow on
+// purpose, so a Keyring remembers successful verifications for a few minutes
+// (never failures) but still reads the key's row on every request, so that a
+// key revoked by another process stops working at once. Last-used times are
+// batched into one write a minute.
+//
 // It must not know about games, documents or models.
 package auth

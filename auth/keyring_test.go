@@ -1,0 +1,424 @@
+package auth_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/auth"
+)
+
+// cheap keeps tests fast; the default cost is exercised by
+// TestHashIsNotKey and the benchmarks.
+var cheap = auth.WithParams(auth.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})
+
+func open(t testing.TB, path string, opts ...auth.Option) *auth.Keyring {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "hearth.db")
+	}
+	kr, err := auth.Open(context.Background(), path, append([]auth.Option{cheap}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kr.Close() })
+	return kr
+}
+
+// userWithKey adds a user and issues them a key.
+func userWithKey(t testing.TB, kr *auth.Keyring, name string, role access.Level) (string, auth.KeyInfo) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := kr.AddUser(ctx, name, role); err != nil {
+		t.Fatal(err)
+	}
+	key, info, err := kr.IssueKey(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key, info
+}
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestUsersAndKeys(t *testing.T) {
+	ctx := context.Background()
+	kr := open(t, "")
+	alice, err := kr.AddUser(ctx, "alice", access.GM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key1, info1, err := kr.IssueKey(ctx, "Alice") // names match without case
+	if err != nil {
+		t.Fatal(err)
+	}
+	key2, _, err := kr.IssueKey(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key1 == key2 || !strings.HasPrefix(key1, "hth_"+info1.ID+"_") {
+		t.Fatalf("keys %q and %q (id %s)", key1, key2, info1.ID)
+	}
+	got, err := kr.Authenticate(ctx, key1)
+	if err != nil || got != alice {
+		t.Fatalf("Authenticate = %+v, %v; want %+v", got, err, alice)
+	}
+	if _, err := kr.AddUser(ctx, "bob", access.Player); err != nil {
+		t.Fatal(err)
+	}
+	us, err := kr.Users(ctx)
+	if err != nil || len(us) != 2 || us[0].Name != "alice" || us[1].Name != "bob" || us[1].Role != access.Player {
+		t.Fatalf("Users = %+v, %v", us, err)
+	}
+	ks, err := kr.Keys(ctx, "alice")
+	if err != nil || len(ks) != 2 || ks[0].ID != info1.ID || !ks[0].Active() || ks[0].User != "alice" {
+		t.Fatalf("Keys = %+v, %v", ks, err)
+	}
+	if ks, err := kr.Keys(ctx, "bob"); err != nil || len(ks) != 0 {
+		t.Fatalf("Keys(bob) = %+v, %v", ks, err)
+	}
+
+	errs := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"same name", second(kr.AddUser(ctx, "alice", access.Player)), auth.ErrUserExists},
+		{"same name other case", second(kr.AddUser(ctx, "ALICE", access.Player)), auth.ErrUserExists},
+		{"empty name", second(kr.AddUser(ctx, "", access.Player)), auth.ErrInvalidName},
+		{"space in name", second(kr.AddUser(ctx, "a b", access.Player)), auth.ErrInvalidName},
+		{"leading dash", second(kr.AddUser(ctx, "-x", access.Player)), auth.ErrInvalidName},
+		{"long name", second(kr.AddUser(ctx, strings.Repeat("x", 65), access.Player)), auth.ErrInvalidName},
+		{"role 0", second(kr.AddUser(ctx, "carol", 0)), auth.ErrInvalidRole},
+		{"role 5", second(kr.AddUser(ctx, "carol", 5)), auth.ErrInvalidRole},
+		{"key for nobody", third(kr.IssueKey(ctx, "nobody")), auth.ErrNoUser},
+		{"keys of nobody", second(kr.Keys(ctx, "nobody")), auth.ErrNoUser},
+		{"revoke unknown", kr.Revoke(ctx, "aaaaaaaaaaaaaaaa"), auth.ErrNoKey},
+		{"revoke malformed", kr.Revoke(ctx, "'; DROP TABLE auth_keys"), auth.ErrNoKey},
+		{"remove nobody", kr.RemoveUser(ctx, "nobody"), auth.ErrNoUser},
+	}
+	for _, tt := range errs {
+		if !errors.Is(tt.err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, tt.err, tt.want)
+		}
+	}
+	if u, err := kr.AddUser(ctx, "Jörg_2.b-c", access.Trusted); err != nil || u.Name != "Jörg_2.b-c" {
+		t.Errorf("unicode name: %+v, %v", u, err)
+	}
+
+	if err := kr.Revoke(ctx, info1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := kr.Revoke(ctx, info1.ID); err != nil {
+		t.Errorf("revoking twice: %v", err)
+	}
+	if _, err := kr.Authenticate(ctx, key1); !errors.Is(err, auth.ErrRevoked) {
+		t.Errorf("revoked key: %v", err)
+	}
+	if ks, _ := kr.Keys(ctx, "alice"); ks[0].Active() || !ks[1].Active() {
+		t.Errorf("after revoke: %+v", ks)
+	}
+	if err := kr.RemoveUser(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kr.Authenticate(ctx, key2); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Errorf("key of a removed user: %v", err)
+	}
+	if _, err := kr.AddUser(ctx, "alice", access.Player); err != nil {
+		t.Errorf("re-adding a removed user: %v", err)
+	}
+}
+
+func second[T any](_ T, err error) error        { return err }
+func third[T, U any](_ T, _ U, err error) error { return err }
+
+// TestHashIsNotKey reads the database back: the key is stored only as an
+// argon2id hash with its parameters, and neither the key nor its secret is
+// anywhere in the files.
+func TestHashIsNotKey(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hearth.db")
+	kr, err := auth.Open(ctx, path) // the default, real cost
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, info := userWithKey(t, kr, "alice", access.GM)
+	if _, err := kr.Authenticate(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := kr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	secret := key[strings.LastIndex(key, "_")+1:]
+
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hash string
+	err = db.QueryRow(`SELECT hash FROM auth_keys WHERE id = ?`, info.ID).Scan(&hash)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hash, "$argon2id$v=19$m=65536,t=3,p=4$") || strings.Contains(hash, secret) {
+		t.Errorf("stored hash %q", hash)
+	}
+
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	var all []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	if !bytes.Contains(all, []byte(info.ID)) {
+		t.Fatal("the key id is not in the database files: the test reads the wrong files")
+	}
+	for _, s := range []string{key, secret, secret[:16]} {
+		if bytes.Contains(all, []byte(s)) {
+			t.Errorf("%q is in the database files", s)
+		}
+	}
+}
+
+// TestCache checks that a verification is cached, that failures never
+// are, and that neither revocation nor removal can be outrun by the cache,
+// in this process or from another one (the CLI beside a server).
+func TestCache(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	server := open(t, path)
+	cli := open(t, path)
+	key1, info1 := userWithKey(t, server, "alice", access.GM)
+	key2, info2, err := server.IssueKey(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key3, _ := userWithKey(t, server, "bob", access.Player)
+	wrong := key1[:len(key1)-4] + "aaaa"
+	if wrong == key1 {
+		wrong = key1[:len(key1)-4] + "bbbb"
+	}
+
+	check := func(name, key string, want error, verifications int64) {
+		t.Helper()
+		_, err := server.Authenticate(ctx, key)
+		if !errors.Is(err, want) || (want == nil && err != nil) {
+			t.Errorf("%s: Authenticate = %v, want %v", name, err, want)
+		}
+		if n := auth.Verifications(server); n != verifications {
+			t.Errorf("%s: %d argon2id runs so far, want %d", name, n, verifications)
+		}
+	}
+	check("first use", key1, nil, 1)
+	check("cached", key1, nil, 1)
+	check("wrong secret", wrong, auth.ErrWrongSecret, 2)
+	check("wrong secret again is not cached", wrong, auth.ErrWrongSecret, 3)
+	check("right key after a wrong one", key1, nil, 3)
+	check("second key", key2, nil, 4)
+	check("other user", key3, nil, 5)
+	if err := server.Revoke(ctx, info1.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("revoked here", key1, auth.ErrRevoked, 5)
+	if err := cli.Revoke(ctx, info2.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("revoked by another process", key2, auth.ErrRevoked, 5)
+	check("still cached", key3, nil, 5)
+	if err := cli.RemoveUser(ctx, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	check("removed by another process", key3, auth.ErrUnknownKey, 5)
+}
+
+func TestCacheExpires(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	kr := open(t, "", auth.WithClock(clk.Now), auth.WithCacheTTL(5*time.Minute))
+	key, _ := userWithKey(t, kr, "alice", access.GM)
+	for _, step := range []struct {
+		advance time.Duration
+		want    int64
+	}{{0, 1}, {4 * time.Minute, 1}, {time.Minute, 2}, {time.Second, 2}} {
+		clk.Add(step.advance)
+		if _, err := kr.Authenticate(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		if n := auth.Verifications(kr); n != step.want {
+			t.Errorf("after %v more: %d argon2id runs, want %d", step.advance, n, step.want)
+		}
+	}
+
+	off := open(t, "", auth.WithCacheTTL(0))
+	key, _ = userWithKey(t, off, "alice", access.GM)
+	for range 2 {
+		if _, err := off.Authenticate(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := auth.Verifications(off); n != 2 {
+		t.Errorf("cache off: %d argon2id runs, want 2", n)
+	}
+}
+
+// TestLastUsed checks that last use is visible at once but written to the
+// database only in batches (here on Close), never once per request.
+func TestLastUsed(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	kr, err := auth.Open(ctx, path, cheap, auth.WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, info := userWithKey(t, kr, "alice", access.GM)
+	if ks, _ := kr.Keys(ctx, "alice"); !ks[0].LastUsed.IsZero() || !ks[0].Created.Equal(clk.Now()) {
+		t.Fatalf("new key: %+v", ks[0])
+	}
+	for range 3 {
+		clk.Add(time.Second)
+		if _, err := kr.Authenticate(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	used := clk.Now()
+	if ks, _ := kr.Keys(ctx, "alice"); !ks[0].LastUsed.Equal(used) {
+		t.Errorf("last used %v, want %v", ks[0].LastUsed, used)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var stored sql.NullInt64
+	if err := db.QueryRow(`SELECT last_used_at FROM auth_keys WHERE id = ?`, info.ID).Scan(&stored); err != nil || stored.Valid {
+		t.Errorf("last_used_at written per request: %v, %v", stored, err)
+	}
+	if err := kr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT last_used_at FROM auth_keys WHERE id = ?`, info.ID).Scan(&stored); err != nil || stored.Int64 != used.UnixNano() {
+		t.Errorf("last_used_at after Close: %v, %v; want %d", stored, err, used.UnixNano())
+	}
+	kr = open(t, path)
+	if ks, _ := kr.Keys(ctx, "alice"); !ks[0].LastUsed.Equal(used) {
+		t.Errorf("reopened: last used %v, want %v", ks[0].LastUsed, used)
+	}
+}
+
+func TestParamsChange(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	kr := open(t, path)
+	old, _ := userWithKey(t, kr, "alice", access.GM)
+	kr.Close()
+	kr = open(t, path, auth.WithParams(auth.Params{Memory: 128, Time: 2, Threads: 2, SaltLen: 24, KeyLen: 24}))
+	if _, err := kr.Authenticate(ctx, old); err != nil {
+		t.Errorf("a key hashed with the old parameters: %v", err)
+	}
+	fresh, _, err := kr.IssueKey(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kr.Authenticate(ctx, fresh); err != nil {
+		t.Errorf("a key hashed with the new parameters: %v", err)
+	}
+	if _, err := auth.Open(ctx, path+"2", auth.WithParams(auth.Params{Memory: 64, Time: 0, Threads: 1, SaltLen: 16, KeyLen: 32})); err == nil {
+		t.Error("Open accepted zero passes")
+	}
+}
+
+func TestOpenNotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("not sqlite "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := auth.Open(context.Background(), path, cheap)
+	if err == nil || !strings.Contains(err.Error(), "not a Hearth database") {
+		t.Errorf("Open on a text file: %v", err)
+	}
+}
+
+func TestConcurrentAuthenticate(t *testing.T) {
+	ctx := context.Background()
+	kr := open(t, "")
+	var keys []string
+	for _, n := range []string{"a", "b", "c"} {
+		k, _ := userWithKey(t, kr, n, access.Player)
+		keys = append(keys, k)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 60)
+	for i := range 60 {
+		wg.Go(func() {
+			u, err := kr.Authenticate(ctx, keys[i%3])
+			if err == nil && u.Name != []string{"a", "b", "c"}[i%3] {
+				err = errors.New("wrong user " + u.Name)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func BenchmarkAuthenticate(b *testing.B) {
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		ttl  time.Duration
+	}{{"cached", auth.DefaultCacheTTL}, {"uncached", 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			kr, err := auth.Open(ctx, filepath.Join(b.TempDir(), "hearth.db"), auth.WithCacheTTL(bc.ttl))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer kr.Close()
+			key, _ := userWithKey(b, kr, "alice", access.GM)
+			if _, err := kr.Authenticate(ctx, key); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := kr.Authenticate(ctx, key); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
