@@ -1,0 +1,76 @@
+package gameapi
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// The methods below let other doors (the MCP server) play through the same
+// live sessions, so a turn taken there streams to every WebSocket client.
+// Each acts as the auth.User on ctx; a context without one is the GM (an MCP
+// client on stdio, seed 000 §4.7).
+
+func roleOf(ctx context.Context) (access.Level, string) {
+	if u, ok := auth.UserFrom(ctx); ok {
+		return u.Role, u.Name
+	}
+	return access.GM, "mcp"
+}
+
+// Sessions lists the stored games, most recently played first.
+func (s *Server) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	ms, err := s.o.Store.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SessionInfo, 0, len(ms))
+	for i := range ms {
+		in, err := s.info(ctx, &ms[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// State returns a game's world as the caller's role may see it.
+func (s *Server) State(ctx context.Context, id string) (*world.State, error) {
+	l, err := s.acquire(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(l)
+	level, _ := roleOf(ctx)
+	return l.view(level), nil
+}
+
+// Act plays a turn in a game with input, as the caller.
+func (s *Server) Act(ctx context.Context, id, input string) (*game.Response, error) {
+	input = strings.TrimSpace(input)
+	if input == "" {
+		return nil, problem("gameapi.msg.empty_content", "Type", HumanAction)
+	}
+	if len(input) > game.MaxInput {
+		return nil, problem("gameapi.msg.too_long", "Length", len(input), "Limit", game.MaxInput)
+	}
+	l, err := s.acquire(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(l)
+	_, by := roleOf(ctx)
+	return l.turn(input, by)
+}
+
+// Active counts the games loaded for play.
+func (s *Server) Active() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
+}

@@ -1,0 +1,528 @@
+package gameapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/internal/api"
+	"github.com/hearth-rpg/hearth/store"
+)
+
+const (
+	maxBody      = 4 << 10
+	maxTurnsPage = 500 // turns one request returns, per branch
+)
+
+// SessionInfo describes a stored game. The detail (GET /api/sessions/{id})
+// adds when it was created, its autopilot and its connected clients, and
+// for assistants and the GM its dice seed, from which rolls can be foreseen.
+type SessionInfo struct {
+	ID        string          `json:"id"`
+	Campaign  string          `json:"campaign"`
+	Title     string          `json:"title"`
+	Turn      int             `json:"turn"`
+	Branch    string          `json:"branch"`
+	Updated   time.Time       `json:"updated"`
+	Created   *time.Time      `json:"created,omitempty"`
+	Seed      uint64          `json:"seed,omitempty"`
+	Autopilot *AutopilotState `json:"autopilot,omitempty"`
+	Clients   *int            `json:"clients,omitempty"`
+}
+
+// CreateRequest is the body of POST /api/sessions.
+type CreateRequest struct {
+	Campaign string `json:"campaign"`
+	Seed     uint64 `json:"seed,omitempty"`
+	Title    string `json:"title,omitempty"`
+}
+
+// Config is a session's runtime configuration. Speeds and PlayMode are
+// for reading; PUT takes a ConfigUpdate.
+type Config struct {
+	Speed     string            `json:"speed"`
+	Autopilot bool              `json:"autopilot"`
+	Speeds    map[string]string `json:"speeds"`
+	PlayMode  string            `json:"play_mode,omitempty"`
+}
+
+// ConfigUpdate is the body of PUT /api/sessions/{id}/config; absent fields
+// stay as they are.
+type ConfigUpdate struct {
+	Speed     *string `json:"speed,omitempty"`
+	Autopilot *bool   `json:"autopilot,omitempty"`
+}
+
+// fail answers with what err means to the client.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, id string, err error) {
+	var p *Problem
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		api.Error(w, r, api.NotFound, "gameapi.session_not_found", map[string]any{"ID": clip(id)})
+	case errors.As(err, &p) && p == errClosing:
+		api.Error(w, r, api.Unavailable, p.ID, p.Data)
+	case errors.As(err, &p):
+		api.Error(w, r, api.Invalid, p.ID, p.Data)
+	case errors.Is(err, game.ErrInvalid):
+		reason := strings.TrimPrefix(err.Error(), game.ErrInvalid.Error()+": ")
+		api.Error(w, r, api.Invalid, "gameapi.invalid", map[string]any{"Reason": reason})
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		s.log.Debug("request abandoned", "path", r.URL.Path)
+	default:
+		api.InternalError(w, r, err)
+	}
+}
+
+func (s *Server) info(ctx context.Context, m *store.Session) (SessionInfo, error) {
+	brs, err := s.o.Store.Branches(ctx, m.ID)
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("branches of %s: %w", m.ID, err)
+	}
+	in := SessionInfo{ID: m.ID, Campaign: m.Campaign, Title: m.Name, Turn: m.Head, Updated: m.UpdatedAt}
+	for _, b := range brs {
+		if b.ID == m.Branch {
+			in.Branch = b.Name
+		}
+	}
+	return in, nil
+}
+
+// detail is info with what only one session's page shows.
+func (s *Server) detail(ctx context.Context, id string, role access.Level) (SessionInfo, error) {
+	m, err := s.o.Store.Session(ctx, id)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	in, err := s.info(ctx, m)
+	if err != nil {
+		return in, err
+	}
+	created := m.CreatedAt
+	in.Created = &created
+	if role >= access.Assistant {
+		in.Seed = m.Seed
+	}
+	ap, clients := AutopilotState{Speed: s.speedFor(id)}, 0
+	if l := s.peek(id); l != nil {
+		ap = l.autopilotState()
+		l.mu.Lock()
+		clients = len(l.clients)
+		l.mu.Unlock()
+	}
+	in.Autopilot, in.Clients = &ap, &clients
+	return in, nil
+}
+
+// peek returns the live session id if it is open, without holding it.
+func (s *Server) peek(id string) *live {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.live[id]
+	if l == nil || l.quitting {
+		return nil
+	}
+	select {
+	case <-l.ready:
+		if l.err != nil {
+			return nil
+		}
+		return l
+	default:
+		return nil
+	}
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.user(w, r, 0); !ok {
+		return
+	}
+	ms, err := s.o.Store.Sessions(r.Context())
+	if err != nil {
+		s.fail(w, r, "", err)
+		return
+	}
+	out := make([]SessionInfo, 0, len(ms))
+	for i := range ms {
+		in, err := s.info(r.Context(), &ms[i])
+		if err != nil {
+			s.fail(w, r, ms[i].ID, err)
+			return
+		}
+		out = append(out, in)
+	}
+	api.JSON(w, http.StatusOK, map[string]any{"sessions": out})
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	u, ok := s.user(w, r, access.Assistant)
+	if !ok {
+		return
+	}
+	var req CreateRequest
+	if !api.DecodeOrError(w, r, &req, maxBody) {
+		return
+	}
+	req.Campaign = strings.TrimSpace(req.Campaign)
+	if req.Campaign == "" {
+		api.Error(w, r, api.Invalid, "gameapi.campaign_required", nil)
+		return
+	}
+	c, err := s.o.Campaign(r.Context(), req.Campaign)
+	if errors.Is(err, ErrUnknownCampaign) {
+		api.Error(w, r, api.NotFound, "gameapi.campaign_not_found", map[string]any{"Name": clip(req.Campaign)})
+		return
+	}
+	if err != nil {
+		s.log.Warn("campaign does not load", "campaign", req.Campaign, "err", err)
+		api.Error(w, r, api.Invalid, "gameapi.campaign_failed", map[string]any{"Name": clip(req.Campaign), "Reason": err.Error()})
+		return
+	}
+	if t := strings.TrimSpace(req.Title); t != "" && t != c.Meta.Title {
+		// A game's title is its campaign's, and names the campaign's ID:
+		// the store has no other title to keep.
+		api.Error(w, r, api.Invalid, "gameapi.title_unsupported", map[string]any{"Title": c.Meta.Title})
+		return
+	}
+	gs, err := game.New(context.WithoutCancel(r.Context()), s.o.Store, c, req.Seed, game.Options{Logger: s.log})
+	if err != nil {
+		s.fail(w, r, "", err)
+		return
+	}
+	in, err := s.detail(r.Context(), gs.ID(), u.Role)
+	if err != nil {
+		s.fail(w, r, gs.ID(), err)
+		return
+	}
+	s.log.Info("game created", "session", gs.ID(), "campaign", in.Campaign, "by", u.ID)
+	w.Header().Set("Location", "/api/sessions/"+gs.ID())
+	api.JSON(w, http.StatusCreated, in)
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	u, ok := s.user(w, r, 0)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	in, err := s.detail(r.Context(), id, u.Role)
+	if err != nil {
+		s.fail(w, r, id, err)
+		return
+	}
+	api.JSON(w, http.StatusOK, in)
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	u, ok := s.user(w, r, access.Assistant)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	l, err := s.acquire(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, id, err)
+		return
+	}
+	defer s.release(l)
+	if err := l.delete(context.WithoutCancel(r.Context())); err != nil {
+		s.fail(w, r, id, err)
+		return
+	}
+	s.log.Info("game deleted", "session", id, "by", u.ID)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// withLive runs f on the live session of the request's {id}.
+func (s *Server) withLive(w http.ResponseWriter, r *http.Request, min access.Level, f func(l *live, role access.Level)) {
+	u, ok := s.user(w, r, min)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	l, err := s.acquire(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, id, err)
+		return
+	}
+	defer s.release(l)
+	f(l, u.Role)
+}
+
+func (s *Server) config(l *live) Config {
+	speeds := make(map[string]string, len(s.speeds))
+	for k, d := range s.speeds {
+		speeds[k] = d.String()
+	}
+	ap := l.autopilotState()
+	return Config{Speed: ap.Speed, Autopilot: ap.Running, Speeds: speeds, PlayMode: l.gs.Campaign().PlayMode}
+}
+
+func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
+	s.withLive(w, r, 0, func(l *live, _ access.Level) {
+		api.JSON(w, http.StatusOK, s.config(l))
+	})
+}
+
+func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) {
+	var up ConfigUpdate
+	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
+		if !api.DecodeOrError(w, r, &up, maxBody) {
+			return
+		}
+		if up.Speed != nil {
+			if err := l.setSpeed(strings.TrimSpace(*up.Speed)); err != nil {
+				s.fail(w, r, l.id, err)
+				return
+			}
+		}
+		if up.Autopilot != nil {
+			if *up.Autopilot {
+				if err := l.startAutopilot(""); err != nil {
+					s.fail(w, r, l.id, err)
+					return
+				}
+			} else {
+				l.stopAutopilot(StoppedByUser)
+			}
+		}
+		api.JSON(w, http.StatusOK, s.config(l))
+	})
+}
+
+func (s *Server) unknownSpeed(speed string) *Problem {
+	names := make([]string, 0, len(s.speeds))
+	for k := range s.speeds {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return problem("gameapi.msg.unknown_speed", "Speed", clip(speed), "Speeds", strings.Join(names, ", "))
+}
+
+// intParam reads an optional non-negative integer query parameter.
+func intParam(w http.ResponseWriter, r *http.Request, name string, def int) (int, bool) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		api.Error(w, r, api.Invalid, "gameapi.bad_query", map[string]any{"Name": name, "Value": clip(v)})
+		return 0, false
+	}
+	return n, true
+}
+
+// TurnsPage is the answer of GET /api/sessions/{id}/turns.
+type TurnsPage struct {
+	Branch string            `json:"branch"`
+	Turn   int               `json:"turn"`
+	Turns  []game.TurnRecord `json:"turns"`
+}
+
+func (s *Server) turns(w http.ResponseWriter, r *http.Request) {
+	from, ok := intParam(w, r, "from", 1)
+	if !ok {
+		return
+	}
+	to, ok := intParam(w, r, "to", from+maxTurnsPage-1)
+	if !ok {
+		return
+	}
+	to = min(to, from+maxTurnsPage-1)
+	s.withLive(w, r, 0, func(l *live, role access.Level) {
+		recs, err := l.gs.Turns(r.Context(), from, to)
+		if err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		level := viewLevel(role)
+		page := TurnsPage{Branch: l.gs.Branch(), Turn: l.gs.Turn(), Turns: l.project(recs, level)}
+		if page.Turns == nil {
+			page.Turns = []game.TurnRecord{}
+		}
+		api.JSON(w, http.StatusOK, page)
+	})
+}
+
+// change runs a REST change of the game's position (restore, fork,
+// switch) between turns, then shows every client where the game now is.
+// Changes run to the end even if the client leaves, so that the game in
+// memory and the store never disagree.
+func (l *live) change(f func() error) error {
+	l.op.Lock()
+	if l.isDeleted() {
+		l.op.Unlock()
+		return errDeleted
+	}
+	err := f()
+	if err == nil {
+		l.refresh(&game.Awaiting{Kind: game.FreeForm})
+	}
+	l.op.Unlock()
+	if err == nil {
+		l.broadcastState()
+	}
+	return err
+}
+
+func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Turn *int `json:"turn"`
+	}
+	s.withLive(w, r, access.Assistant, func(l *live, role access.Level) {
+		if !api.DecodeOrError(w, r, &req, maxBody) {
+			return
+		}
+		if req.Turn == nil {
+			api.Error(w, r, api.Invalid, "gameapi.turn_required", nil)
+			return
+		}
+		if err := l.change(func() error { return l.gs.Restore(context.WithoutCancel(r.Context()), *req.Turn) }); err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		in, err := s.detail(r.Context(), l.id, role)
+		if err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		api.JSON(w, http.StatusOK, in)
+	})
+}
+
+func (s *Server) forks(w http.ResponseWriter, r *http.Request) {
+	s.withLive(w, r, 0, func(l *live, _ access.Level) {
+		brs, err := l.gs.Branches(r.Context())
+		if err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		api.JSON(w, http.StatusOK, map[string]any{"forks": brs})
+	})
+}
+
+var errExists = errors.New("exists")
+
+func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Name string `json:"name"`
+	}
+	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
+		if !api.DecodeOrError(w, r, &req, maxBody) {
+			return
+		}
+		req.Name = strings.TrimSpace(req.Name)
+		err := l.change(func() error {
+			if _, err := s.o.Store.BranchByName(r.Context(), l.id, req.Name); err == nil {
+				return errExists
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			_, err := l.gs.Fork(context.WithoutCancel(r.Context()), req.Name)
+			return err
+		})
+		switch {
+		case errors.Is(err, errExists):
+			api.Error(w, r, api.Conflict, "gameapi.fork_exists", map[string]any{"Name": clip(req.Name)})
+			return
+		case err != nil:
+			s.fail(w, r, l.id, err)
+			return
+		}
+		brs, err := l.gs.Branches(r.Context())
+		if err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		for _, b := range brs {
+			if b.Name == req.Name {
+				api.JSON(w, http.StatusCreated, b)
+				return
+			}
+		}
+		api.InternalError(w, r, fmt.Errorf("fork %q of %s is not among its branches", req.Name, l.id))
+	})
+}
+
+func (s *Server) switchFork(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	s.withLive(w, r, access.Assistant, func(l *live, role access.Level) {
+		if _, err := s.o.Store.BranchByName(r.Context(), l.id, name); errors.Is(err, store.ErrNotFound) {
+			api.Error(w, r, api.NotFound, "gameapi.fork_not_found", map[string]any{"Name": clip(name)})
+			return
+		} else if err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		if err := l.change(func() error { return l.gs.Switch(context.WithoutCancel(r.Context()), name) }); err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		in, err := s.detail(r.Context(), l.id, role)
+		if err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		api.JSON(w, http.StatusOK, in)
+	})
+}
+
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	a, b := r.URL.Query().Get("a"), r.URL.Query().Get("b")
+	if a == "" || b == "" {
+		api.Error(w, r, api.Invalid, "gameapi.compare_needs", nil)
+		return
+	}
+	s.withLive(w, r, 0, func(l *live, role access.Level) {
+		cmp, missing, err := l.compare(r.Context(), a, b, viewLevel(role))
+		switch {
+		case missing != "":
+			api.Error(w, r, api.NotFound, "gameapi.fork_not_found", map[string]any{"Name": clip(missing)})
+		case err != nil:
+			s.fail(w, r, l.id, err)
+		default:
+			api.JSON(w, http.StatusOK, cmp)
+		}
+	})
+}
+
+func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
+	format := r.URL.Query().Get("format")
+	ext, ctype := "", ""
+	switch format {
+	case "", "json":
+		format, ext, ctype = "json", "json", "application/json"
+	case "md", "markdown":
+		format, ext, ctype = "markdown", "md", "text/markdown; charset=utf-8"
+	default:
+		api.Error(w, r, api.Invalid, "gameapi.bad_format", map[string]any{"Format": clip(format)})
+		return
+	}
+	s.withLive(w, r, 0, func(l *live, role access.Level) {
+		var buf bytes.Buffer
+		var err error
+		if level := viewLevel(role); level >= access.GM {
+			err = l.gs.Export(r.Context(), &buf, format)
+		} else {
+			err = l.playerTranscript(r.Context(), &buf, format, level)
+		}
+		if err != nil {
+			s.fail(w, r, l.id, err)
+			return
+		}
+		name := fmt.Sprintf("hearth-%s-%s.%s", l.id, l.gs.Branch(), ext)
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+		w.WriteHeader(http.StatusOK)
+		w.Write(buf.Bytes()) //nolint:errcheck // the client left
+	})
+}
