@@ -18,6 +18,9 @@ type Document struct {
 	Images  []Image    `json:"images,omitempty"`
 	// Meta holds what the file says of itself: author, language, producer.
 	Meta map[string]string `json:"meta,omitempty"`
+	// Warnings say what the extractor skipped and why (an image it could
+	// not read, a reference that leaves the book), for the user to see.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Page is one page's text in reading order, with running headers,
@@ -43,10 +46,10 @@ type Image struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	WebP   []byte `json:"-"`
-	// Caption describes the image: from a vision model when one is
-	// configured, else empty; Context is the text around it on its page.
-	Caption string `json:"caption,omitempty"`
-	Context string `json:"context,omitempty"`
+	// Description is a vision model's caption, when one is configured;
+	// Context is the text around the image on its page.
+	Description string `json:"description,omitempty"`
+	Context     string `json:"context,omitempty"`
 }
 
 // Depth is the depth of the outline tree: 0 without one.

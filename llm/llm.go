@@ -2,7 +2,10 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
@@ -30,6 +33,43 @@ type Message struct {
 	// campaign canon): providers that support prompt caching (Anthropic)
 	// cache everything up to and including this message.
 	Cache bool `json:"cache,omitempty"`
+	// Images go with the text to a vision model. Only user messages may
+	// carry them; providers refuse them elsewhere.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture sent to a model: its bytes and their MIME type
+// (image/png, image/jpeg, image/webp or image/gif, which every provider
+// accepts).
+type Image struct {
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data"`
+}
+
+// DataURL is the image as a data: URL, base64-encoded.
+func (im Image) DataURL() string {
+	return "data:" + im.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+}
+
+// CheckImages reports an error for images on a message that may not carry
+// them or without a type or bytes, so that every provider refuses the
+// same requests.
+func (m Message) CheckImages() error {
+	if len(m.Images) == 0 {
+		return nil
+	}
+	if m.Role != User {
+		return fmt.Errorf("a %s message carries %d image(s): only user messages may", m.Role, len(m.Images))
+	}
+	for i, im := range m.Images {
+		switch {
+		case len(im.Data) == 0:
+			return fmt.Errorf("image %d has no bytes", i)
+		case !strings.HasPrefix(im.MIMEType, "image/"):
+			return fmt.Errorf("image %d has MIME type %q, want image/png, image/jpeg, image/webp or image/gif", i, im.MIMEType)
+		}
+	}
+	return nil
 }
 
 // ToolCall is a model's request to run a tool.

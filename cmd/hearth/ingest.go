@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,9 +18,11 @@ import (
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/epub"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/llmassist"
 	"github.com/hearth-rpg/hearth/ingest/markdown"
 	"github.com/hearth-rpg/hearth/ingest/pdf"
 	"github.com/hearth-rpg/hearth/ingest/pipeline"
+	"github.com/hearth-rpg/hearth/llm"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
@@ -33,6 +36,9 @@ type ingestFlags struct {
 	title, access, pack, license string
 	tags                         []string
 	maxSizeMB                    int64
+	models                       modelFlags // the model that checks classes: the narrator role
+	vision                       roleConfig // flags over the config's vision role
+	rulesOnly                    bool
 }
 
 func newIngest(g *globals) *cobra.Command {
@@ -43,18 +49,27 @@ func newIngest(g *globals) *cobra.Command {
 		Long: `Read books into the library so 'hearth search' finds their passages with
 page citations. Each file runs through the stages extract, structure,
 segment, classify, enrich, assemble and validate; each stage's result is
-kept in the data directory (ingest/<sha256>/), so an ingest that was
-stopped resumes where it stopped, and ingesting the same file again
-replaces its document.
+kept in the data directory (ingest/<sha256>/) until the ingest succeeds,
+so an ingest that was stopped resumes where it stopped. Ingesting the
+same file again replaces its document.
 
 --pack DIR also writes the book as a content pack: a pack.yml and one
 Markdown file per section, which 'hearth pack validate DIR' accepts.
 --tags tag the document's passages (give every volume of a multi-volume
 work the same tag, then search with --tags). --access sets who may read
-it: player, trusted, assistant or gm_only.`,
+it: player, trusted, assistant or gm_only.
+
+With a model configured (--provider and --model, or the narrator role of
+the config file), the model checks each section's lore/systems class;
+--rules-only skips that. With a vision model (--vision-provider and
+--vision-model, or the config's vision role), every image is described
+for search ('hearth library images --search'). Answers are kept as they
+come, so a stopped ingest does not ask again; a model that cannot be
+reached or keeps failing is skipped with a warning.`,
 		Example: `  hearth ingest rules.pdf --tags core
   hearth ingest vol1.epub vol2.epub --tags saga --access gm_only
-  hearth ingest notes.md --title "House rules" --pack ./house-rules`,
+  hearth ingest notes.md --title "House rules" --pack ./house-rules
+  hearth ingest atlas.pdf --vision-provider ollama --vision-model llava`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIngest(cmd.Context(), g, f, args)
@@ -67,7 +82,82 @@ it: player, trusted, assistant or gm_only.`,
 	fl.StringVar(&f.pack, "pack", "", "also write a content pack to this directory")
 	fl.StringVar(&f.license, "license", "", `the pack's license (default "unknown")`)
 	fl.Int64Var(&f.maxSizeMB, "max-size", 100, "refuse files larger than this many MB")
+	m := &f.models
+	fl.StringVar(&m.config, "config", "", "model configuration file (default $HEARTH_CONFIG or ~/.config/hearth/config.yaml when present)")
+	fl.StringVar(&m.role.Provider, "provider", "", "provider of the model that checks each section's class: ollama, openai, anthropic, gemini (default: the config's narrator; none: rules only)")
+	fl.StringVar(&m.role.Model, "model", "", "that model's name")
+	fl.StringVar(&m.role.BaseURL, "base-url", "", "that provider's URL (default: the provider's own)")
+	fl.StringVar(&m.role.APIKeyEnv, "api-key-env", "", "environment variable holding its API key")
+	fl.StringVar(&m.role.APIKeyFile, "api-key-file", "", "file holding its API key")
+	fl.BoolVar(&f.rulesOnly, "rules-only", false, "classify sections by rules alone, even with a model configured")
+	fl.StringVar(&f.vision.Provider, "vision-provider", "", "provider of the vision model that describes images (default: the config's vision role; none: no descriptions)")
+	fl.StringVar(&f.vision.Model, "vision-model", "", "the vision model, e.g. llava, qwen2.5vl, gpt-4o-mini")
+	fl.StringVar(&f.vision.BaseURL, "vision-base-url", "", "the vision provider's URL")
+	fl.StringVar(&f.vision.APIKeyEnv, "vision-api-key-env", "", "environment variable holding the vision provider's API key")
 	return cmd
+}
+
+// modelHelpers builds the model that checks classes and the vision model
+// that describes images, each only when configured and reachable: an
+// ingest never waits on a model that is not there.
+func (f *ingestFlags) modelHelpers(ctx context.Context, warn io.Writer) (pipeline.Checker, pipeline.Captioner, error) {
+	cfg, err := f.models.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	var checker pipeline.Checker
+	if n := cfg.Roles["narrator"]; !f.rulesOnly && n.Provider != "offline" {
+		if n.Model == "" {
+			return nil, nil, usageError{fmt.Errorf("--model: name the %s model that checks classes (or give --rules-only)", n.Provider)}
+		}
+		if p := reachable(ctx, n, cfg.Timeout, warn, "sections are classified by rules alone"); p != nil {
+			if checker, err = llmassist.NewChecker(p, n.Model); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	v := cfg.Roles["vision"]
+	if f.vision.Provider != "" {
+		v = roleConfig{Provider: f.vision.Provider}
+	}
+	for _, set := range []struct {
+		to *string
+		v  string
+	}{{&v.Model, f.vision.Model}, {&v.BaseURL, f.vision.BaseURL}, {&v.APIKeyEnv, f.vision.APIKeyEnv}} {
+		if set.v != "" {
+			*set.to = set.v
+		}
+	}
+	var captioner pipeline.Captioner
+	switch {
+	case v.Provider == "" || v.Provider == "offline":
+		if v.Model != "" {
+			return nil, nil, usageError{errors.New("--vision-model: give --vision-provider too (ollama, openai, anthropic or gemini)")}
+		}
+	case v.Model == "":
+		return nil, nil, usageError{fmt.Errorf("--vision-model: name the %s vision model, e.g. llava", v.Provider)}
+	default:
+		if p := reachable(ctx, v, cfg.Timeout, warn, "images are stored without descriptions"); p != nil {
+			captioner = &llmassist.Captioner{Provider: p, Model: v.Model}
+		}
+	}
+	return checker, captioner, nil
+}
+
+// reachable builds a role's provider and asks it for its models: nil,
+// after saying so and what happens instead, when it does not answer.
+func reachable(ctx context.Context, r roleConfig, timeout time.Duration, warn io.Writer, instead string) llm.Provider {
+	p, err := r.provider(ctx, timeout)
+	if err == nil {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = p.Models(cctx)
+		cancel()
+	}
+	if err != nil {
+		fmt.Fprintf(warn, "Could not reach %s at %s (%s); %s.\n", r.Provider, r.endpoint(), short(err), instead)
+		return nil
+	}
+	return p
 }
 
 func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) error {
@@ -93,6 +183,10 @@ func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) 
 	if err != nil {
 		return fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
 	}
+	checker, captioner, err := f.modelHelpers(ctx, g.stderr)
+	if err != nil {
+		return err
+	}
 	reg, closeReg := extractors()
 	defer closeReg()
 	return g.withIndex(ctx, "", func(ix *rsqlite.Index) error {
@@ -105,6 +199,8 @@ func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) 
 			o := pipeline.Options{
 				Name: name, Data: datas[i], Registry: reg, Store: lib, WorkDir: filepath.Join(dir, "ingest"),
 				Title: f.title, Tags: f.tags, Access: lv, License: f.license, PackDir: f.pack,
+				Checker: checker, Captioner: captioner,
+				Log: slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			}
 			if err := ingestOne(ctx, g, o); err != nil {
 				return err
@@ -206,15 +302,29 @@ func ingestOne(ctx context.Context, g *globals, o pipeline.Options) error {
 	}
 	res, err := pipeline.Run(ctx, o)
 	pr.done()
+	for _, w := range res.Warnings {
+		fmt.Fprintf(g.stderr, "warning: %s: %s\n", filepath.Base(o.Name), w)
+	}
 	if err != nil {
+		if fi, serr := os.Stat(res.WorkDir); serr == nil && fi.IsDir() && len(res.Ran)+len(res.Resumed) > 0 {
+			fmt.Fprintf(g.stderr, "The finished stages are kept in %s: run the same command again to resume.\n", res.WorkDir)
+		}
 		return explainIngest(err)
 	}
 	resumed := ""
 	if len(res.Resumed) > 0 {
 		resumed = fmt.Sprintf(" (resumed: %s)", strings.Join(res.Resumed, ", "))
 	}
-	fmt.Fprintf(g.stdout, "ingested %q as document %s: %d pages, %d sections, %d chunks, %d images in %s%s\n",
-		res.Title, res.DocumentID, res.Pages, res.Sections, res.Chunks, res.Images, time.Since(start).Round(time.Millisecond), resumed)
+	images := fmt.Sprintf("%d images", res.Images)
+	if o.Captioner != nil {
+		images += fmt.Sprintf(" (%d described)", res.Described)
+	}
+	checked := ""
+	if o.Checker != nil {
+		checked = fmt.Sprintf(" (%d checked by the model)", res.Checked)
+	}
+	fmt.Fprintf(g.stdout, "ingested %q as document %s: %d pages, %d sections%s, %d chunks, %s in %s%s\n",
+		res.Title, res.DocumentID, res.Pages, res.Sections, checked, res.Chunks, images, time.Since(start).Round(time.Millisecond), resumed)
 	if res.PackDir != "" {
 		fmt.Fprintf(g.stdout, "wrote pack %s\n", res.PackDir)
 	}
@@ -270,7 +380,11 @@ func (p *ingestProgress) event(e pipeline.Event) {
 			left := time.Duration(float64(time.Since(p.start)) / float64(e.Done) * float64(e.Total-e.Done))
 			eta = fmt.Sprintf(", ETA %s", left.Round(time.Second))
 		}
-		fmt.Fprintf(p.w, "\r%s: stage %d/%d %s: page %d/%d%s\033[K", p.name, e.Index+1, n, e.Stage, e.Done, e.Total, eta)
+		unit := map[string]string{"classify": "section", "enrich": "image"}[e.Stage]
+		if unit == "" {
+			unit = "page"
+		}
+		fmt.Fprintf(p.w, "\r%s: stage %d/%d %s: %s %d/%d%s\033[K", p.name, e.Index+1, n, e.Stage, unit, e.Done, e.Total, eta)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,30 +106,61 @@ and access level. What a role may not read is not listed and cannot be read.`,
 		},
 	}
 	images := &cobra.Command{
-		Use:   "images DOCUMENT [PAGE]",
-		Short: "List a document's images (all pages, or one); --save DIR writes them as WebP",
-		Args:  cobra.RangeArgs(1, 2),
+		Use:   "images [DOCUMENT [PAGE]]",
+		Short: "List a document's images with their descriptions, or find images by words (--search); --save DIR writes them as WebP",
+		Long: `List the images of a document (all pages, or one) with their descriptions
+(from a vision model, when one was configured for 'hearth ingest') or, without
+one, the text near them. --search finds images by the words of their
+descriptions and nearby text, in every document the role may read, or in the
+one named.`,
+		Example: `  hearth library images 1a2b3c4d5e6f7a8b 20
+  hearth library images --search "map of the valley" --role player`,
+		Args: cobra.RangeArgs(0, 2),
 	}
-	var save string
+	var save, searchText string
+	var limit int
 	images.Flags().StringVar(&save, "save", "", "write the images into this directory")
+	images.Flags().StringVar(&searchText, "search", "", "find images whose description or nearby text has these words")
+	images.Flags().IntVar(&limit, "limit", 0, "list at most this many images (default: 20 found by --search, else all up to 500)")
 	images.RunE = func(cmd *cobra.Command, args []string) error {
 		lv, err := parseRole()
 		if err != nil {
 			return err
 		}
-		page := 0
+		if limit <= 0 {
+			limit = 500
+			if searchText != "" {
+				limit = 20
+			}
+		}
+		q := library.ImageQuery{Text: searchText, Role: lv, Limit: limit, WithData: save != ""}
+		if len(args) == 0 && searchText == "" {
+			return usageError{errors.New("name a DOCUMENT (see 'hearth library list'), or find images with --search WORDS")}
+		}
+		if len(args) > 0 {
+			q.Document = args[0]
+		}
 		if len(args) == 2 {
-			if page, err = strconv.Atoi(args[1]); err != nil || page < 1 {
+			if q.Page, err = strconv.Atoi(args[1]); err != nil || q.Page < 1 {
 				return usageError{fmt.Errorf("page %q: give a page number from 1", args[1])}
 			}
 		}
 		return g.withLibrary(cmd.Context(), func(lib *library.Library) error {
-			ims, err := lib.Images(cmd.Context(), args[0], page, lv, save != "")
+			ims, err := lib.SearchImages(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				for i := range ims {
+					ims[i].WebP = nil
+				}
+				return json.NewEncoder(g.stdout).Encode(nonNilImages(ims))
+			}
+			if len(ims) == 0 {
+				fmt.Fprintln(g.stdout, "No images found.")
+			}
 			for _, im := range ims {
-				name := fmt.Sprintf("%s-p%d-%d.webp", args[0], im.Page, im.Index)
+				name := fmt.Sprintf("%s-p%d-%d.webp", im.Document, im.Page, im.Index)
 				if save != "" {
 					if err := os.MkdirAll(save, 0o755); err != nil {
 						return err
@@ -137,7 +169,15 @@ and access level. What a role may not read is not listed and cannot be read.`,
 						return err
 					}
 				}
-				fmt.Fprintf(g.stdout, "page %d #%d  %dx%d  %s\n", im.Page, im.Index, im.Width, im.Height, cmpOr(im.Caption, excerpt(im.Context, 80)))
+				where := fmt.Sprintf("page %d #%d", im.Page, im.Index)
+				if q.Document == "" {
+					where = im.Document + " " + where
+				}
+				text := im.Description
+				if text == "" {
+					text = "(near: " + excerpt(im.Context, 80) + ")"
+				}
+				fmt.Fprintf(g.stdout, "%s  %dx%d  %s\n", where, im.Width, im.Height, text)
 			}
 			return nil
 		})
@@ -158,4 +198,11 @@ and access level. What a role may not read is not listed and cannot be read.`,
 	}
 	cmd.AddCommand(list, get, images, del)
 	return cmd
+}
+
+func nonNilImages(ims []library.Image) []library.Image {
+	if ims == nil {
+		return []library.Image{}
+	}
+	return ims
 }

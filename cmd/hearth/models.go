@@ -33,12 +33,13 @@ type roleConfig struct {
 	BaseURL    string `yaml:"base_url"`
 	APIKeyEnv  string `yaml:"api_key_env"`  // environment variable holding the key
 	APIKeyFile string `yaml:"api_key_file"` // file holding the key
+	APIKey     string `yaml:"-"`            // the key itself, from the server configuration only
 }
 
 // modelConfig is the model configuration: a role per pass, plus how the
 // game master runs.
 type modelConfig struct {
-	Roles    map[string]roleConfig `yaml:"roles"` // narrator, interpreter, planner, summariser, embedder
+	Roles    map[string]roleConfig `yaml:"roles"` // narrator, interpreter, planner, summariser, embedder, vision
 	Pipeline string                `yaml:"pipeline"`
 	Prompts  string                `yaml:"prompts"` // override directory
 	Pins     string                `yaml:"prompt_versions"`
@@ -46,7 +47,11 @@ type modelConfig struct {
 	Timeout  time.Duration         `yaml:"timeout"`
 }
 
-var roleNames = []string{"narrator", "interpreter", "planner", "summariser", "embedder"}
+var roleNames = []string{"narrator", "interpreter", "planner", "summariser", "embedder", "vision"}
+
+// ownRoles never inherit the narrator's model: a text model cannot see
+// images, so vision is set up on its own or not at all.
+var ownRoles = map[string]bool{"vision": true}
 
 // modelFlags are the flags that choose models.
 type modelFlags struct {
@@ -128,7 +133,7 @@ func (f *modelFlags) load() (modelConfig, error) {
 	}
 	cfg.Roles["narrator"] = n
 	for _, name := range roleNames[1:] {
-		if _, ok := cfg.Roles[name]; !ok {
+		if _, ok := cfg.Roles[name]; !ok && !ownRoles[name] {
 			cfg.Roles[name] = n
 		}
 	}
@@ -160,6 +165,9 @@ func contains(list []string, s string) bool {
 
 // apiKey reads a role's key; it is never printed or logged.
 func (r roleConfig) apiKey() (string, error) {
+	if r.APIKey != "" {
+		return r.APIKey, nil
+	}
 	if r.APIKeyFile != "" {
 		b, err := os.ReadFile(r.APIKeyFile)
 		if err != nil {

@@ -17,6 +17,7 @@ type Limits struct {
 	MaxEntries    int   // entries in the archive; default 10,000
 	MaxEntryBytes int64 // uncompressed bytes of one entry; default 32 MiB
 	MaxTotalBytes int64 // uncompressed bytes read in all; default 256 MiB
+	MaxImages     int   // images kept per book; default 500, negative: none
 }
 
 func (l Limits) norm() Limits {
@@ -28,6 +29,9 @@ func (l Limits) norm() Limits {
 	}
 	if l.MaxTotalBytes <= 0 {
 		l.MaxTotalBytes = 256 << 20
+	}
+	if l.MaxImages == 0 {
+		l.MaxImages = 500
 	}
 	return l
 }

@@ -92,6 +92,7 @@ func read(ctx context.Context, a *archive, progress func(done, total int)) (*ing
 	}
 	pageByPath := map[string]int{}
 	titles := make([]string, len(spine))
+	images := newImageReader(a)
 	for i, p := range spine {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -100,9 +101,12 @@ func read(ctx context.Context, a *archive, progress func(done, total int)) (*ing
 		if err != nil {
 			return nil, fmt.Errorf("spine item %d: %w", i+1, err)
 		}
-		text, title := pageText(b)
-		doc.Pages = append(doc.Pages, ingest.Page{Number: i + 1, Label: path.Base(p), Text: text})
-		titles[i] = title
+		pg := readPage(b)
+		doc.Pages = append(doc.Pages, ingest.Page{Number: i + 1, Label: path.Base(p), Text: pg.text})
+		titles[i] = pg.title
+		ims, warnings := images.page(ctx, i+1, p, pg.images, pg.raw)
+		doc.Images = append(doc.Images, ims...)
+		doc.Warnings = append(doc.Warnings, warnings...)
 		if _, dup := pageByPath[p]; !dup {
 			pageByPath[p] = i + 1
 		}

@@ -11,13 +11,26 @@ import (
 // pageText turns one XHTML spine item into text that keeps its structure
 // in Markdown's terms, so the chunker can split it at headings and rows.
 func pageText(b []byte) (text, title string) {
+	p := readPage(b)
+	return p.text, p.title
+}
+
+// page is what one spine item holds: its text, first heading, and the
+// images it shows, in order, placed in its raw (unfolded) text.
+type page struct {
+	text, title string
+	images      []imageRef
+	raw         string
+}
+
+func readPage(b []byte) page {
 	doc, err := html.Parse(bytes.NewReader(b))
 	if err != nil {
-		return "", ""
+		return page{}
 	}
 	w := &textWriter{}
 	w.node(doc, 0)
-	return w.String(), w.firstHeading
+	return page{text: w.String(), title: w.firstHeading, images: w.images, raw: w.b.String()}
 }
 
 // textWriter accumulates text with collapsed inline whitespace and blank
@@ -28,6 +41,7 @@ type textWriter struct {
 	atLineStart  bool
 	firstHeading string
 	pre          int
+	images       []imageRef
 }
 
 func (w *textWriter) String() string {
@@ -171,7 +185,12 @@ func (w *textWriter) node(n *html.Node, depth int) {
 		w.children(n, depth)
 		w.line()
 	case atom.Img:
-		// Images are not extracted; alt text is not body text either.
+		// Alt text is not body text; it goes with the image.
+		w.images = append(w.images, imageRef{src: attr(n, "src"), alt: attr(n, "alt"), at: w.b.Len()})
+	case atom.Image:
+		if n.Namespace == "svg" { // <svg><image xlink:href="…"/></svg>, the EPUB cover idiom
+			w.images = append(w.images, imageRef{src: attr(n, "xlink:href"), at: w.b.Len()}) // or plain href
+		}
 	default:
 		w.children(n, depth)
 	}

@@ -1,7 +1,9 @@
 // Package library stores ingested documents — their record, page texts
-// and images — in SQLite tables prefixed library_ inside the data
-// directory's hearth.db, and puts their chunks in the lore index as pack
-// "doc:<id>" so `hearth search` finds them with page citations.
+// and images with their descriptions — in SQLite tables prefixed library_
+// inside the data directory's hearth.db (schema in numbered migrations),
+// and puts their chunks in the lore index as pack "doc:<id>" so `hearth
+// search` finds them with page citations. Images are found by the words
+// of their descriptions and of the text around them (SearchImages).
 //
 // Access belongs to the document alone: pages and images have no access
 // column and are read through a join with their document, so changing a
@@ -9,5 +11,5 @@
 //
 // A document is written whole or not at all: its rows go in one
 // transaction after its chunks are in the index, and a failure removes
-// the chunks again. It does not extract or chunk anything itself.
+// the chunks again. It does not extract, chunk or caption anything itself.
 package library

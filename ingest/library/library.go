@@ -3,6 +3,7 @@ package library
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,8 +17,12 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/internal/migrate"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
+
+//go:embed migrations/*.sql
+var migrations embed.FS
 
 // ErrNotFound is returned for a document or page that is not there, or
 // that the role may not read: the two are not told apart, so a player
@@ -59,14 +64,19 @@ type Page struct {
 	Text   string `json:"text"`
 }
 
-// Image is a picture of a document, its WebP bytes included.
+// Image is a picture of a document, its WebP bytes included when asked
+// for.
 type Image struct {
-	Page    int    `json:"page"`
-	Index   int    `json:"index"`
-	Width   int    `json:"width"`
-	Height  int    `json:"height"`
-	WebP    []byte `json:"-"`
-	Caption string `json:"caption,omitempty"`
+	ID       int64  `json:"id"`          // set when read back
+	Document string `json:"document_id"` // set when read back
+	Page     int    `json:"page"`
+	Index    int    `json:"index"` // nth image on its page, from 0
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	WebP     []byte `json:"-"`
+	// Description is a vision model's caption; empty without one.
+	Description string `json:"description,omitempty"`
+	// Context is the text near the image on its page.
 	Context string `json:"context,omitempty"`
 }
 
@@ -108,27 +118,7 @@ func Open(ctx context.Context, path string, ix retrieve.Index) (*Library, error)
 func (l *Library) Close() error { return l.db.Close() }
 
 func (l *Library) migrate(ctx context.Context) error {
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("open library %s: %w", l.path, err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
-		return fmt.Errorf("open library %s: create tables: %w", l.path, err)
-	}
-	var have int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM library_schema`).Scan(&have); err != nil {
-		return fmt.Errorf("open library %s: read schema version: %w", l.path, err)
-	}
-	switch {
-	case have > schemaVersion:
-		return fmt.Errorf("%s holds a library from a newer Hearth (schema %d; this one knows %d): upgrade Hearth", l.path, have, schemaVersion)
-	case have < schemaVersion:
-		if _, err := tx.ExecContext(ctx, `DELETE FROM library_schema; INSERT INTO library_schema (version) VALUES (?)`, schemaVersion); err != nil {
-			return fmt.Errorf("open library %s: record schema version: %w", l.path, err)
-		}
-	}
-	return tx.Commit()
+	return migrate.Apply(ctx, l.db, migrations, "migrations", "library_migrations", "the library in "+l.path)
 }
 
 // Put stores a document whole, replacing one with the same id: chunks go
@@ -189,8 +179,8 @@ func (l *Library) putRows(ctx context.Context, d Document, pages []Page, images 
 		}
 	}
 	for _, im := range images {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO library_images (document, page, idx, width, height, webp, caption, context)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.WebP), im.Caption, im.Context); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO library_images (document, page, idx, width, height, webp, description, context)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.WebP), im.Description, im.Context); err != nil {
 			return fmt.Errorf("store document %s: image %d of page %d: %w", d.ID, im.Index, im.Page, err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
 )
 
-func open(t *testing.T) (*Library, *rsqlite.Index) {
+func open(t testing.TB) (*Library, *rsqlite.Index) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hearth.db")

@@ -81,35 +81,6 @@ func (l *Library) Get(ctx context.Context, docID string, page int, role access.L
 	return p, nil
 }
 
-// Images lists a document's images that role may see — on one page, or
-// on all pages when page is 0 — without their bytes unless withData.
-func (l *Library) Images(ctx context.Context, docID string, page int, role access.Level, withData bool) ([]Image, error) {
-	data := "x''"
-	if withData {
-		data = "i.webp"
-	}
-	rows, err := l.db.QueryContext(ctx, `SELECT i.page, i.idx, i.width, i.height, `+data+`, i.caption, i.context
-		FROM library_images i JOIN library_documents d ON d.id = i.document
-		WHERE i.document = ? AND (? = 0 OR i.page = ?) AND d.access <= ?
-		ORDER BY i.page, i.idx`, docID, page, page, level(role))
-	if err != nil {
-		return nil, fmt.Errorf("images of document %q: %w", docID, err)
-	}
-	defer rows.Close()
-	var out []Image
-	for rows.Next() {
-		var im Image
-		if err := rows.Scan(&im.Page, &im.Index, &im.Width, &im.Height, &im.WebP, &im.Caption, &im.Context); err != nil {
-			return nil, fmt.Errorf("images of document %q: %w", docID, err)
-		}
-		if !withData {
-			im.WebP = nil
-		}
-		out = append(out, im)
-	}
-	return out, rows.Err()
-}
-
 // Delete removes a document, its pages and images, and its chunks from
 // the index. Deleting what is not there is not an error.
 func (l *Library) Delete(ctx context.Context, id string) error {

@@ -54,7 +54,7 @@ func (r *run) chunks(doc *ingest.Document, st Structure) []chunk.Chunk {
 	return out
 }
 
-func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []Segment, classes []Class, enr []enriched) (assembled, error) {
+func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []Segment, classes []Class, enr enrichment) (assembled, error) {
 	doc := ex.Doc
 	d := library.Document{
 		ID: DocumentID(r.hash), Title: r.title(doc), Format: doc.Format, Source: doc.Source, Hash: r.hash,
@@ -66,9 +66,12 @@ func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []S
 	}
 	images := make([]library.Image, len(doc.Images))
 	for i, im := range doc.Images {
-		images[i] = library.Image{Page: im.Page, Index: im.Index, Width: im.Width, Height: im.Height, Caption: im.Caption, Context: im.Context}
+		images[i] = library.Image{Page: im.Page, Index: im.Index, Width: im.Width, Height: im.Height, Description: im.Description, Context: im.Context}
 		if i < len(ex.WebP) {
 			images[i].WebP = ex.WebP[i]
+		}
+		if i < len(enr.Descriptions) && enr.Descriptions[i] != "" {
+			images[i].Description = enr.Descriptions[i]
 		}
 	}
 	cs := r.chunks(doc, st)
@@ -78,7 +81,7 @@ func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []S
 	d.Pages, d.Chunks = len(pages), len(cs)
 	a := assembled{Doc: d, Images: len(images)}
 	if r.PackDir != "" {
-		if err := writePack(r.PackDir, packOf(d, r.License, segs, classes, enr)); err != nil {
+		if err := writePack(r.PackDir, packOf(d, r.License, segs, classes, enr.Segments)); err != nil {
 			return a, err
 		}
 		a.PackDir = r.PackDir

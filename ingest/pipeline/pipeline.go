@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,8 +22,11 @@ import (
 // Stages in the order they run.
 var Stages = []string{"extract", "structure", "segment", "classify", "enrich", "assemble", "validate"}
 
-// firstKeyed is the first stage whose output depends on the options.
+// firstKeyed is the first stage whose output depends on all the
+// options. Classify before it depends only on the Checker.
 const firstKeyed = 4 // enrich
+
+const classifyStage = 3
 
 // Store is where assemble puts the document: a *library.Library.
 type Store interface {
@@ -45,6 +50,15 @@ type Options struct {
 
 	Tokens  *tokens.Counter // default cl100k
 	Checker Checker         // second opinion on classification; nil: rules only
+	// Captioner describes every image with a vision model during
+	// enrich; nil: images keep only the text near them.
+	Captioner Captioner
+	// ModelWorkers is how many Checker or Captioner calls run at once;
+	// default 2.
+	ModelWorkers int
+	// Log receives what went wrong without stopping the ingest (a model
+	// call that failed); default slog.Default().
+	Log *slog.Logger
 
 	// Progress is told as stages start, advance and finish.
 	Progress func(Event)
@@ -73,9 +87,16 @@ type Result struct {
 	Chunks     int
 	Images     int
 	PackDir    string
+	Described  int      // images a vision model described
+	Checked    int      // sections whose class a model checked
 	Ran        []string // stages that ran
 	Resumed    []string // stages taken from checkpoints
-	WorkDir    string
+	// Warnings are what was skipped without failing the ingest: images
+	// an extractor could not read, a model that stopped answering.
+	Warnings []string
+	// WorkDir holds the checkpoints. It is removed after a successful
+	// ingest and kept after a failed one, so running again resumes.
+	WorkDir string
 }
 
 // extracted is the extract checkpoint: the document, with image bytes
@@ -89,6 +110,14 @@ type extracted struct {
 type enriched struct {
 	Tags []string `json:"tags"`
 	Refs []string `json:"refs"`
+}
+
+// enrichment is the enrich checkpoint: the segments' tags, and the
+// images' descriptions (by the image's position in the document; "" for
+// none).
+type enrichment struct {
+	Segments     []enriched `json:"segments"`
+	Descriptions []string   `json:"descriptions,omitempty"`
 }
 
 // assembled is the assemble checkpoint.
@@ -116,7 +145,19 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("ingest %s: %w", o.Name, err)
 	}
-	return res, nil
+	r.cleanup()
+	return r.res, nil
+}
+
+// cleanup removes the checkpoints of a finished ingest, and the work
+// directory when no other ingest has checkpoints in it. What cannot be
+// removed is only logged: the document is in the library either way.
+func (r *run) cleanup() {
+	if err := os.RemoveAll(r.dir); err != nil {
+		r.Log.Warn("ingest: could not remove the checkpoints of a finished ingest", "dir", r.dir, "err", err)
+		return
+	}
+	os.Remove(r.WorkDir) // fails, as it should, while other ingests' checkpoints are there
 }
 
 func (o *Options) check() error {
@@ -132,6 +173,12 @@ func (o *Options) check() error {
 	if o.License == "" {
 		o.License = "unknown"
 	}
+	if o.ModelWorkers <= 0 {
+		o.ModelWorkers = 2
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
 	if o.Tokens == nil {
 		tok, err := tokens.CL100K()
 		if err != nil {
@@ -144,7 +191,8 @@ func (o *Options) check() error {
 
 // key identifies the options the later stages depend on.
 func (o Options) key() string {
-	s := strings.Join([]string{o.Title, strings.Join(o.Tags, ","), o.Access.String(), o.License, o.PackDir, fmt.Sprint(o.Checker != nil)}, "\x00")
+	s := strings.Join([]string{o.Title, strings.Join(o.Tags, ","), o.Access.String(), o.License, o.PackDir,
+		keyOf(o.Checker), keyOf(o.Captioner)}, "\x00")
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:8])
 }
@@ -159,8 +207,11 @@ type run struct {
 func stage[T any](ctx context.Context, r *run, i int, out *T, fn func() (T, error)) error {
 	name := Stages[i]
 	key := ""
-	if i >= firstKeyed {
+	switch {
+	case i >= firstKeyed:
 		key = r.key
+	case i == classifyStage:
+		key = keyOf(r.Checker)
 	}
 	path := checkpointPath(r.dir, i, name)
 	if load(path, key, out) {
@@ -197,6 +248,12 @@ func (r *run) emit(e Event) {
 	}
 }
 
+// warn records what was skipped, for the result and the log.
+func (r *run) warn(msg string) {
+	r.res.Warnings = append(r.res.Warnings, msg)
+	r.Log.Warn("ingest: "+msg, "file", r.Name)
+}
+
 func (r *run) all(ctx context.Context) (Result, error) {
 	r.res.WorkDir = r.dir
 	var ex extracted
@@ -204,6 +261,9 @@ func (r *run) all(ctx context.Context) (Result, error) {
 		return r.res, err
 	}
 	doc := ex.Doc
+	for _, w := range doc.Warnings {
+		r.warn(w)
+	}
 	var st Structure
 	if err := stage(ctx, r, 1, &st, func() (Structure, error) { return structure(doc), nil }); err != nil {
 		return r.res, err
@@ -216,8 +276,8 @@ func (r *run) all(ctx context.Context) (Result, error) {
 	if err := stage(ctx, r, 3, &classes, func() ([]Class, error) { return r.classify(ctx, segs) }); err != nil {
 		return r.res, err
 	}
-	var enr []enriched
-	if err := stage(ctx, r, 4, &enr, func() ([]enriched, error) { return enrich(segs, classes), nil }); err != nil {
+	var enr enrichment
+	if err := stage(ctx, r, 4, &enr, func() (enrichment, error) { return r.enrich(ctx, ex, segs, classes) }); err != nil {
 		return r.res, err
 	}
 	var asm assembled
@@ -231,6 +291,16 @@ func (r *run) all(ctx context.Context) (Result, error) {
 	r.res.DocumentID, r.res.Title, r.res.Format = asm.Doc.ID, asm.Doc.Title, asm.Doc.Format
 	r.res.Pages, r.res.Chunks, r.res.Images = asm.Doc.Pages, asm.Doc.Chunks, asm.Images
 	r.res.Sections, r.res.PackDir = len(segs), asm.PackDir
+	for _, c := range classes {
+		if c.Checked {
+			r.res.Checked++
+		}
+	}
+	for _, d := range enr.Descriptions {
+		if d != "" {
+			r.res.Described++
+		}
+	}
 	return r.res, nil
 }
 
@@ -268,27 +338,77 @@ func (r *run) extract(ctx context.Context) (extracted, error) {
 	return ex, nil
 }
 
+// classify labels each segment by the rules, then, with a Checker, asks
+// the model about each one. A segment the model gave no usable answer
+// for keeps its rule-based label.
 func (r *run) classify(ctx context.Context, segs []Segment) ([]Class, error) {
 	out := make([]Class, len(segs))
+	items := make([]int, len(segs))
 	for i, s := range segs {
 		out[i] = classify(s.Text)
-		if r.Checker != nil {
-			label, err := r.Checker.Classify(ctx, s.Title, s.Text, out[i])
-			if err != nil {
-				return nil, fmt.Errorf("check the class of %q: %w", s.Title, err)
-			}
-			switch label {
-			case Lore, Systems, Both:
-				out[i].Label, out[i].Checked = label, true
-			}
+		items[i] = i
+	}
+	if r.Checker == nil {
+		return out, nil
+	}
+	labels, err := r.ask(ctx, classifyStage, "checks", keyOf(r.Checker), items, func(ctx context.Context, i int) (string, error) {
+		label, err := r.Checker.Classify(ctx, segs[i].Title, segs[i].Text, out[i])
+		if err != nil {
+			return "", fmt.Errorf("check the class of %q: %w", segs[i].Title, err)
 		}
+		switch label {
+		case Lore, Systems, Both:
+			return label, nil
+		}
+		return "", fmt.Errorf("check the class of %q: the model answered %q, not lore, systems or both", segs[i].Title, label)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, label := range labels {
+		if i < 0 || i >= len(out) || (label != Lore && label != Systems && label != Both) {
+			continue // a damaged journal line is no answer
+		}
+		out[i].Label, out[i].Checked = label, true
 	}
 	return out, nil
 }
 
-// enrich tags each segment with its heading path and class. Entity
-// references need a model and stay empty without one.
-func enrich(segs []Segment, classes []Class) []enriched {
+// enrich tags the segments and, with a Captioner, describes the images.
+func (r *run) enrich(ctx context.Context, ex extracted, segs []Segment, classes []Class) (enrichment, error) {
+	e := enrichment{Segments: enrichSegments(segs, classes)}
+	if r.Captioner == nil || len(ex.Doc.Images) == 0 {
+		return e, nil
+	}
+	var items []int
+	for i := range ex.Doc.Images {
+		if i < len(ex.WebP) && len(ex.WebP[i]) > 0 {
+			items = append(items, i)
+		}
+	}
+	descs, err := r.ask(ctx, 4, "descriptions", keyOf(r.Captioner), items, func(ctx context.Context, i int) (string, error) {
+		im := ex.Doc.Images[i]
+		d, err := r.Captioner.Caption(ctx, ex.WebP[i], im.Context)
+		if err != nil {
+			return "", fmt.Errorf("describe image %d of page %d: %w", im.Index, im.Page, err)
+		}
+		return strings.TrimSpace(d), nil
+	})
+	if err != nil {
+		return e, err
+	}
+	e.Descriptions = make([]string, len(ex.Doc.Images))
+	for i, d := range descs {
+		if i >= 0 && i < len(e.Descriptions) {
+			e.Descriptions[i] = d
+		}
+	}
+	return e, nil
+}
+
+// enrichSegments tags each segment with its heading path and class.
+// Entity references need a model and stay empty without one.
+func enrichSegments(segs []Segment, classes []Class) []enriched {
 	out := make([]enriched, len(segs))
 	for i, s := range segs {
 		var tags []string

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +33,16 @@ type env struct {
 	dir string
 	lib *library.Library
 	ix  *rsqlite.Index
+	log *slog.Logger
+}
+
+// tlog writes log lines to the test's log, shown when it fails.
+type tlog struct{ t testing.TB }
+
+func (w tlog) Write(b []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 func newEnv(t *testing.T) *env { return newEnvB(t) }
@@ -50,11 +61,11 @@ func newEnvB(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	return &env{dir: dir, lib: lib, ix: ix}
+	return &env{dir: dir, lib: lib, ix: ix, log: slog.New(slog.NewTextHandler(tlog{t}, nil))}
 }
 
 func (e *env) opts(name string, data []byte) Options {
-	return Options{Name: name, Data: data, Registry: registry(), Store: e.lib, WorkDir: filepath.Join(e.dir, "ingest")}
+	return Options{Name: name, Data: data, Registry: registry(), Store: e.lib, WorkDir: filepath.Join(e.dir, "ingest"), Log: e.log}
 }
 
 func readOrSkip(t testing.TB, path string) []byte {
@@ -97,19 +108,80 @@ func TestMarkdownToPack(t *testing.T) {
 	if err != nil || doc.Chunks != res.Chunks || !slices.Equal(doc.Tags, o.Tags) {
 		t.Errorf("library: %+v %v", doc, err)
 	}
-	// Running again does nothing but read checkpoints.
+	// A finished ingest leaves no checkpoints: running again redoes it
+	// all, to the same result.
+	if _, err := os.Stat(res.WorkDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("checkpoints left after success: %v", err)
+	}
 	res2, err := Run(ctx, o)
-	if err != nil || len(res2.Ran) != 0 || !slices.Equal(res2.Resumed, Stages) || res2.Chunks != res.Chunks {
+	if err != nil || !slices.Equal(res2.Ran, Stages) || res2.Chunks != res.Chunks {
 		t.Errorf("second run: %+v %v", res2, err)
 	}
-	// New options redo the stages that depend on them, not extraction.
+	// After a failure, new options redo the stages that depend on them,
+	// not extraction.
+	stop := errors.New("stopped")
+	o.AfterStage = func(_ context.Context, s string) error {
+		if s == "validate" {
+			return stop
+		}
+		return nil
+	}
+	if _, err := Run(ctx, o); !errors.Is(err, stop) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	o.AfterStage = nil
 	o.Access = access.GM
 	res3, err := Run(ctx, o)
-	if err != nil || !slices.Equal(res3.Ran, Stages[firstKeyed:]) {
-		t.Errorf("changed options: ran %v, %v", res3.Ran, err)
+	if err != nil || !slices.Equal(res3.Ran, Stages[firstKeyed:]) || !slices.Equal(res3.Resumed, Stages[:firstKeyed]) {
+		t.Errorf("changed options: ran %v, resumed %v, %v", res3.Ran, res3.Resumed, err)
 	}
 	if _, err := e.lib.Document(ctx, res.DocumentID, access.Player); !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("players still read a gm_only document: %v", err)
+	}
+}
+
+// Checkpoints go after a successful ingest and stay after a failed one,
+// which the next run resumes from.
+func TestCheckpointsCleanup(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	o := e.opts("a.md", []byte("# A\n\nThe kingdom fell long ago.\n"))
+	other := filepath.Join(o.WorkDir, "another-ingest")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("the disk is full")
+	o.AfterStage = func(_ context.Context, s string) error {
+		if s == "assemble" {
+			return broken
+		}
+		return nil
+	}
+	res, err := Run(ctx, o)
+	if !errors.Is(err, broken) {
+		t.Fatalf("err = %v", err)
+	}
+	kept, _ := filepath.Glob(filepath.Join(res.WorkDir, "*.json"))
+	if len(kept) != 6 {
+		t.Fatalf("checkpoints after a failure: %v", kept)
+	}
+	o.AfterStage = nil
+	res, err = Run(ctx, o)
+	if err != nil || !slices.Equal(res.Ran, []string{"validate"}) {
+		t.Fatalf("resume: ran %v, %v", res.Ran, err)
+	}
+	if _, err := os.Stat(res.WorkDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("checkpoints after success: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another ingest's checkpoints went too: %v", err)
+	}
+	os.Remove(other)
+	if _, err := Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(o.WorkDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the empty work directory is left: %v", err)
 	}
 }
 
@@ -215,25 +287,82 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-type fixedChecker string
+// checker answers from a table by section title; "" is an error.
+type checker map[string]string
 
-func (f fixedChecker) Classify(context.Context, string, string, Class) (string, error) {
-	return string(f), nil
+func (c checker) Classify(_ context.Context, title, _ string, _ Class) (string, error) {
+	if l := c[title]; l != "" {
+		return l, nil
+	}
+	return "", errors.New("the model is confused")
 }
 
 func TestChecker(t *testing.T) {
-	e := newEnv(t)
-	o := e.opts("a.md", []byte("# A\nThe kingdom fell long ago.\n"))
-	o.Checker = fixedChecker(Systems)
-	if _, err := Run(context.Background(), o); err != nil {
-		t.Fatal(err)
+	md := []byte("# A\n\nThe kingdom fell long ago.\n\n# B\n\nThe queen rode north.\n\n# C\n\nThe river froze.\n\n# D\n\nA temple.\n")
+	tests := []struct {
+		name    string
+		c       checker
+		checked int
+		labels  map[string]string // pack file label by title
+		warns   bool
+	}{
+		{"every answer used", checker{"A": Systems, "B": Both, "C": Lore, "D": Systems}, 4, map[string]string{"A": Systems, "B": Both}, false},
+		{"a failure keeps the rule's label", checker{"A": Systems, "B": "", "C": "nonsense", "D": Systems}, 2, map[string]string{"A": Systems, "B": Lore}, false},
+		{"a broken model is asked no more", checker{}, 0, map[string]string{"A": Lore}, true},
 	}
-	var cs []Class
-	if !load(filepath.Join(o.WorkDir, mustHash(t, o), "04-classify.json"), "", &cs) || len(cs) != 1 || cs[0].Label != Systems || !cs[0].Checked {
-		t.Errorf("classes: %+v", cs)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			o := e.opts("a.md", md)
+			o.Checker, o.ModelWorkers = tt.c, 1
+			o.PackDir = filepath.Join(e.dir, "pack")
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Checked != tt.checked {
+				t.Errorf("checked %d sections, want %d", res.Checked, tt.checked)
+			}
+			if got := len(res.Warnings) > 0; got != tt.warns {
+				t.Errorf("warnings %q", res.Warnings)
+			}
+			for title, label := range tt.labels {
+				files, _ := filepath.Glob(filepath.Join(o.PackDir, "sections", "*-"+slug(title)+".md"))
+				if len(files) != 1 {
+					t.Fatalf("pack files of section %s: %v", title, files)
+				}
+				b, err := os.ReadFile(files[0])
+				if err != nil || !strings.Contains(string(b), "classification: "+label+"\n") {
+					t.Errorf("section %s is not labelled %s:\n%s", title, label, b)
+				}
+			}
+		})
 	}
 }
 
+// A checker's answers are checkpointed under its key: another model
+// checks again, the same one resumes.
+func TestCheckerKey(t *testing.T) {
+	e := newEnv(t)
+	o := e.opts("a.md", []byte("# A\nThe kingdom fell long ago.\n"))
+	o.Checker = checker{"A": Systems}
+	o.AfterStage = func(_ context.Context, s string) error {
+		if s == "classify" {
+			return errors.New("stop")
+		}
+		return nil
+	}
+	Run(context.Background(), o)
+	o.AfterStage = nil
+	var cs []Class
+	path := filepath.Join(o.WorkDir, mustHash(t, o), "04-classify.json")
+	if !load(path, keyOf(o.Checker), &cs) || len(cs) != 1 || cs[0].Label != Systems || !cs[0].Checked {
+		t.Errorf("classes: %+v", cs)
+	}
+	if load(path, "", &cs) {
+		t.Error("a rules-only run would reuse the model's classes")
+	}
+}
 func TestSegment(t *testing.T) {
 	long := strings.TrimSpace(strings.Repeat("word ", 400))
 	doc := &ingest.Document{Format: ingest.Markdown, Pages: []ingest.Page{

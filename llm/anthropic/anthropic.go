@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,7 +313,10 @@ func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 		params.Temperature = sdk.Float(*req.Temperature)
 	}
 
-	for _, m := range req.Messages {
+	for i, m := range req.Messages {
+		if err := m.CheckImages(); err != nil {
+			return params, &llm.Error{Provider: providerName, Kind: llm.BadRequest, Message: fmt.Sprintf("message %d: %v", i, err)}
+		}
 		var blocks []sdk.ContentBlockParamUnion
 		role := sdk.MessageParamRoleUser
 		switch m.Role {
@@ -325,6 +329,11 @@ func buildParams(req llm.Request) (sdk.MessageNewParams, error) {
 			}
 			continue
 		case llm.User, "":
+			// Images first, then the text about them, as the API's
+			// documentation advises.
+			for _, im := range m.Images {
+				blocks = append(blocks, sdk.NewImageBlockBase64(im.MIMEType, base64.StdEncoding.EncodeToString(im.Data)))
+			}
 			if m.Content != "" {
 				blocks = append(blocks, sdk.ContentBlockParamUnion{OfText: &sdk.TextBlockParam{Text: m.Content}})
 			}
@@ -396,6 +405,8 @@ func setCache(b *sdk.ContentBlockParamUnion) {
 		b.OfToolUse.CacheControl = cc
 	case b.OfToolResult != nil:
 		b.OfToolResult.CacheControl = cc
+	case b.OfImage != nil:
+		b.OfImage.CacheControl = cc
 	}
 }
 

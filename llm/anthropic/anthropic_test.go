@@ -613,3 +613,43 @@ func TestIgnoresEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Images on a user message become base64 image blocks ahead of its text.
+func TestChatSendsImageBlocks(t *testing.T) {
+	want := `[{"role": "user", "content": [
+		{"type": "image", "source": {"type": "base64", "media_type": "image/webp", "data": "UklGRgAAAABXRUJQVlA4TA=="}},
+		{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}},
+		{"type": "text", "text": "Describe it."}
+	]}]`
+	var wantMsgs any
+	if err := json.Unmarshal([]byte(want), &wantMsgs); err != nil {
+		t.Fatal(err)
+	}
+	_, p := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			t.Errorf("decode: %v", err)
+		}
+		if !reflect.DeepEqual(body["messages"], wantMsgs) {
+			t.Errorf("messages:\n%s\nwant:\n%s", dump(body["messages"]), dump(wantMsgs))
+		}
+		textStream(w, r)
+	})
+	_, err := p.Chat(context.Background(), llm.Request{Model: "claude-test", Messages: []llm.Message{
+		{Role: llm.User, Content: "Describe it.", Images: []llm.Image{
+			{MIMEType: "image/webp", Data: []byte("RIFF\x00\x00\x00\x00WEBPVP8L")},
+			{MIMEType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}},
+		}},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, p2 := newServer(t, func(w http.ResponseWriter, r *http.Request) { textStream(w, r) })
+	_, err = p2.Chat(context.Background(), llm.Request{Model: "claude-test", Messages: []llm.Message{
+		{Role: llm.Assistant, Content: "x", Images: []llm.Image{{MIMEType: "image/png", Data: []byte{1}}}},
+	}}, nil)
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.BadRequest || s.calls.Load() != 0 {
+		t.Errorf("an image on an assistant message: err = %v, %d calls", err, s.calls.Load())
+	}
+}

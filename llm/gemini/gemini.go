@@ -332,6 +332,9 @@ func (p *Provider) contents(model string, msgs []llm.Message) ([]*genai.Content,
 		lastTool bool                  // the last content holds function responses
 	)
 	for i, m := range msgs {
+		if err := m.CheckImages(); err != nil {
+			return nil, nil, badRequest(fmt.Sprintf("message %d: %v", i, err), nil)
+		}
 		isTool := false
 		switch m.Role {
 		case llm.System:
@@ -339,10 +342,19 @@ func (p *Provider) contents(model string, msgs []llm.Message) ([]*genai.Content,
 				system = append(system, &genai.Part{Text: m.Content})
 			}
 		case llm.User:
-			if m.Content == "" {
+			// Images go as inline data before the text about them, as
+			// the API's documentation advises.
+			var parts []*genai.Part
+			for _, im := range m.Images {
+				parts = append(parts, &genai.Part{InlineData: &genai.Blob{MIMEType: im.MIMEType, Data: im.Data}})
+			}
+			if m.Content != "" {
+				parts = append(parts, &genai.Part{Text: m.Content})
+			}
+			if len(parts) == 0 {
 				continue
 			}
-			out = append(out, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{Text: m.Content}}})
+			out = append(out, &genai.Content{Role: genai.RoleUser, Parts: parts})
 		case llm.Assistant:
 			var parts []*genai.Part
 			if m.Content != "" {

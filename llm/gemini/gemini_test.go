@@ -881,3 +881,46 @@ func TestEmbed(t *testing.T) {
 		t.Errorf("error %v: kind %s", err, e.Kind)
 	}
 }
+
+// Images on a user message become inlineData parts ahead of its text.
+func TestChatSendsInlineData(t *testing.T) {
+	f := newFake(t)
+	f.stream = func(w http.ResponseWriter, model string, body map[string]any) {
+		want := []any{
+			map[string]any{"inlineData": map[string]any{"mimeType": "image/webp", "data": "UklGRgAAAABXRUJQVlA4TA=="}},
+			map[string]any{"inlineData": map[string]any{"mimeType": "image/png", "data": "iVBORw=="}},
+			map[string]any{"text": "Describe it."},
+		}
+		if got := get(body, "contents", 0, "parts"); !reflect.DeepEqual(got, want) {
+			t.Errorf("parts = %#v\nwant %#v", got, want)
+		}
+		if got := get(body, "contents", 0, "role"); got != "user" {
+			t.Errorf("role = %v", got)
+		}
+		sse(w, map[string]any{"candidates": []any{map[string]any{
+			"content":      map[string]any{"role": "model", "parts": []any{map[string]any{"text": "A map."}}},
+			"finishReason": "STOP",
+		}}})
+	}
+	p := f.provider(t)
+	resp, err := p.Chat(context.Background(), llm.Request{Model: "gemini-2.5-flash", Messages: []llm.Message{
+		{Role: llm.User, Content: "Describe it.", Images: []llm.Image{
+			{MIMEType: "image/webp", Data: []byte("RIFF\x00\x00\x00\x00WEBPVP8L")},
+			{MIMEType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}},
+		}},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "A map." {
+		t.Errorf("content = %q", resp.Message.Content)
+	}
+	before := f.requests.Load()
+	_, err = p.Chat(context.Background(), llm.Request{Model: "gemini-2.5-flash", Messages: []llm.Message{
+		{Role: llm.Assistant, Content: "x", Images: []llm.Image{{MIMEType: "image/png", Data: []byte{1}}}},
+	}}, nil)
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Kind != llm.BadRequest || f.requests.Load() != before {
+		t.Errorf("an image on a model message: err = %v", err)
+	}
+}

@@ -96,7 +96,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	}
 	areq, err := chatRequest(model, req)
 	if err != nil {
-		return nil, &llm.Error{Provider: name, Kind: llm.BadRequest, Message: "building chat request", Err: err}
+		return nil, &llm.Error{Provider: name, Kind: llm.BadRequest, Message: "building chat request: " + err.Error(), Err: err}
 	}
 
 	ctx, info := withCallInfo(ctx)
@@ -226,7 +226,15 @@ func chatRequest(model string, req llm.Request) (*api.ChatRequest, error) {
 	stream := true
 	out := &api.ChatRequest{Model: model, Stream: &stream}
 	for i, m := range req.Messages {
+		if err := m.CheckImages(); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
 		am := api.Message{Role: string(m.Role), Content: m.Content}
+		// Ollama takes the bytes alone, base64 in "images", and finds
+		// the format itself.
+		for _, im := range m.Images {
+			am.Images = append(am.Images, api.ImageData(im.Data))
+		}
 		switch m.Role {
 		case llm.System, llm.User:
 		case llm.Assistant:

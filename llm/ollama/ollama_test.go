@@ -197,6 +197,14 @@ func TestChatRequestBody(t *testing.T) {
 			wantJSON(t, "format", body["format"], `{"type":"object","properties":{"intent":{"type":"string"}},"required":["intent"]}`)
 			wantJSON(t, "messages", body["messages"], `[{"role":"user","content":"attack the goblin"}]`)
 		},
+	}, {
+		name: "images go base64 on the message",
+		req: llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "Describe it.", Images: []llm.Image{
+			{MIMEType: "image/webp", Data: []byte("RIFF\x00\x00\x00\x00WEBPVP8L")}, {MIMEType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}},
+		}}}},
+		check: func(t *testing.T, body map[string]any) {
+			wantJSON(t, "messages", body["messages"], `[{"role":"user","content":"Describe it.","images":["UklGRgAAAABXRUJQVlA4TA==","iVBORw=="]}]`)
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -594,5 +602,33 @@ func TestParseRetryAfter(t *testing.T) {
 		if got := parseRetryAfter(tt.in, now); got != tt.want {
 			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Images where no provider takes them are refused before anything is sent.
+func TestChatRefusesMisplacedImages(t *testing.T) {
+	tests := []struct {
+		name string
+		msg  llm.Message
+		want string
+	}{
+		{"on a system message", llm.Message{Role: llm.System, Content: "x", Images: []llm.Image{{MIMEType: "image/png", Data: []byte{1}}}}, "only user messages"},
+		{"without bytes", llm.Message{Role: llm.User, Content: "x", Images: []llm.Image{{MIMEType: "image/png"}}}, "no bytes"},
+		{"not an image", llm.Message{Role: llm.User, Content: "x", Images: []llm.Image{{MIMEType: "text/plain", Data: []byte{1}}}}, "MIME type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, p := newServer(t, map[string]func(http.ResponseWriter, *http.Request, map[string]any){
+				"POST /api/chat": ndjson(chunk("ok"), final("stop", 1, 1)),
+			})
+			_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{tt.msg}}, nil)
+			var e *llm.Error
+			if !errors.As(err, &e) || e.Kind != llm.BadRequest || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want a bad request saying %q", err, tt.want)
+			}
+			if n := len(s.bodies["/api/chat"]); n != 0 {
+				t.Errorf("%d requests sent", n)
+			}
+		})
 	}
 }

@@ -148,11 +148,25 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 
 // message converts one message.
 func message(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
+	if err := m.CheckImages(); err != nil {
+		return sdk.ChatCompletionMessageParamUnion{}, err
+	}
 	switch m.Role {
 	case llm.System:
 		return sdk.SystemMessage(m.Content), nil
 	case llm.User:
-		return sdk.UserMessage(m.Content), nil
+		if len(m.Images) == 0 {
+			return sdk.UserMessage(m.Content), nil
+		}
+		// Images go as content parts beside the text, each a data: URL.
+		var parts []sdk.ChatCompletionContentPartUnionParam
+		if m.Content != "" {
+			parts = append(parts, sdk.TextContentPart(m.Content))
+		}
+		for _, im := range m.Images {
+			parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: im.DataURL()}))
+		}
+		return sdk.UserMessage(parts), nil
 	case llm.ToolRole:
 		if m.ToolCallID == "" {
 			return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool message without tool_call_id")

@@ -678,6 +678,8 @@ func TestBadRequestsAreNotSent(t *testing.T) {
 		{Model: "m", Messages: []llm.Message{{Role: llm.ToolRole, Content: "x"}}},
 		{Model: "m", Tools: []llm.Tool{{Name: "t", Parameters: json.RawMessage(`[1]`)}}},
 		{Model: "m", Schema: json.RawMessage(`{"type":`)},
+		{Model: "m", Messages: []llm.Message{{Role: llm.System, Content: "x", Images: []llm.Image{{MIMEType: "image/png", Data: []byte{1}}}}}},
+		{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "x", Images: []llm.Image{{MIMEType: "image/png"}}}}},
 	} {
 		_, err := p.Chat(context.Background(), req, nil)
 		var e *llm.Error
@@ -728,4 +730,36 @@ func (r *oneByteReader) Read(p []byte) (int, error) {
 	p[0] = r.s[0]
 	r.s = r.s[1:]
 	return 1, nil
+}
+
+// A user message with images becomes content parts: the text, then each
+// image as an image_url holding a base64 data: URL.
+func TestChatSendsImagesAsContentParts(t *testing.T) {
+	srv := server(t, func(t *testing.T, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		checkChatRequest(t, r, body)
+		jsonEq(t, "messages", body["messages"], `[
+			{"role": "system", "content": "You caption images."},
+			{"role": "user", "content": [
+				{"type": "text", "text": "Describe it."},
+				{"type": "image_url", "image_url": {"url": "data:image/webp;base64,UklGRgAAAABXRUJQVlA4TA=="}},
+				{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw=="}}
+			]}
+		]`)
+		s := startSSE(w)
+		s.send(chunk(`{"content":"A map."}`, "stop"))
+		s.done()
+	})
+	resp, err := newProvider(t, srv).Chat(context.Background(), llm.Request{Model: "gpt-4o-mini", Messages: []llm.Message{
+		{Role: llm.System, Content: "You caption images."},
+		{Role: llm.User, Content: "Describe it.", Images: []llm.Image{
+			{MIMEType: "image/webp", Data: []byte("RIFF\x00\x00\x00\x00WEBPVP8L")},
+			{MIMEType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}},
+		}},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "A map." {
+		t.Errorf("content = %q", resp.Message.Content)
+	}
 }

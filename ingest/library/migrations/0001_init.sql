@@ -1,11 +1,5 @@
-package library
-
-// schemaVersion is the version of the tables below; a database holding a
-// newer one is refused rather than misread.
-const schemaVersion = 1
-
-const schema = `
-CREATE TABLE IF NOT EXISTS library_schema (version INTEGER NOT NULL);
+-- The library's first tables. IF NOT EXISTS: databases written before the
+-- library used numbered migrations already hold them.
 CREATE TABLE IF NOT EXISTS library_documents (
     id      TEXT PRIMARY KEY,
     title   TEXT NOT NULL,
@@ -18,6 +12,7 @@ CREATE TABLE IF NOT EXISTS library_documents (
     chunks  INTEGER NOT NULL,
     created TEXT NOT NULL    -- RFC 3339, UTC
 );
+
 CREATE TABLE IF NOT EXISTS library_pages (
     document TEXT NOT NULL REFERENCES library_documents(id) ON DELETE CASCADE,
     number   INTEGER NOT NULL,
@@ -25,6 +20,7 @@ CREATE TABLE IF NOT EXISTS library_pages (
     text     TEXT NOT NULL,
     PRIMARY KEY (document, number)
 ) WITHOUT ROWID;
+
 -- Images carry no access level: it is their document's, by join.
 CREATE TABLE IF NOT EXISTS library_images (
     document TEXT NOT NULL REFERENCES library_documents(id) ON DELETE CASCADE,
@@ -37,4 +33,3 @@ CREATE TABLE IF NOT EXISTS library_images (
     context  TEXT NOT NULL,
     PRIMARY KEY (document, page, idx)
 ) WITHOUT ROWID;
-`
