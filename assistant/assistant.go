@@ -1,0 +1,476 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/agent"
+	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/prompt"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+// Errors from the assistant's client-facing methods.
+var (
+	// ErrNoActive: no request is running for that conversation (it
+	// finished, timed out, was cancelled or never started) — HTTP 404.
+	ErrNoActive = errors.New("no request is active for this conversation")
+	// ErrWrongCall: the request is not waiting for that tool call — 400.
+	ErrWrongCall = errors.New("the active request is not waiting for that tool call")
+	// ErrBusy: the conversation already has a request running — 409.
+	ErrBusy = errors.New("this conversation already has a request running")
+	// ErrNotPaused: continue or cancel sent while the request is not
+	// paused — 409.
+	ErrNotPaused = errors.New("the request is not paused")
+)
+
+// InvalidError is a request the client must fix; its message says how.
+type InvalidError struct{ Msg string }
+
+func (e *InvalidError) Error() string { return e.Msg }
+
+func invalid(format string, a ...any) error { return &InvalidError{Msg: fmt.Sprintf(format, a...)} }
+
+// Request is a chat request (seed 000 §4.3.3).
+type Request struct {
+	Model          string       `json:"model,omitempty"`
+	Messages       []Message    `json:"messages"`
+	Stream         *bool        `json:"stream,omitempty"` // default true
+	UserContext    *UserContext `json:"user_context,omitempty"`
+	ConversationID string       `json:"conversation_id,omitempty"`
+	// Tools names the tools to offer; empty offers all.
+	Tools []string `json:"tools,omitempty"`
+	// SystemSchema is the client's game system description, kept with
+	// the conversation for system_schema.
+	SystemSchema json.RawMessage `json:"system_schema,omitempty"`
+}
+
+// Streaming reports whether the client asked for an event stream.
+func (r Request) Streaming() bool { return r.Stream == nil || *r.Stream }
+
+// Message is a message a client sends: its own words and, for one-shot
+// queries with context, earlier answers.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// UserContext is the Foundry user a request is made for (seed 000 §2.3).
+// Its role can only narrow what the authenticated user may read: a GM's
+// key asking for a player gets the player's view, a player's key asking
+// for a GM's still gets the player's.
+type UserContext struct {
+	UserID        string   `json:"userId"`
+	UserName      string   `json:"userName"`
+	Role          int      `json:"role"`
+	OwnedActorIDs []string `json:"ownedActorIds,omitempty"`
+	CharacterID   string   `json:"characterId,omitempty"`
+}
+
+// Limits on what a client may send.
+const (
+	MaxMessages       = 50
+	MaxMessageBytes   = 32 << 10
+	MaxSchemaBytes    = 256 << 10
+	DefaultHistory    = 6000 // tokens of earlier conversation kept in context
+	maxToolResultSize = 64 << 10
+)
+
+// Options configure an Assistant.
+type Options struct {
+	Provider      llm.Provider
+	Model         string // used when a request names none
+	Toolbox       *Toolbox
+	Conversations *Conversations
+	Agent         agent.Config
+	Prompts       *prompt.Registry
+	// System names the game system when the client does not (e.g. mgt2e).
+	System string
+	// HistoryBudget caps the earlier conversation put in context, in
+	// tokens (default DefaultHistory).
+	HistoryBudget int
+	Now           func() time.Time
+	Logger        *slog.Logger
+}
+
+// Assistant runs chats. It is safe for concurrent use.
+type Assistant struct {
+	o       Options
+	counter *tokens.Counter
+	prompt  *prompt.Template
+
+	mu     sync.Mutex
+	active map[string]*Active
+	wg     sync.WaitGroup
+}
+
+// New returns an assistant.
+func New(o Options) (*Assistant, error) {
+	if o.Provider == nil || o.Toolbox == nil || o.Conversations == nil {
+		return nil, errors.New("assistant: Provider, Toolbox and Conversations are required")
+	}
+	if o.Prompts == nil {
+		r, err := prompt.New("", nil)
+		if err != nil {
+			return nil, err
+		}
+		o.Prompts = r
+	}
+	t, err := o.Prompts.Get("assistant")
+	if err != nil {
+		return nil, err
+	}
+	c, err := tokens.CL100K()
+	if err != nil {
+		return nil, err
+	}
+	if o.HistoryBudget <= 0 {
+		o.HistoryBudget = DefaultHistory
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Agent.Subject == "" {
+		o.Agent.Subject = "Seneschal"
+	}
+	return &Assistant{o: o, counter: c, prompt: t, active: map[string]*Active{}}, nil
+}
+
+// Active is a request in progress.
+type Active struct {
+	ConversationID string
+	UserID         string
+	Started        time.Time
+	run            *agent.Run
+	cancel         context.CancelFunc
+}
+
+// Wait waits for the request to finish.
+func (a *Active) Wait() (*agent.Outcome, error) { return a.run.Wait() }
+
+// Done is closed when the request has finished and been saved.
+func (a *Active) Done() <-chan struct{} { return a.run.Done() }
+
+// Start begins a chat for user. Events go to sink until a done event;
+// cancelling ctx (the client went away) abandons the request, which is
+// then saved with what it produced. A request that does not stream gets
+// no external tools (nobody could run them) and ends at its first pause.
+func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sink func(agent.Event)) (*Active, error) {
+	if err := validate(req); err != nil {
+		return nil, err
+	}
+	role := user.Role
+	if uc := req.UserContext; uc != nil && uc.Role >= int(access.Player) && access.Level(uc.Role) < role {
+		role = access.Level(uc.Role)
+	}
+	now := as.o.Now()
+	conv, err := as.conversation(ctx, user, req.ConversationID, now)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.SystemSchema) > 0 {
+		conv.Metadata.SystemSchema = req.SystemSchema
+	}
+	tools, err := Select(as.o.Toolbox.Tools(Caller{Role: role, Schema: conv.Metadata.SystemSchema}), req.Tools)
+	if err != nil {
+		return nil, invalid("%v", err)
+	}
+	stream := req.Streaming()
+	if !stream {
+		tools = internalOnly(tools)
+	}
+	system, err := as.systemPrompt(user, req, role, tools, conv.Metadata.SystemSchema)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []llm.Message{{Role: llm.System, Content: system, Cache: true}}
+	msgs = append(msgs, as.history(conv.Messages)...)
+	for _, m := range req.Messages {
+		msgs = append(msgs, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
+	}
+	model := req.Model
+	if model == "" {
+		model = as.o.Model
+	}
+	cfg := as.o.Agent
+	if !stream {
+		cfg.PauseAfterCalls = 1 << 20 // no one to ask; the hard limits still hold
+		cfg.PauseAfter = cfg.HardTimeout
+	}
+	loop := &agent.Loop{Provider: as.o.Provider, Tools: tools, Config: cfg}
+
+	as.mu.Lock()
+	if _, busy := as.active[conv.ID]; busy {
+		as.mu.Unlock()
+		return nil, ErrBusy
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel}
+	as.active[conv.ID] = a
+	as.wg.Add(1)
+	as.mu.Unlock()
+
+	as.o.Logger.InfoContext(ctx, "chat started", "conversation", conv.ID, "user", user.ID, "role", role.String(),
+		"tools", len(tools), "stream", stream)
+	a.run = loop.Start(rctx, llm.Request{Model: model, Messages: msgs}, sink)
+	go func() {
+		defer as.wg.Done()
+		out, err := a.run.Wait()
+		as.finish(conv, out, err)
+		as.mu.Lock()
+		delete(as.active, conv.ID)
+		as.mu.Unlock()
+		cancel()
+	}()
+	return a, nil
+}
+
+func validate(req Request) error {
+	if len(req.Messages) == 0 {
+		return invalid("messages is empty: send at least one user message")
+	}
+	if len(req.Messages) > MaxMessages {
+		return invalid("%d messages: send at most %d; the conversation keeps the rest", len(req.Messages), MaxMessages)
+	}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case string(llm.User), string(llm.Assistant):
+		default:
+			return invalid("messages[%d].role %q: use user or assistant", i, m.Role)
+		}
+		if len(m.Content) > MaxMessageBytes {
+			return invalid("messages[%d] is %d bytes; the limit is %d", i, len(m.Content), MaxMessageBytes)
+		}
+	}
+	if last := req.Messages[len(req.Messages)-1]; last.Role != string(llm.User) || strings.TrimSpace(last.Content) == "" {
+		return invalid("the last message must be the user's, and not empty")
+	}
+	if len(req.SystemSchema) > MaxSchemaBytes {
+		return invalid("system_schema is %d bytes; the limit is %d", len(req.SystemSchema), MaxSchemaBytes)
+	}
+	if len(req.SystemSchema) > 0 && !json.Valid(req.SystemSchema) {
+		return invalid("system_schema is not valid JSON")
+	}
+	return nil
+}
+
+// conversation loads the user's conversation, or starts one (with the
+// client's id when it chose one, unless another user holds that id). A new
+// conversation is written when its first request ends: a chat's start
+// costs no write.
+func (as *Assistant) conversation(ctx context.Context, user auth.User, id string, now time.Time) (Conversation, error) {
+	if id != "" {
+		if len(id) > 128 {
+			return Conversation{}, invalid("conversation_id is longer than 128 characters")
+		}
+		conv, err := as.o.Conversations.Get(ctx, user.ID, id)
+		if err == nil || !errors.Is(err, ErrNotFound) {
+			return conv, err
+		}
+		if taken, err := as.o.Conversations.Exists(ctx, id); err != nil {
+			return conv, err
+		} else if taken {
+			return conv, ErrNotFound
+		}
+	} else {
+		id = NewID()
+	}
+	return Conversation{ID: id, UserID: user.ID, Created: now, Updated: now, Messages: []llm.Message{}}, nil
+}
+
+func (as *Assistant) systemPrompt(user auth.User, req Request, role access.Level, tools []agent.Tool, schema json.RawMessage) (string, error) {
+	name := user.Name
+	if uc := req.UserContext; uc != nil && uc.UserName != "" {
+		name = uc.UserName
+	}
+	system := as.o.System
+	var caps struct {
+		System string `json:"system"`
+	}
+	if len(schema) > 0 && json.Unmarshal(schema, &caps) == nil && caps.System != "" {
+		system = caps.System
+	}
+	var external []string
+	for _, t := range tools {
+		if t.External {
+			external = append(external, t.Name)
+		}
+	}
+	roleName := map[access.Level]string{access.Player: "a player", access.Trusted: "a trusted player",
+		access.Assistant: "an assistant game master", access.GM: "the game master"}[role]
+	return as.prompt.Render(map[string]any{
+		"UserName": name, "RoleName": roleName, "Player": role < access.Assistant, "System": system,
+		"Tools": strings.Join(Names(tools), ", "), "External": strings.Join(external, ", "),
+	})
+}
+
+// history keeps the latest earlier messages within the budget, cut only
+// before a user message so no tool result loses the call it answers.
+func (as *Assistant) history(msgs []llm.Message) []llm.Message {
+	total := 0
+	start := len(msgs)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		total += as.counter.Count(msgs[i].Content) + 4
+		for _, c := range msgs[i].ToolCalls {
+			total += as.counter.Count(string(c.Arguments)) + 4
+		}
+		if total > as.o.HistoryBudget {
+			break
+		}
+		if msgs[i].Role == llm.User {
+			start = i
+		}
+	}
+	return msgs[start:]
+}
+
+// finish saves what a request produced, whatever ended it.
+func (as *Assistant) finish(conv Conversation, out *agent.Outcome, runErr error) {
+	if out == nil {
+		return
+	}
+	var msgs []llm.Message
+	for _, m := range out.Messages {
+		if m.Role != llm.System {
+			m.Cache = false
+			msgs = append(msgs, m)
+		}
+	}
+	conv.Messages = msgs
+	conv.Updated = as.o.Now()
+	conv.Metadata.TotalTokensEstimate += out.Usage.PromptTokens + out.Usage.CompletionTokens
+	// The client may be gone; saving must not depend on its context.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := as.o.Conversations.Save(ctx, conv); err != nil {
+		as.o.Logger.Error("save conversation", "conversation", conv.ID, "err", err)
+	}
+	as.o.Logger.Info("chat finished", "conversation", conv.ID, "tool_calls", out.ToolCalls,
+		"prompt_tokens", out.Usage.PromptTokens, "completion_tokens", out.Usage.CompletionTokens,
+		"cancelled", out.Cancelled, "stopped", out.Stopped, "err", runErr)
+}
+
+// ToolResult hands the client's result for an external tool call to the
+// conversation's active request (seed 000 §2.4.6).
+func (as *Assistant) ToolResult(userID, conversationID, callID string, result json.RawMessage) error {
+	a := as.lookup(userID, conversationID)
+	if a == nil {
+		return ErrNoActive
+	}
+	if len(result) > maxToolResultSize {
+		return invalid("the tool result is %d bytes; the limit is %d", len(result), maxToolResultSize)
+	}
+	text := string(result)
+	var s string
+	if json.Unmarshal(result, &s) == nil {
+		text = s // a plain string result goes to the model as text
+	}
+	switch err := a.run.Deliver(callID, text); {
+	case errors.Is(err, agent.ErrUnknownCall):
+		return ErrWrongCall
+	case errors.Is(err, agent.ErrFinished):
+		return ErrNoActive
+	default:
+		return err
+	}
+}
+
+// Continue answers the active request's pause: "continue" or "cancel".
+func (as *Assistant) Continue(userID, conversationID, action string) error {
+	var d agent.Decision
+	switch action {
+	case "continue":
+		d = agent.Continue
+	case "cancel":
+		d = agent.Cancel
+	default:
+		return invalid("action %q: use continue or cancel", action)
+	}
+	a := as.lookup(userID, conversationID)
+	if a == nil {
+		return ErrNoActive
+	}
+	switch err := a.run.Decide(d); {
+	case errors.Is(err, agent.ErrNotPaused):
+		if d == agent.Cancel { // cancel works at any moment
+			a.cancel()
+			return nil
+		}
+		return ErrNotPaused
+	case errors.Is(err, agent.ErrFinished):
+		return ErrNoActive
+	default:
+		return err
+	}
+}
+
+func (as *Assistant) lookup(userID, conversationID string) *Active {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	a := as.active[conversationID]
+	if a == nil || a.UserID != userID {
+		return nil
+	}
+	return a
+}
+
+// ActiveCount is the number of requests in progress.
+func (as *Assistant) ActiveCount() int {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return len(as.active)
+}
+
+// IsActive reports whether the conversation has a request in progress.
+func (as *Assistant) IsActive(conversationID string) bool {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.active[conversationID] != nil
+}
+
+// Shutdown cancels every active request and waits until each is saved or
+// ctx ends.
+func (as *Assistant) Shutdown(ctx context.Context) error {
+	as.mu.Lock()
+	for _, a := range as.active {
+		a.cancel()
+	}
+	as.mu.Unlock()
+	done := make(chan struct{})
+	go func() { as.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Models lists the models the provider serves.
+func (as *Assistant) Models(ctx context.Context) ([]llm.Model, error) {
+	return as.o.Provider.Models(ctx)
+}
+
+func internalOnly(tools []agent.Tool) []agent.Tool {
+	var out []agent.Tool
+	for _, t := range tools {
+		if !t.External {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Conversations returns the conversation store.
+func (as *Assistant) Conversations() *Conversations { return as.o.Conversations }
