@@ -1,0 +1,254 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/hearth-rpg/hearth/agent"
+	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/i18n"
+	"github.com/hearth-rpg/hearth/internal/api"
+	"github.com/hearth-rpg/hearth/llm"
+)
+
+// keepAlive is how often an idle stream gets a comment line.
+const keepAlive = 15 * time.Second
+
+// user returns the authenticated user; the middleware guarantees one.
+func user(r *http.Request) auth.User {
+	u, _ := auth.UserFrom(r.Context())
+	return u
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	ms, err := s.o.Assistant.Models(r.Context())
+	if err != nil {
+		s.log.WarnContext(r.Context(), "list models", "err", err)
+		api.Error(w, r, api.Unavailable, "chat.models_unavailable", nil)
+		return
+	}
+	if ms == nil {
+		ms = []llm.Model{}
+	}
+	api.JSON(w, http.StatusOK, ms)
+}
+
+// chatAnswer is the non-streaming reply of /api/chat.
+type chatAnswer struct {
+	ConversationID string     `json:"conversation_id"`
+	Content        string     `json:"content"`
+	ToolCallsMade  int        `json:"tool_calls_made"`
+	Usage          *llm.Usage `json:"usage,omitempty"`
+	Cancelled      bool       `json:"cancelled,omitempty"`
+	Stopped        string     `json:"stopped,omitempty"`
+	Error          string     `json:"error,omitempty"`
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var req assistant.Request
+	if !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
+		return
+	}
+	u := user(r)
+	loc := i18n.From(r.Context())
+	count := func(e agent.Event) {
+		switch e.Type {
+		case agent.ToolCall:
+			s.metrics.toolCall(e.Tool, "external")
+		case agent.ToolResult:
+			s.metrics.toolCall(e.Tool, "internal")
+		}
+	}
+	if !req.Streaming() {
+		s.chatOnce(w, r, u, req, count)
+		return
+	}
+	stream := newSSE(w)
+	sink := func(e agent.Event) {
+		count(e)
+		stream.send(localize(loc, e))
+	}
+	a, err := s.o.Assistant.Start(r.Context(), u, req, sink)
+	if err != nil {
+		s.chatError(w, r, err)
+		return
+	}
+	w.Header().Set("X-Conversation-ID", a.ConversationID)
+	stream.start()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.Done():
+			return
+		case <-tick.C:
+			stream.comment("keep-alive")
+		}
+	}
+}
+
+// chatOnce runs a chat to its end and answers with one JSON object, for
+// one-shot queries (seed 000 §3.4).
+func (s *Server) chatOnce(w http.ResponseWriter, r *http.Request, u auth.User, req assistant.Request, count func(agent.Event)) {
+	a, err := s.o.Assistant.Start(r.Context(), u, req, count)
+	if err != nil {
+		s.chatError(w, r, err)
+		return
+	}
+	out, runErr := a.Wait()
+	if r.Context().Err() != nil {
+		return // nobody to answer
+	}
+	ans := chatAnswer{ConversationID: a.ConversationID}
+	if out != nil {
+		ans.Content, ans.ToolCallsMade, ans.Cancelled, ans.Stopped = out.Text, out.ToolCalls, out.Cancelled, out.Stopped
+		usage := out.Usage
+		ans.Usage = &usage
+	}
+	if runErr != nil {
+		s.log.WarnContext(r.Context(), "chat failed", "conversation", a.ConversationID, "err", runErr)
+		ans.Error = i18n.From(r.Context()).T("chat.failed", nil)
+	}
+	w.Header().Set("X-Conversation-ID", a.ConversationID)
+	api.JSON(w, http.StatusOK, ans)
+}
+
+// localize replaces the English texts the agent loop writes for people
+// (pause questions, tool progress) with the catalog's, in the reader's
+// language. Tool names and model text pass unchanged.
+func localize(loc i18n.Localizer, e agent.Event) agent.Event {
+	switch e.Type {
+	case agent.Pause:
+		id := "chat.pause_tools"
+		if e.Reason == agent.TimeLimit {
+			id = "chat.pause_time"
+		}
+		e.Message = loc.T(id, map[string]any{"Calls": e.ToolCallsMade, "Seconds": e.ElapsedSeconds})
+	case agent.ToolStatus:
+		e.Message = loc.T("tool."+toolOf(e), map[string]any{"Message": e.Message})
+	}
+	return e
+}
+
+// toolOf names the tool a tool_status event is about; the agent puts the
+// tool's Status text in Message and the tool in Tool when it knows it.
+func toolOf(e agent.Event) string {
+	if e.Tool != "" {
+		return e.Tool
+	}
+	return "running"
+}
+
+func (s *Server) chatError(w http.ResponseWriter, r *http.Request, err error) {
+	var inv *assistant.InvalidError
+	switch {
+	case errors.As(err, &inv):
+		api.Error(w, r, api.Invalid, "chat.invalid", map[string]any{"Reason": inv.Msg})
+	case errors.Is(err, assistant.ErrBusy):
+		api.Error(w, r, api.Conflict, "chat.busy", nil)
+	case errors.Is(err, assistant.ErrNotFound):
+		api.Error(w, r, api.NotFound, "chat.no_conversation", nil)
+	case errors.Is(err, context.Canceled):
+	default:
+		api.InternalError(w, r, err)
+	}
+}
+
+type toolResultRequest struct {
+	ConversationID string          `json:"conversation_id"`
+	ToolCallID     string          `json:"tool_call_id"`
+	Result         json.RawMessage `json:"result"`
+}
+
+func (s *Server) toolResult(w http.ResponseWriter, r *http.Request) {
+	var req toolResultRequest
+	if !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
+		return
+	}
+	if req.ConversationID == "" || req.ToolCallID == "" {
+		api.Error(w, r, api.Invalid, "chat.tool_result_fields", nil)
+		return
+	}
+	if len(req.Result) == 0 {
+		req.Result = json.RawMessage("null")
+	}
+	switch err := s.o.Assistant.ToolResult(user(r).ID, req.ConversationID, req.ToolCallID, req.Result); {
+	case err == nil:
+		api.JSON(w, http.StatusOK, map[string]string{"status": "accepted"})
+	case errors.Is(err, assistant.ErrNoActive):
+		api.Error(w, r, api.NotFound, "chat.no_active", nil)
+	case errors.Is(err, assistant.ErrWrongCall):
+		api.Error(w, r, api.Invalid, "chat.wrong_call", map[string]any{"ID": req.ToolCallID})
+	default:
+		s.chatError(w, r, err)
+	}
+}
+
+type continueRequest struct {
+	ConversationID string `json:"conversation_id"`
+	Action         string `json:"action"`
+}
+
+func (s *Server) continueChat(w http.ResponseWriter, r *http.Request) {
+	var req continueRequest
+	if !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
+		return
+	}
+	switch err := s.o.Assistant.Continue(user(r).ID, req.ConversationID, req.Action); {
+	case err == nil:
+		api.JSON(w, http.StatusOK, map[string]string{"status": "accepted", "action": req.Action})
+	case errors.Is(err, assistant.ErrNoActive):
+		api.Error(w, r, api.NotFound, "chat.no_active", nil)
+	case errors.Is(err, assistant.ErrNotPaused):
+		api.Error(w, r, api.Conflict, "chat.not_paused", nil)
+	default:
+		s.chatError(w, r, err)
+	}
+}
+
+func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) {
+	list, err := s.o.Assistant.Conversations().List(r.Context(), user(r).ID)
+	if err != nil {
+		api.InternalError(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []assistant.Summary{}
+	}
+	api.JSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) {
+	c, err := s.o.Assistant.Conversations().Get(r.Context(), user(r).ID, r.PathValue("id"))
+	if errors.Is(err, assistant.ErrNotFound) {
+		api.Error(w, r, api.NotFound, "chat.no_conversation", nil)
+		return
+	}
+	if err != nil {
+		api.InternalError(w, r, err)
+		return
+	}
+	api.JSON(w, http.StatusOK, c)
+}
+
+func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if s.o.Assistant.IsActive(id) {
+		api.Error(w, r, api.Conflict, "chat.busy", nil)
+		return
+	}
+	err := s.o.Assistant.Conversations().Delete(r.Context(), user(r).ID, id)
+	if errors.Is(err, assistant.ErrNotFound) {
+		api.Error(w, r, api.NotFound, "chat.no_conversation", nil)
+		return
+	}
+	if err != nil {
+		api.InternalError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,225 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/internal/api"
+)
+
+// imageInfo is an image's metadata as the API gives it (seed 000 §4.3.7).
+type imageInfo struct {
+	library.Image
+	DocumentTitle string `json:"document_title,omitempty"`
+	DataURL       string `json:"data_url"`
+	SuggestedPath string `json:"suggested_path"`
+}
+
+func (s *Server) info(r *http.Request, im library.Image, titles map[string]string) imageInfo {
+	title, ok := titles[im.Document]
+	if !ok {
+		if d, err := s.o.Library.Document(r.Context(), im.Document, user(r).Role); err == nil {
+			title = d.Title
+		}
+		titles[im.Document] = title
+	}
+	return imageInfo{Image: im, DocumentTitle: title, DataURL: fmt.Sprintf("/api/images/%d/data", im.ID),
+		SuggestedPath: suggestedPath(title, im)}
+}
+
+// suggestedPath is where an image goes among the Foundry assets:
+// seneschal/<Title>/page_<n>_<i>.webp.
+func suggestedPath(title string, im library.Image) string {
+	return path.Join("seneschal", slug(title), fmt.Sprintf("page_%d_%d.webp", im.Page, im.Index))
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+		if b.Len() >= 80 {
+			break
+		}
+	}
+	out := strings.Trim(b.String(), "_")
+	if out == "" {
+		return "document"
+	}
+	return out
+}
+
+func (s *Server) listImages(w http.ResponseWriter, r *http.Request) {
+	q := library.ImageQuery{Role: user(r).Role, Document: r.URL.Query().Get("document_id"), Text: r.URL.Query().Get("search")}
+	if p := r.URL.Query().Get("page_number"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			api.Error(w, r, api.Invalid, "images.bad_page", map[string]any{"Value": p})
+			return
+		}
+		q.Page = n
+	}
+	if l := r.URL.Query().Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			api.Error(w, r, api.Invalid, "images.bad_limit", map[string]any{"Value": l})
+			return
+		}
+		q.Limit = n
+	}
+	if len(q.Text) > maxQueryBytes {
+		api.Error(w, r, api.Invalid, "search.query", map[string]any{"Max": maxQueryBytes})
+		return
+	}
+	ims, err := s.o.Library.SearchImages(r.Context(), q)
+	if err != nil {
+		api.InternalError(w, r, err)
+		return
+	}
+	titles := map[string]string{}
+	out := make([]imageInfo, 0, len(ims))
+	for _, im := range ims {
+		out = append(out, s.info(r, im, titles))
+	}
+	api.JSON(w, http.StatusOK, map[string]any{"images": out})
+}
+
+// image reads the image the path names, as the user may see it; on
+// failure it has answered the client.
+func (s *Server) image(w http.ResponseWriter, r *http.Request, withData bool) (library.Image, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		api.Error(w, r, api.NotFound, "images.not_found", nil)
+		return library.Image{}, false
+	}
+	im, err := s.o.Library.Image(r.Context(), id, user(r).Role, withData)
+	if errors.Is(err, library.ErrNotFound) {
+		api.Error(w, r, api.NotFound, "images.not_found", nil)
+		return im, false
+	}
+	if err != nil {
+		api.InternalError(w, r, err)
+		return im, false
+	}
+	return im, true
+}
+
+func (s *Server) getImage(w http.ResponseWriter, r *http.Request) {
+	if im, ok := s.image(w, r, false); ok {
+		api.JSON(w, http.StatusOK, s.info(r, im, map[string]string{}))
+	}
+}
+
+func (s *Server) imageData(w http.ResponseWriter, r *http.Request) {
+	im, ok := s.image(w, r, true)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "image/webp")
+	w.Header().Set("Content-Length", strconv.Itoa(len(im.WebP)))
+	w.Header().Set("Cache-Control", "private, max-age=3600")
+	_, _ = w.Write(im.WebP)
+}
+
+type deliverRequest struct {
+	TargetPath string `json:"target_path,omitempty"`
+}
+
+// deliverImage copies an image into the Foundry assets directory (direct
+// mode) or tells the client to fetch and upload it itself (shuttle mode),
+// as seed 000 §4.3.7 describes.
+func (s *Server) deliverImage(w http.ResponseWriter, r *http.Request) {
+	var req deliverRequest
+	if r.ContentLength != 0 && !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
+		return
+	}
+	im, ok := s.image(w, r, true)
+	if !ok {
+		return
+	}
+	info := s.info(r, im, map[string]string{})
+	target := info.SuggestedPath
+	if req.TargetPath != "" {
+		t, err := confineAsset(req.TargetPath)
+		if err != nil {
+			api.Error(w, r, api.Invalid, "images.bad_target", map[string]any{"Reason": err.Error()})
+			return
+		}
+		target = t
+	}
+	if s.o.AssetsPath == "" {
+		api.JSON(w, http.StatusOK, map[string]any{"mode": "shuttle", "image_id": im.ID, "suggested_path": target, "data_url": info.DataURL})
+		return
+	}
+	dst := filepath.Join(s.o.AssetsPath, filepath.FromSlash(target))
+	if err := writeAsset(dst, im.WebP); err != nil {
+		// Not writable here: the client can still shuttle it.
+		s.log.WarnContext(r.Context(), "direct image delivery failed; answering shuttle", "path", dst, "err", err)
+		api.JSON(w, http.StatusOK, map[string]any{"mode": "shuttle", "image_id": im.ID, "suggested_path": target, "data_url": info.DataURL})
+		return
+	}
+	api.JSON(w, http.StatusOK, map[string]any{"mode": "direct", "fvtt_path": target})
+}
+
+// confineAsset cleans a client's target path and keeps it inside the
+// seneschal/ folder of the assets directory.
+func confineAsset(p string) (string, error) {
+	if strings.ContainsRune(p, 0) || strings.Contains(p, `\`) {
+		return "", errors.New("the path has a NUL or backslash")
+	}
+	if path.IsAbs(p) {
+		return "", errors.New("the path must be relative to the Foundry assets directory")
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return "", errors.New("the path must not contain ..")
+		}
+	}
+	c := path.Clean(p)
+	if !strings.HasPrefix(c, "seneschal/") {
+		c = path.Join("seneschal", c)
+	}
+	if !strings.HasSuffix(strings.ToLower(c), ".webp") {
+		return "", errors.New("the file name must end in .webp: images are delivered as WebP")
+	}
+	return c, nil
+}
+
+// writeAsset writes atomically (temp file, rename) so Foundry never serves
+// half an image, creating the folders it needs.
+func writeAsset(dst string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), ".hearth-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), dst); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}

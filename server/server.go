@@ -1,0 +1,174 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/i18n"
+	"github.com/hearth-rpg/hearth/ingest"
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/pipeline"
+	"github.com/hearth-rpg/hearth/internal/api"
+	"github.com/hearth-rpg/hearth/retrieve"
+)
+
+// Defaults for Options left zero.
+const (
+	DefaultMaxBody   = 1 << 20
+	DefaultMaxUpload = 100 << 20
+)
+
+// Options configure a Server. Assistant, Index and Library are required;
+// the rest is optional.
+type Options struct {
+	Version   string
+	Assistant *assistant.Assistant
+	Index     retrieve.Index
+	Library   *library.Library
+
+	// Extractors read uploaded files; WorkDir holds ingest checkpoints and
+	// uploads in progress. Without Extractors uploads are refused.
+	Extractors *ingest.Registry
+	WorkDir    string
+	Checker    pipeline.Checker
+
+	// Authenticate wraps every route but /health and /metrics; it puts
+	// the caller's auth.User on the request context or answers 401/429
+	// itself.
+	Authenticate func(http.Handler) http.Handler
+
+	// Mount adds routes of other doors (the game API, MCP) to the
+	// authenticated mux.
+	Mount func(mux *http.ServeMux)
+
+	Catalog        *i18n.Catalog
+	CORSOrigins    []string
+	MaxBodyBytes   int64
+	MaxUploadBytes int64
+	// AssetsPath is the Foundry VTT assets directory for direct image
+	// delivery; empty means shuttle mode.
+	AssetsPath string
+
+	Metrics *Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Server is the HTTP API.
+type Server struct {
+	o       Options
+	log     *slog.Logger
+	metrics *Metrics
+	start   time.Time
+	jobs    *jobs
+	handler http.Handler
+	root    *http.ServeMux
+	mux     *http.ServeMux
+}
+
+// New builds a server.
+func New(o Options) (*Server, error) {
+	if o.Assistant == nil || o.Index == nil || o.Library == nil {
+		return nil, errors.New("server: Assistant, Index and Library are required")
+	}
+	if o.Authenticate == nil {
+		return nil, errors.New("server: Authenticate is required; every API route needs a user")
+	}
+	if o.Catalog == nil {
+		c, err := i18n.Load()
+		if err != nil {
+			return nil, err
+		}
+		o.Catalog = c
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBody
+	}
+	if o.MaxUploadBytes <= 0 {
+		o.MaxUploadBytes = DefaultMaxUpload
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(o.Assistant.ActiveCount, nil)
+	}
+	s := &Server{o: o, log: o.Logger, metrics: o.Metrics, start: o.Now()}
+	s.jobs = newJobs()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/models", s.models)
+	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /api/tool_result", s.toolResult)
+	mux.HandleFunc("POST /api/chat/continue", s.continueChat)
+	mux.HandleFunc("GET /api/conversations", s.listConversations)
+	mux.HandleFunc("GET /api/conversations/{id}", s.getConversation)
+	mux.HandleFunc("DELETE /api/conversations/{id}", s.deleteConversation)
+	mux.HandleFunc("POST /api/search", s.search)
+	mux.HandleFunc("POST /api/documents", s.uploadDocument)
+	mux.HandleFunc("GET /api/documents", s.listDocuments)
+	mux.HandleFunc("GET /api/documents/{id}", s.getDocument)
+	mux.HandleFunc("PATCH /api/documents/{id}", s.patchDocument)
+	mux.HandleFunc("DELETE /api/documents/{id}", s.deleteDocument)
+	mux.HandleFunc("GET /api/documents/{id}/pages/{page}", s.getPage)
+	mux.HandleFunc("GET /api/images", s.listImages)
+	mux.HandleFunc("GET /api/images/{id}", s.getImage)
+	mux.HandleFunc("GET /api/images/{id}/data", s.imageData)
+	mux.HandleFunc("POST /api/images/{id}/deliver", s.deliverImage)
+	mux.HandleFunc("/api/", s.notFound)
+	if o.Mount != nil {
+		o.Mount(mux)
+	}
+
+	root := http.NewServeMux()
+	root.HandleFunc("GET /health", s.health)
+	root.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	root.Handle("/", o.Authenticate(mux))
+	s.root, s.mux = root, mux
+	s.handler = s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Shutdown cancels the active chats and ingests and waits for them to save
+// what they have, until ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.jobs.cancelAll()
+	err := s.o.Assistant.Shutdown(ctx)
+	return errors.Join(err, s.jobs.wait(ctx))
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	api.JSON(w, http.StatusOK, map[string]any{
+		"status": "healthy", "version": s.o.Version,
+		"uptime_seconds": int64(s.o.Now().Sub(s.start).Seconds()),
+	})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	api.Error(w, r, api.NotFound, "api.no_route", map[string]any{"Method": r.Method, "Path": r.URL.Path})
+}
+
+// endpoint names the route a request matches, for metrics: the pattern,
+// never the raw path, so label values stay few.
+func (s *Server) endpoint(r *http.Request) string {
+	_, p := s.root.Handler(r)
+	if p == "/" {
+		_, p = s.mux.Handler(r)
+	}
+	if p == "" {
+		return "unmatched"
+	}
+	return p
+}
