@@ -58,12 +58,23 @@ func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug stri
 	if err != nil {
 		return warn(err)
 	}
+	k, beats, err := g.keeperOn(ctx, ix, cp)
+	if err != nil {
+		ix.Close()
+		return warn(err)
+	}
+	return k, beats, func() { ix.Close() }
+}
+
+// keeperOn indexes a campaign pack and the packs it plays with into ix
+// (only what changed) and returns a keeper over ix and the campaign's
+// plot beats.
+func (g *globals) keeperOn(ctx context.Context, ix *rsqlite.Index, cp *content.Pack) (*lore.Keeper, []game.Beat, error) {
 	packs := []*content.Pack{cp}
 	for _, r := range cp.Content.Meta.Packs {
 		p, err := loadPack(ctx, r.ID)
 		if err != nil {
-			ix.Close()
-			return warn(fmt.Errorf("pack %s of the campaign: %w", r.ID, err))
+			return nil, nil, fmt.Errorf("pack %s of the campaign: %w", r.ID, err)
 		}
 		packs = append(packs, p)
 	}
@@ -75,15 +86,14 @@ func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug stri
 
 	for _, p := range packs {
 		if _, err := g.index(ctx, ix, p, false); err != nil {
-			ix.Close()
-			return warn(err)
+			return nil, nil, err
 		}
 		k.Packs = append(k.Packs, p.Manifest.ID)
 		for _, lb := range p.Lorebooks {
 			k.Books = append(k.Books, lore.Book{Book: lb.Book, Access: lb.Access})
 		}
 	}
-	return k, beats, func() { ix.Close() }
+	return k, beats, nil
 }
 
 // memories opens the narrative memory store in the data directory's

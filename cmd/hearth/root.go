@@ -74,7 +74,7 @@ else the user data directory (~/.local/share/hearth on Linux).`,
 	})
 	root.PersistentFlags().StringVar(&g.data, "data", "", "data directory holding hearth.db (default $HEARTH_DATA or the user data directory)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail to stderr")
-	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newModels(g), newContext(g), newReplay(g), newPack(g), newSearch(g), newIngest(g), newSkill(g), newLibrary(g), newVersion(g))
+	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newModels(g), newContext(g), newReplay(g), newPack(g), newSearch(g), newIngest(g), newSkill(g), newLibrary(g), newServe(g), newMCP(g), newUser(g), newVersion(g))
 	return root
 }
 

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/mcp"
+	"github.com/hearth-rpg/hearth/rules/traveller"
+	"github.com/hearth-rpg/hearth/server/gameapi"
+)
+
+func newMCP(g *globals) *cobra.Command {
+	var cfgPath string
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the MCP tools on stdin/stdout, for Claude Desktop and other MCP clients",
+		Long: `Run Hearth as a Model Context Protocol server over stdio: the client starts
+this command and speaks MCP on its stdin and stdout. The tools are the GM
+assistant's (document_search, document_get, system_schema, the Traveller
+tools) and the game tools (game_list_sessions, game_state, game_act). An
+MCP client acts as the game master (seed 000 §4.7), so run it only for
+yourself. Logs go to stderr; stdout belongs to the protocol.
+
+Over the network, 'hearth serve' offers the same tools at /mcp (streamable
+HTTP) and /mcp/sse, behind an API key.`,
+		Example: `  hearth mcp --data ~/.local/share/hearth
+  # Claude Desktop: {"mcpServers": {"hearth": {"command": "hearth", "args": ["mcp"]}}}`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, _, err := loadConfig(cfgPath)
+			if err != nil {
+				return err
+			}
+			// stdout is the protocol: everything else goes to stderr.
+			log := slog.New(cfg.Log.Handler(g.stderr))
+			g.stdout = g.stderr
+			b, err := g.openBackend(cmd.Context(), cfg, log)
+			if err != nil {
+				return err
+			}
+			defer b.close()
+			defer b.games.Close(context.WithoutCancel(cmd.Context()))
+			srv, err := mcp.New(mcp.Options{Tools: b.toolbox.Tools(assistant.Caller{Role: access.GM}), Game: gameDoor{b.games},
+				Version: versionString(), Logger: log})
+			if err != nil {
+				return err
+			}
+			return srv.Run(cmd.Context(), &sdk.StdioTransport{})
+		},
+	}
+	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (default ./hearth.toml when present)")
+	return cmd
+}
+
+// gameDoor lets MCP clients play through the game API's live sessions, so
+// their turns stream to WebSocket clients too.
+type gameDoor struct{ s *gameapi.Server }
+
+func (d gameDoor) Sessions(ctx context.Context) ([]mcp.SessionInfo, error) {
+	ss, err := d.s.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcp.SessionInfo, len(ss))
+	for i, s := range ss {
+		out[i] = mcp.SessionInfo{ID: s.ID, Campaign: s.Campaign, Title: s.Title, Turn: s.Turn, Branch: s.Branch, Updated: s.Updated}
+	}
+	return out, nil
+}
+
+func (d gameDoor) State(ctx context.Context, id string) (json.RawMessage, error) {
+	w, err := d.s.State(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
+}
+
+func (d gameDoor) Act(ctx context.Context, id, input string) (mcp.TurnResult, error) {
+	r, err := d.s.Act(ctx, id, input)
+	if err != nil {
+		return mcp.TurnResult{}, err
+	}
+	return mcp.TurnResult{Turn: r.Turn, Committed: r.Committed, Narrative: r.Narrative, Awaiting: r.Awaiting.Kind,
+		Prompt: r.Awaiting.Prompt, Choices: r.Awaiting.Options, Rejected: r.Rejected, Notice: r.Notice}, nil
+}
+
+// traveller loads the Traveller world lists in DATA/traveller/*.tsv
+// (Traveller Map's tab-separated export), so jump routes can stop at them.
+func (b *backend) traveller() *assistant.Traveller {
+	t := &assistant.Traveller{}
+	files, _ := filepath.Glob(filepath.Join(b.dir, "traveller", "*.tsv"))
+	for _, f := range files {
+		r, err := os.Open(f)
+		if err != nil {
+			b.log.Warn("traveller worlds", "file", f, "err", err)
+			continue
+		}
+		ws, err := traveller.ReadWorlds(r)
+		r.Close()
+		if err != nil {
+			b.log.Warn("traveller worlds", "file", f, "err", err)
+			continue
+		}
+		t.Worlds = append(t.Worlds, ws...)
+	}
+	if len(files) > 0 {
+		b.log.Info("traveller worlds loaded", "worlds", len(t.Worlds), "files", len(files))
+	}
+	return t
+}

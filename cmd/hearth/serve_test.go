@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// secretBook is a GM-only book ingested into a data directory.
+const secretBook = "# Purser's Secret\n\nThe purser Karesh is a Zhodani infiltrator who sabotages the jump drive.\n"
+
+// dataWithSecret makes a data directory holding a GM-only book, a game and
+// a GM and a player key.
+func dataWithSecret(t *testing.T) (dir, gmKey, playerKey string) {
+	t.Helper()
+	dir = t.TempDir()
+	book := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(book, []byte(secretBook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, nil, "ingest", book, "--access", "gm_only", "--tags", "plot", "--data", dir)
+	run(t, strings.NewReader("look\n"), "play", "--new", "--seed", "3", "--data", dir)
+	key := regexp.MustCompile(`hth_[a-z0-9_]+`)
+	gmKey = key.FindString(run(t, nil, "user", "add", "gm", "--role", "gm", "--data", dir))
+	playerKey = key.FindString(run(t, nil, "user", "add", "ann", "--role", "player", "--data", dir))
+	if gmKey == "" || playerKey == "" {
+		t.Fatal("no keys printed")
+	}
+	return dir, gmKey, playerKey
+}
+
+func connectMCP(t *testing.T, tr sdk.Transport) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	c := sdk.NewClient(&sdk.Implementation{Name: "hearth-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callText(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// Every MCP tool, called through the real binary over stdio.
+func TestMCPStdio(t *testing.T) {
+	dir, _, _ := dataWithSecret(t)
+	cmd := exec.Command(hearthBin, "mcp", "--data", dir)
+	cmd.Stderr = io.Discard
+	cs := connectMCP(t, &sdk.CommandTransport{Command: cmd})
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	want := "document_get document_search game_act game_list_sessions game_state system_schema traveller_jump_calc traveller_skill_lookup traveller_uwp_parse"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("tools %s\nwant %s", got, want)
+	}
+	// stdio is the GM's own machine: the GM-only book is there.
+	if text, isErr := callText(t, cs, "document_search", map[string]any{"query": "purser Zhodani infiltrator"}); isErr || !strings.Contains(text, "Karesh") {
+		t.Fatalf("document_search: %q", text)
+	}
+	id := regexp.MustCompile(`document_id ([0-9a-f]+)`).FindStringSubmatch(must(callText(t, cs, "document_search", map[string]any{"query": "purser"})))
+	if id == nil {
+		t.Fatal("no document_id in the search result")
+	}
+	if text, isErr := callText(t, cs, "document_get", map[string]any{"document_id": id[1], "page": 1}); isErr || !strings.Contains(text, "jump drive") {
+		t.Fatalf("document_get: %q", text)
+	}
+	if text, isErr := callText(t, cs, "document_get", map[string]any{"document_id": "nosuch", "page": 1}); !isErr || !strings.Contains(text, "no document") {
+		t.Fatalf("document_get of nothing: %q %v", text, isErr)
+	}
+	if text, _ := callText(t, cs, "system_schema", map[string]any{}); !strings.Contains(text, "did not describe") {
+		t.Fatalf("system_schema: %q", text)
+	}
+	if text, _ := callText(t, cs, "traveller_uwp_parse", map[string]any{"uwp": "A788899-C"}); !strings.Contains(text, `"trade_codes"`) {
+		t.Fatalf("uwp: %q", text)
+	}
+	if text, _ := callText(t, cs, "traveller_jump_calc", map[string]any{"from": "Spinward Marches 1910", "to": "Spinward Marches 2110", "jump_rating": 2}); !strings.Contains(text, `"distance_parsecs":2`) {
+		t.Fatalf("jump: %q", text)
+	}
+	if text, isErr := callText(t, cs, "traveller_skill_lookup", map[string]any{"skill": "Athletics"}); isErr || text == "" {
+		t.Fatalf("skill: %q", text)
+	}
+	sessions := must(callText(t, cs, "game_list_sessions", map[string]any{}))
+	sid := regexp.MustCompile(`"id":\s*"([0-9a-f]+)"`).FindStringSubmatch(sessions)
+	if sid == nil {
+		t.Fatalf("game_list_sessions: %q", sessions)
+	}
+	if text, isErr := callText(t, cs, "game_state", map[string]any{"session_id": sid[1]}); isErr || !strings.Contains(text, "locations") {
+		t.Fatalf("game_state: %.200q", text)
+	}
+	if text, isErr := callText(t, cs, "game_act", map[string]any{"session_id": sid[1], "input": "look around"}); isErr || !strings.Contains(text, "Turn 2") {
+		t.Fatalf("game_act: %.300q", text)
+	}
+}
+
+func must(s string, _ bool) string { return s }
+
+// bearer adds an API key to every request.
+type bearer struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.next.RoundTrip(r)
+}
+
+// startServe runs `hearth serve` on a free port until the test ends, then
+// stops it with SIGTERM and checks it shut down cleanly.
+func startServe(t *testing.T, dir string) string {
+	t.Helper()
+	cmd := exec.Command(hearthBin, "serve", "--data", dir, "--port", "0")
+	// MCP clients make several requests per call: a test-sized limit.
+	cmd.Env = append(os.Environ(), "HEARTH__LOG__LEVEL=warn", "HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`serving on (http://\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("hearth serve did not shut down cleanly: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Error("hearth serve did not stop within 30s of SIGTERM")
+		}
+	})
+	select {
+	case a := <-addr:
+		return a
+	case <-time.After(60 * time.Second):
+		t.Fatal("hearth serve did not start")
+	}
+	return ""
+}
+
+// The real server: chat, search and MCP over HTTP, each as a GM and as a
+// player; the player never reads the GM-only book.
+func TestServeEndToEnd(t *testing.T) {
+	dir, gmKey, playerKey := dataWithSecret(t)
+	url := startServe(t, dir)
+	get := func(path, key string, body string) (int, string) {
+		t.Helper()
+		method := "GET"
+		var r io.Reader
+		if body != "" {
+			method, r = "POST", strings.NewReader(body)
+		}
+		req, _ := http.NewRequest(method, url+path, r)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/health", "", ""); code != 200 || !strings.Contains(body, "healthy") {
+		t.Fatalf("health: %d %s", code, body)
+	}
+	if code, _ := get("/api/documents", "", ""); code != 401 {
+		t.Fatalf("no key: %d", code)
+	}
+	q := `{"query":"purser Zhodani infiltrator"}`
+	if _, body := get("/api/search", gmKey, q); !strings.Contains(body, "Karesh") {
+		t.Fatalf("GM search: %s", body)
+	}
+	if _, body := get("/api/search", playerKey, q); strings.Contains(body, "Karesh") {
+		t.Fatalf("player search leaks: %s", body)
+	}
+	// The offline assistant quotes the books, as the caller's role.
+	chat := `{"messages":[{"role":"user","content":"Who is the purser Karesh?"}]}`
+	if _, body := get("/api/chat", gmKey, chat); !strings.Contains(body, `"type":"done"`) || !strings.Contains(body, "Zhodani") {
+		t.Fatalf("GM chat: %s", body)
+	}
+	if _, body := get("/api/chat", playerKey, chat); !strings.Contains(body, `"type":"done"`) || strings.Contains(body, "Zhodani") {
+		t.Fatalf("player chat: %s", body)
+	}
+	// MCP over streamable HTTP, behind the key.
+	for _, c := range []struct {
+		key    string
+		secret bool
+	}{{gmKey, true}, {playerKey, false}} {
+		cs := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: bearer{c.key, http.DefaultTransport}}})
+		text, _ := callText(t, cs, "document_search", map[string]any{"query": "purser Zhodani infiltrator"})
+		if strings.Contains(text, "Karesh") != c.secret {
+			t.Errorf("MCP document_search (secret expected %v): %q", c.secret, text)
+		}
+		if c.secret {
+			continue
+		}
+		// A player's game_state is the player's view.
+		sessions := must(callText(t, cs, "game_list_sessions", map[string]any{}))
+		sid := regexp.MustCompile(`"id":\s*"([0-9a-f]+)"`).FindStringSubmatch(sessions)
+		if sid == nil {
+			t.Fatalf("sessions: %q", sessions)
+		}
+		var gm, pl map[string]any
+		gmCS := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: bearer{gmKey, http.DefaultTransport}}})
+		json.Unmarshal([]byte(must(callText(t, gmCS, "game_state", map[string]any{"session_id": sid[1]}))), &gm)
+		json.Unmarshal([]byte(must(callText(t, cs, "game_state", map[string]any{"session_id": sid[1]}))), &pl)
+		pb, _ := json.Marshal(pl)
+		gb, _ := json.Marshal(gm)
+		if len(pl) == 0 || len(gm) == 0 || len(pb) >= len(gb) {
+			t.Errorf("the player's state is not smaller than the GM's")
+		}
+	}
+	// Without a key, /mcp is refused.
+	if code, _ := get("/mcp", "", ""); code != 401 {
+		t.Fatalf("/mcp without a key: %d", code)
+	}
+}
