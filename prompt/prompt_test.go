@@ -18,8 +18,18 @@ func TestBuiltinPromptsRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"combat", "dm", "exploration", "interpreter", "narrator", "npc", "planner", "rules", "summariser"}
-	if got := strings.Join(r.Names(), ","); got != strings.Join(want, ",") {
+	if got := strings.Join(r.Names(), ","); got != "assistant,"+strings.Join(want, ",") {
 		t.Fatalf("names %s", got)
+	}
+	// The GM assistant's prompt has data of its own.
+	tm, err := r.Get("assistant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tm.Render(map[string]any{"UserName": "Ann", "RoleName": "a player", "Player": true, "System": "mgt2e",
+		"Tools": "document_search, dice_roll", "External": "dice_roll"})
+	if err != nil || !strings.Contains(out, "Ann, who is a player") || !strings.Contains(out, "kept from players") || strings.Contains(out, "<no value>") {
+		t.Errorf("assistant: %q, %v", out, err)
 	}
 	for _, name := range want {
 		tm, err := r.Get(name)
