@@ -130,6 +130,8 @@ func localize(loc i18n.Localizer, e agent.Event) agent.Event {
 		e.Message = loc.T(id, map[string]any{"Calls": e.ToolCallsMade, "Seconds": e.ElapsedSeconds})
 	case agent.ToolStatus:
 		e.Message = loc.T("tool."+toolOf(e), map[string]any{"Message": e.Message})
+	case agent.Error:
+		e.Message = loc.T("chat.error", map[string]any{"Reason": e.Message})
 	}
 	return e
 }

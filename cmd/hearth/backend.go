@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -127,7 +128,8 @@ func (g *globals) openBackend(ctx context.Context, cfg *config.Config, log *slog
 	if err != nil {
 		return nil, err
 	}
-	b.games = gameapi.New(gameapi.Options{Store: b.db, Campaign: g.resolveCampaign, Prepare: b.prepare(g), Logger: log})
+	b.games = gameapi.New(gameapi.Options{Store: b.db, Campaign: g.resolveCampaign, Prepare: b.prepare(g), Logger: log,
+		OriginPatterns: originHosts(cfg.Server.CORSOrigins)})
 	return b, nil
 }
 
@@ -271,4 +273,21 @@ func (b *backend) cleanConversations(ctx context.Context, a config.Assistant, lo
 		case <-t.C:
 		}
 	}
+}
+
+// originHosts turns the CORS origins (https://foundry.example.com:30000)
+// into the host patterns the WebSocket origin check takes.
+func originHosts(origins []string) []string {
+	var out []string
+	for _, o := range origins {
+		if o == "*" {
+			return []string{"*"}
+		}
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			out = append(out, u.Host)
+		} else {
+			out = append(out, o)
+		}
+	}
+	return out
 }
