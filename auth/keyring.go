@@ -21,6 +21,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
+
 	"golang.org/x/text/unicode/norm"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -548,16 +550,7 @@ func (kr *Keyring) RemoveUser(ctx context.Context, name string) error {
 
 // explain turns SQLite's errors into ones that say what to do.
 func (kr *Keyring) explain(doing string, err error) error {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
-		return fmt.Errorf("%s: %s is not a Hearth database (%v); move it away or choose another --data directory", doing, kr.path, err)
-	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
-		return fmt.Errorf("%s: %s is busy: another process is writing to it (%v); try again", doing, kr.path, err)
-	case strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_READONLY"):
-		return fmt.Errorf("%s: %s is read-only (%v); check its permissions", doing, kr.path, err)
-	}
-	return fmt.Errorf("%s: %s: %w", doing, kr.path, err)
+	return sqlitefile.Explain(doing, kr.path, err)
 }
 
 func newID() string {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
+
 	"github.com/hearth-rpg/hearth/internal/migrate"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -167,14 +169,5 @@ func (db *DB) tx(ctx context.Context, doing string, f func(*sql.Tx) error) error
 
 // explain turns SQLite's errors into ones that say what to do.
 func (db *DB) explain(doing string, err error) error {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
-		return fmt.Errorf("%s: %s is not a SQLite database (%w); move it away or choose another file", doing, db.path, err)
-	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
-		return fmt.Errorf("%s: %s is busy: another process is writing to it (%w); try again or close it", doing, db.path, err)
-	case strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_READONLY"):
-		return fmt.Errorf("%s: %s is read-only (%w); check its permissions", doing, db.path, err)
-	}
-	return fmt.Errorf("%s: %s: %w", doing, db.path, err)
+	return sqlitefile.Explain(doing, db.path, err)
 }

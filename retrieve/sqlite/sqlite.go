@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
+
 	"github.com/hearth-rpg/hearth/internal/migrate"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -149,16 +151,7 @@ func (ix *Index) migrate(ctx context.Context) error {
 
 // explain turns SQLite's errors into ones that say what to do.
 func (ix *Index) explain(doing string, err error) error {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
-		return fmt.Errorf("%s: %s is not a SQLite database (%v); move it away or choose another path", doing, ix.path, err)
-	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
-		return fmt.Errorf("%s: %s is busy: another process is writing to it (%v); try again", doing, ix.path, err)
-	case strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_READONLY"):
-		return fmt.Errorf("%s: %s is read-only (%v); check its permissions", doing, ix.path, err)
-	}
-	return fmt.Errorf("%s: %s: %w", doing, ix.path, err)
+	return sqlitefile.Explain(doing, ix.path, err)
 }
 
 // stmtCache holds prepared read statements by SQL text. Search builds its

@@ -12,9 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
 	"github.com/hearth-rpg/hearth/internal/migrate"
 
@@ -141,16 +142,7 @@ func (db *DB) migrate(ctx context.Context) error {
 
 // explain turns SQLite's errors into ones that say what to do.
 func (db *DB) explain(doing string, err error) error {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "file is not a database") || strings.Contains(msg, "SQLITE_NOTADB"):
-		return fmt.Errorf("%s: %s is not a Hearth database (%v); move it away or choose another --data directory", doing, db.path, err)
-	case strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY"):
-		return fmt.Errorf("%s: %s is busy: another Hearth is writing to it (%v); close it or use another --data directory", doing, db.path, err)
-	case strings.Contains(msg, "readonly") || strings.Contains(msg, "SQLITE_READONLY"):
-		return fmt.Errorf("%s: %s is read-only (%v); check its permissions", doing, db.path, err)
-	}
-	return fmt.Errorf("%s: %s: %w", doing, db.path, err)
+	return sqlitefile.Explain(doing, db.path, err)
 }
 
 func newID() string {
