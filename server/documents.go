@@ -40,7 +40,6 @@ type Job struct {
 	Started    time.Time    `json:"started"`
 	Finished   *time.Time   `json:"finished,omitempty"`
 
-	owner  string
 	cancel context.CancelFunc
 }
 
@@ -247,7 +246,7 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	j := &Job{ID: "job_" + rand.Text()[:12], File: name, Title: meta.Title, Tags: meta.Tags, Access: level,
-		Status: JobQueued, Started: s.o.Now(), owner: u.ID, cancel: cancel}
+		Status: JobQueued, Started: s.o.Now(), cancel: cancel}
 	s.jobs.add(j)
 	s.jobs.wg.Add(1)
 	go s.ingest(ctx, j.ID, pipeline.Options{Name: name, Data: data, Registry: s.o.Extractors, Store: s.o.Library,
@@ -457,6 +456,14 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	// An ingest still running is stopped; its checkpoints stay for a retry.
+	if j, ok := s.jobs.get(id, u.Role); ok {
+		if j.Finished == nil {
+			s.jobs.update(id, func(j *Job) { j.cancel() })
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	// Only what the user can see can be deleted; anything else is absent.
 	if _, err := s.o.Library.Document(r.Context(), id, u.Role); errors.Is(err, library.ErrNotFound) {
 		api.Error(w, r, api.NotFound, "documents.not_found", map[string]any{"ID": id})

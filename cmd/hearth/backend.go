@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/url"
@@ -73,11 +72,11 @@ func (g *globals) openBackend(ctx context.Context, cfg *config.Config, log *slog
 	b.dir = cfg.Storage.DataDir
 	if b.dir == "" {
 		if b.dir, err = g.dataDir(); err != nil {
-			return nil, fmt.Errorf("find the data directory: %w (set storage.data_dir, --data or HEARTH_DATA)", err)
+			return nil, g.fail("cli.serve.no_data_dir", nil, err)
 		}
 	}
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the data directory: %w", err)
+		return nil, g.fail("cli.data_dir_failed", nil, err)
 	}
 	g.data = b.dir // the helpers shared with play read it
 	path := filepath.Join(b.dir, sqlite.FileName)
@@ -219,7 +218,7 @@ func (b *backend) prepare(g *globals) func(ctx context.Context, s *game.Session)
 		if c, err := g.resolveCampaign(ctx, filepath.Base(s.CampaignPath())); err == nil && rules.Slug(c.Meta.Title) == s.Campaign().Slug() {
 			docs = gm.NewCampaignDocs(c)
 		}
-		pl, err := mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, nil, false, io.Discard)
+		pl, err := mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, nil, false, nil)
 		if err != nil {
 			return err
 		}

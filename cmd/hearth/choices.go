@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -63,16 +64,16 @@ func (n noChoices) Choices(context.Context, map[string]any) ([]string, error) { 
 func (g *globals) choiceMaker() game.ChoiceMaker {
 	set, warns, err := discover(g, "")
 	if err != nil {
-		fmt.Fprintf(g.stderr, "warning: %v; offering only the basic choices\n", err)
+		fmt.Fprintln(g.stderr, g.t("cli.play.basic_choices", map[string]any{"Err": err.Error()}))
 		return noChoices{err}
 	}
 	for _, w := range warns {
-		fmt.Fprintf(g.stderr, "warning: %v\n", w)
+		fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": fmt.Sprint(w)}))
 	}
 	s := set.Get("player-choices")
 	if s == nil {
-		err := fmt.Errorf("no player-choices skill in %s", set.Dir())
-		fmt.Fprintf(g.stderr, "warning: %v; offering only the basic choices\n", err)
+		err := errors.New(g.t("cli.play.no_choices_skill", map[string]any{"Dir": set.Dir()}))
+		fmt.Fprintln(g.stderr, g.t("cli.play.basic_choices", map[string]any{"Err": err.Error()}))
 		return noChoices{err}
 	}
 	return skillChoices{skill: s}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +46,7 @@ func newIngest(g *globals) *cobra.Command {
 	f := &ingestFlags{}
 	cmd := &cobra.Command{
 		Use:   "ingest FILE...",
-		Short: "Add books (PDF, EPUB, Markdown, text) to the searchable library",
+		Short: g.t("cli.short.ingest", nil),
 		Long: `Read books into the library so 'hearth search' finds their passages with
 page citations. Each file runs through the stages extract, structure,
 segment, classify, enrich, assemble and validate; each stage's result is
@@ -100,17 +101,17 @@ reached or keeps failing is skipped with a warning.`,
 // modelHelpers builds the model that checks classes and the vision model
 // that describes images, each only when configured and reachable: an
 // ingest never waits on a model that is not there.
-func (f *ingestFlags) modelHelpers(ctx context.Context, warn io.Writer) (pipeline.Checker, pipeline.Captioner, error) {
-	cfg, err := f.models.load()
+func (f *ingestFlags) modelHelpers(ctx context.Context, g *globals) (pipeline.Checker, pipeline.Captioner, error) {
+	cfg, err := f.models.load(g)
 	if err != nil {
 		return nil, nil, err
 	}
 	var checker pipeline.Checker
 	if n := cfg.Roles["narrator"]; !f.rulesOnly && n.Provider != "offline" {
 		if n.Model == "" {
-			return nil, nil, usageError{fmt.Errorf("--model: name the %s model that checks classes (or give --rules-only)", n.Provider)}
+			return nil, nil, usageError{errors.New(g.t("cli.ingest.no_model", map[string]any{"Provider": n.Provider}))}
 		}
-		if p := reachable(ctx, n, cfg.Timeout, warn, "sections are classified by rules alone"); p != nil {
+		if p := reachable(ctx, g, n, cfg.Timeout, g.t("cli.ingest.rules_alone", nil)); p != nil {
 			if checker, err = llmassist.NewChecker(p, n.Model); err != nil {
 				return nil, nil, err
 			}
@@ -132,12 +133,12 @@ func (f *ingestFlags) modelHelpers(ctx context.Context, warn io.Writer) (pipelin
 	switch {
 	case v.Provider == "" || v.Provider == "offline":
 		if v.Model != "" {
-			return nil, nil, usageError{errors.New("--vision-model: give --vision-provider too (ollama, openai, anthropic or gemini)")}
+			return nil, nil, usageError{errors.New(g.t("cli.ingest.no_vision_provider", nil))}
 		}
 	case v.Model == "":
-		return nil, nil, usageError{fmt.Errorf("--vision-model: name the %s vision model, e.g. llava", v.Provider)}
+		return nil, nil, usageError{errors.New(g.t("cli.ingest.no_vision_model", map[string]any{"Provider": v.Provider}))}
 	default:
-		if p := reachable(ctx, v, cfg.Timeout, warn, "images are stored without descriptions"); p != nil {
+		if p := reachable(ctx, g, v, cfg.Timeout, g.t("cli.ingest.no_descriptions", nil)); p != nil {
 			captioner = &llmassist.Captioner{Provider: p, Model: v.Model}
 		}
 	}
@@ -146,7 +147,7 @@ func (f *ingestFlags) modelHelpers(ctx context.Context, warn io.Writer) (pipelin
 
 // reachable builds a role's provider and asks it for its models: nil,
 // after saying so and what happens instead, when it does not answer.
-func reachable(ctx context.Context, r roleConfig, timeout time.Duration, warn io.Writer, instead string) llm.Provider {
+func reachable(ctx context.Context, g *globals, r roleConfig, timeout time.Duration, instead string) llm.Provider {
 	p, err := r.provider(ctx, timeout)
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -154,7 +155,7 @@ func reachable(ctx context.Context, r roleConfig, timeout time.Duration, warn io
 		cancel()
 	}
 	if err != nil {
-		fmt.Fprintf(warn, "Could not reach %s at %s (%s); %s.\n", r.Provider, r.endpoint(), short(err), instead)
+		fmt.Fprintln(g.stderr, g.t("cli.ingest.unreachable", map[string]any{"Provider": r.Provider, "URL": r.endpoint(), "Err": short(err), "Instead": instead}))
 		return nil
 	}
 	return p
@@ -163,27 +164,27 @@ func reachable(ctx context.Context, r roleConfig, timeout time.Duration, warn io
 func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) error {
 	lv, err := access.Parse(f.access)
 	if err != nil {
-		return usageError{fmt.Errorf("--access: %w", err)}
+		return usageError{g.fail("cli.ingest.bad_access", nil, err)}
 	}
 	if len(files) > 1 && (f.title != "" || f.pack != "") {
-		return usageError{errors.New("--title and --pack name one book: give one file with them")}
+		return usageError{errors.New(g.t("cli.ingest.one_book", nil))}
 	}
 	if f.maxSizeMB <= 0 {
-		return usageError{fmt.Errorf("--max-size %d: give a size in MB above 0", f.maxSizeMB)}
+		return usageError{errors.New(g.t("cli.ingest.bad_max_size", map[string]any{"Size": f.maxSizeMB}))}
 	}
 	// Read every file first: a missing or oversized one stops the run
 	// before anything is written.
 	datas := make([][]byte, len(files))
 	for i, name := range files {
-		if datas[i], err = readUpload(name, f.maxSizeMB<<20); err != nil {
+		if datas[i], err = g.readUpload(name, f.maxSizeMB<<20); err != nil {
 			return err
 		}
 	}
 	dir, err := g.dataDir()
 	if err != nil {
-		return fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
+		return g.fail("cli.no_data_dir", nil, err)
 	}
-	checker, captioner, err := f.modelHelpers(ctx, g.stderr)
+	checker, captioner, err := f.modelHelpers(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -211,30 +212,30 @@ func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) 
 }
 
 // readUpload reads a file to ingest, refusing what cannot be a book.
-func readUpload(name string, limit int64) ([]byte, error) {
+func (g *globals) readUpload(name string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(name)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("ingest %s: %w", name, err)
+		return nil, g.fail("cli.ingest.read_failed", map[string]any{"File": name}, err)
 	case fi.IsDir():
-		return nil, fmt.Errorf("ingest %s: it is a directory; name the files in it", name)
+		return nil, errors.New(g.t("cli.ingest.directory", map[string]any{"File": name}))
 	case fi.Size() == 0:
-		return nil, fmt.Errorf("ingest %s: %w (0 bytes): nothing to ingest", name, ingest.ErrEmpty)
+		return nil, g.fail("cli.ingest.empty", map[string]any{"File": name}, ingest.ErrEmpty)
 	case fi.Size() > limit:
-		return nil, fmt.Errorf("ingest %s: %w: %.1f MB, over the limit of %d MB; raise it with --max-size if you trust the file",
-			name, ingest.ErrTooLarge, float64(fi.Size())/(1<<20), limit>>20)
+		return nil, g.fail("cli.ingest.too_large", map[string]any{"File": name,
+			"Size": strconv.FormatFloat(float64(fi.Size())/(1<<20), 'f', 1, 64), "Limit": limit >> 20}, ingest.ErrTooLarge)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("ingest %s: %w", name, err)
+		return nil, g.fail("cli.ingest.read_failed", map[string]any{"File": name}, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1)) // the file may grow after Stat
 	if err != nil {
-		return nil, fmt.Errorf("ingest %s: %w", name, err)
+		return nil, g.fail("cli.ingest.read_failed", map[string]any{"File": name}, err)
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("ingest %s: %w: over the limit of %d MB", name, ingest.ErrTooLarge, limit>>20)
+		return nil, g.fail("cli.ingest.grew_too_large", map[string]any{"File": name, "Limit": limit >> 20}, ingest.ErrTooLarge)
 	}
 	return b, nil
 }
@@ -284,14 +285,14 @@ func (l *lazyPDF) close() {
 
 func ingestOne(ctx context.Context, g *globals, o pipeline.Options) error {
 	start := time.Now()
-	pr := newIngestProgress(g.stderr, o.Name)
+	pr := newIngestProgress(g, o.Name)
 	o.Progress = pr.event
 	if stage := os.Getenv(pauseEnv); stage != "" {
 		o.AfterStage = func(ctx context.Context, s string) error {
 			if s != stage {
 				return nil
 			}
-			fmt.Fprintf(g.stderr, "ingest: paused after %s (%s); kill the process, then run again to resume\n", s, pauseEnv)
+			fmt.Fprintln(g.stderr, g.t("cli.ingest.paused", map[string]any{"Stage": s, "Env": pauseEnv}))
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -303,46 +304,47 @@ func ingestOne(ctx context.Context, g *globals, o pipeline.Options) error {
 	res, err := pipeline.Run(ctx, o)
 	pr.done()
 	for _, w := range res.Warnings {
-		fmt.Fprintf(g.stderr, "warning: %s: %s\n", filepath.Base(o.Name), w)
+		fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": filepath.Base(o.Name) + ": " + fmt.Sprint(w)}))
 	}
 	if err != nil {
 		if fi, serr := os.Stat(res.WorkDir); serr == nil && fi.IsDir() && len(res.Ran)+len(res.Resumed) > 0 {
-			fmt.Fprintf(g.stderr, "The finished stages are kept in %s: run the same command again to resume.\n", res.WorkDir)
+			fmt.Fprintln(g.stderr, g.t("cli.ingest.kept", map[string]any{"Dir": res.WorkDir}))
 		}
-		return explainIngest(err)
+		return g.explainIngest(err)
 	}
 	resumed := ""
 	if len(res.Resumed) > 0 {
-		resumed = fmt.Sprintf(" (resumed: %s)", strings.Join(res.Resumed, ", "))
+		resumed = " " + g.t("cli.ingest.resumed", map[string]any{"Stages": strings.Join(res.Resumed, ", ")})
 	}
-	images := fmt.Sprintf("%d images", res.Images)
+	images := g.t("cli.ingest.images", map[string]any{"Images": res.Images})
 	if o.Captioner != nil {
-		images += fmt.Sprintf(" (%d described)", res.Described)
+		images += " " + g.t("cli.ingest.described", map[string]any{"Described": res.Described})
 	}
 	checked := ""
 	if o.Checker != nil {
-		checked = fmt.Sprintf(" (%d checked by the model)", res.Checked)
+		checked = " " + g.t("cli.ingest.checked", map[string]any{"Checked": res.Checked})
 	}
-	fmt.Fprintf(g.stdout, "ingested %q as document %s: %d pages, %d sections%s, %d chunks, %s in %s%s\n",
-		res.Title, res.DocumentID, res.Pages, res.Sections, checked, res.Chunks, images, time.Since(start).Round(time.Millisecond), resumed)
+	fmt.Fprintln(g.stdout, g.t("cli.ingest.done", map[string]any{"Title": strconv.Quote(res.Title), "ID": res.DocumentID, "Pages": res.Pages,
+		"Sections": res.Sections, "Checked": checked, "Chunks": res.Chunks, "Images": images,
+		"Took": time.Since(start).Round(time.Millisecond).String(), "Resumed": resumed}))
 	if res.PackDir != "" {
-		fmt.Fprintf(g.stdout, "wrote pack %s\n", res.PackDir)
+		fmt.Fprintln(g.stdout, g.t("cli.ingest.wrote_pack", map[string]any{"Dir": res.PackDir}))
 	}
-	fmt.Fprintf(g.stdout, "search it: hearth search QUERY --pack %s\n", library.PackOf(res.DocumentID))
+	fmt.Fprintln(g.stdout, g.t("cli.ingest.search_it", map[string]any{"Pack": library.PackOf(res.DocumentID)}))
 	return nil
 }
 
 // explainIngest adds what to do to the errors a user can act on.
-func explainIngest(err error) error {
+func (g *globals) explainIngest(err error) error {
 	switch {
 	case errors.Is(err, ingest.ErrEncrypted):
-		return fmt.Errorf("%w\nRemove the password (for example with qpdf --decrypt) and ingest the copy; the library is unchanged", err)
+		return g.fail("cli.ingest.encrypted", nil, err)
 	case errors.Is(err, ingest.ErrNoText):
-		return fmt.Errorf("%w\nHearth cannot read scanned pages (OCR is not available): use a PDF with a text layer; the library is unchanged", err)
+		return g.fail("cli.ingest.no_text", nil, err)
 	case errors.Is(err, ingest.ErrCorrupt):
-		return fmt.Errorf("%w\nThe file is damaged, truncated or unsafe: download it again or export it anew; the library is unchanged", err)
+		return g.fail("cli.ingest.corrupt", nil, err)
 	case errors.Is(err, ingest.ErrUnsupported), errors.Is(err, ingest.ErrEmpty), errors.Is(err, ingest.ErrTooLarge):
-		return fmt.Errorf("%w; the library is unchanged", err)
+		return g.fail("cli.ingest.unchanged", nil, err)
 	}
 	return err
 }
@@ -350,6 +352,7 @@ func explainIngest(err error) error {
 // ingestProgress shows the stage and, while extracting, pages and an ETA:
 // a live line on a terminal, else one line per stage.
 type ingestProgress struct {
+	g     *globals
 	w     io.Writer
 	name  string
 	live  bool
@@ -357,34 +360,38 @@ type ingestProgress struct {
 	last  time.Time
 }
 
-func newIngestProgress(w io.Writer, name string) *ingestProgress {
-	return &ingestProgress{w: w, name: filepath.Base(name), live: wrapWidth(w) > 0}
+func newIngestProgress(g *globals, name string) *ingestProgress {
+	return &ingestProgress{g: g, w: g.stderr, name: filepath.Base(name), live: wrapWidth(g.stderr) > 0}
+}
+
+// stage is "NAME: stage I/N STAGE" in the user's language.
+func (p *ingestProgress) stage(e pipeline.Event) string {
+	return p.g.t("cli.ingest.stage", map[string]any{"File": p.name, "Index": e.Index + 1, "Count": len(pipeline.Stages), "Stage": e.Stage})
 }
 
 func (p *ingestProgress) event(e pipeline.Event) {
-	n := len(pipeline.Stages)
 	switch {
 	case e.Resumed:
-		p.line(fmt.Sprintf("%s: stage %d/%d %s: resumed from checkpoint", p.name, e.Index+1, n, e.Stage))
+		p.line(p.stage(e) + ": " + p.g.t("cli.ingest.stage_resumed", nil))
 	case e.Finished:
-		p.line(fmt.Sprintf("%s: stage %d/%d %s: ran in %s", p.name, e.Index+1, n, e.Stage, e.Elapsed.Round(time.Millisecond)))
+		p.line(p.stage(e) + ": " + p.g.t("cli.ingest.stage_ran", map[string]any{"Took": e.Elapsed.Round(time.Millisecond).String()}))
 	case e.Total == 0: // a stage starts
 		p.start = time.Now()
 		if p.live {
-			fmt.Fprintf(p.w, "\r%s: stage %d/%d %s…\033[K", p.name, e.Index+1, n, e.Stage)
+			fmt.Fprintf(p.w, "\r%s…\033[K", p.stage(e))
 		}
 	case p.live && (e.Done == e.Total || time.Since(p.last) > 100*time.Millisecond):
 		p.last = time.Now()
 		eta := ""
 		if e.Done > 0 && e.Done < e.Total {
 			left := time.Duration(float64(time.Since(p.start)) / float64(e.Done) * float64(e.Total-e.Done))
-			eta = fmt.Sprintf(", ETA %s", left.Round(time.Second))
+			eta = ", " + p.g.t("cli.ingest.eta", map[string]any{"Left": left.Round(time.Second).String()})
 		}
 		unit := map[string]string{"classify": "section", "enrich": "image"}[e.Stage]
 		if unit == "" {
 			unit = "page"
 		}
-		fmt.Fprintf(p.w, "\r%s: stage %d/%d %s: %s %d/%d%s\033[K", p.name, e.Index+1, n, e.Stage, unit, e.Done, e.Total, eta)
+		fmt.Fprintf(p.w, "\r%s: %s %d/%d%s\033[K", p.stage(e), p.g.t("cli.ingest.unit."+unit, nil), e.Done, e.Total, eta)
 	}
 }
 

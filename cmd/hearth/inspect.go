@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +36,7 @@ func newContext(g *globals) *cobra.Command {
 	var asJSON, full bool
 	cmd := &cobra.Command{
 		Use:   "context TURN",
-		Short: "Show exactly what each model call of a turn saw",
+		Short: g.t("cli.short.context", nil),
 		Long: `Show the context inspector for one turn: for every model call the turn made —
 interpreter, planner, narrator, the game-master agent, the summariser — the
 prompt version, the provider and model, and the context packet section by
@@ -50,11 +51,11 @@ Without --session, the most recently played game is inspected.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := strconv.Atoi(args[0])
 			if err != nil || n < 1 {
-				return usageError{fmt.Errorf("TURN must be a turn number, got %q", args[0])}
+				return usageError{errors.New(g.t("cli.context.bad_turn", map[string]any{"Arg": strconv.Quote(args[0])}))}
 			}
 			ctx := cmd.Context()
 			return g.withStore(ctx, func(db *sqlite.DB) error {
-				s, err := openForInspection(ctx, db, session)
+				s, err := g.openForInspection(ctx, db, session)
 				if err != nil {
 					return err
 				}
@@ -63,7 +64,7 @@ Without --session, the most recently played game is inspected.`,
 					return err
 				}
 				if len(recs) == 0 {
-					return fmt.Errorf("game %s has no turn %d on its current branch (it is at turn %d)", s.ID(), n, s.Turn())
+					return errors.New(g.t("cli.context.no_turn", map[string]any{"ID": s.ID(), "Turn": n, "Head": s.Turn()}))
 				}
 				if asJSON {
 					_, err := g.stdout.Write(append(recs[0].Passes, '\n'))
@@ -71,7 +72,7 @@ Without --session, the most recently played game is inspected.`,
 				}
 				var ps turnPasses
 				if err := json.Unmarshal(recs[0].Passes, &ps); err != nil {
-					return fmt.Errorf("turn %d's record is unreadable: %w", n, err)
+					return g.fail("cli.context.unreadable", map[string]any{"Turn": n}, err)
 				}
 				return printContext(g.stdout, n, recs[0].Input, ps, full)
 			})
@@ -83,14 +84,14 @@ Without --session, the most recently played game is inspected.`,
 	return cmd
 }
 
-func openForInspection(ctx context.Context, db *sqlite.DB, id string) (*game.Session, error) {
+func (g *globals) openForInspection(ctx context.Context, db *sqlite.DB, id string) (*game.Session, error) {
 	if id == "" {
 		all, err := db.Sessions(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if len(all) == 0 {
-			return nil, fmt.Errorf("there are no saved games; play one with 'hearth play'")
+			return nil, errors.New(g.t("cli.context.no_games", nil))
 		}
 		id = all[0].ID
 	}
@@ -207,7 +208,7 @@ func newReplay(g *globals) *cobra.Command {
 	var exact bool
 	cmd := &cobra.Command{
 		Use:   "replay SESSION",
-		Short: "Re-run a game's inputs with recorded or other models and prompts, and compare",
+		Short: g.t("cli.short.replay", nil),
 		Long: `Replay the player's inputs of a saved game (its current branch) in a scratch
 copy — the original is never touched — with the same campaign and dice seed,
 and print per turn what changed: the narration, the effects, rejections,
@@ -226,7 +227,7 @@ identical requests.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			session = args[0]
 			ctx := cmd.Context()
-			mc, err := f.load()
+			mc, err := f.load(g)
 			if err != nil {
 				return err
 			}
@@ -235,7 +236,7 @@ identical requests.`,
 				if err != nil {
 					return err
 				}
-				c, err := loadCampaign(ctx, f.campaignDir(orig))
+				c, err := g.loadCampaign(ctx, f.campaignDir(orig))
 				if err != nil {
 					return err
 				}

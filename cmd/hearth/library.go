@@ -22,7 +22,7 @@ import (
 func (g *globals) withLibrary(ctx context.Context, fn func(*library.Library) error) error {
 	dir, err := g.dataDir()
 	if err != nil {
-		return fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
+		return g.fail("cli.no_data_dir", nil, err)
 	}
 	return g.withIndex(ctx, "", func(ix *rsqlite.Index) error {
 		lib, err := library.Open(ctx, filepath.Join(dir, sqlite.FileName), ix)
@@ -39,7 +39,7 @@ func newLibrary(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "library",
-		Short: "List, read and delete the books ingested with 'hearth ingest'",
+		Short: g.t("cli.short.library", nil),
 		Long: `The library holds the books ingested with 'hearth ingest': their pages, images
 and access level. What a role may not read is not listed and cannot be read.`,
 	}
@@ -54,7 +54,7 @@ and access level. What a role may not read is not listed and cannot be read.`,
 	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the documents",
+		Short: g.t("cli.short.library.list", nil),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lv, err := parseRole()
@@ -70,7 +70,7 @@ and access level. What a role may not read is not listed and cannot be read.`,
 					return json.NewEncoder(g.stdout).Encode(docs)
 				}
 				if len(docs) == 0 {
-					fmt.Fprintln(g.stdout, "The library is empty: add books with 'hearth ingest FILE'.")
+					fmt.Fprintln(g.stdout, g.t("cli.library.empty", nil))
 				}
 				for _, d := range docs {
 					fmt.Fprintf(g.stdout, "%s  %s (%s, %d pages, %s) %s\n", d.ID, d.Title, d.Format, d.Pages, d.Access, strings.Join(d.Tags, ","))
@@ -81,7 +81,7 @@ and access level. What a role may not read is not listed and cannot be read.`,
 	}
 	get := &cobra.Command{
 		Use:   "get DOCUMENT PAGE",
-		Short: "Print one page of a document (document_get)",
+		Short: g.t("cli.short.library.get", nil),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lv, err := parseRole()
@@ -90,12 +90,12 @@ and access level. What a role may not read is not listed and cannot be read.`,
 			}
 			page, err := strconv.Atoi(args[1])
 			if err != nil || page < 1 {
-				return usageError{fmt.Errorf("page %q: give a page number from 1", args[1])}
+				return usageError{errors.New(g.t("cli.library.bad_page", map[string]any{"Page": strconv.Quote(args[1])}))}
 			}
 			return g.withLibrary(cmd.Context(), func(lib *library.Library) error {
 				p, err := lib.Get(cmd.Context(), args[0], page, lv)
 				if err != nil {
-					return fmt.Errorf("%w (see 'hearth library list')", err)
+					return g.fail("cli.library.see_list", nil, err)
 				}
 				if asJSON {
 					return json.NewEncoder(g.stdout).Encode(map[string]any{"document_id": args[0], "page": p.Number, "label": p.Label, "text": p.Text})
@@ -107,7 +107,7 @@ and access level. What a role may not read is not listed and cannot be read.`,
 	}
 	images := &cobra.Command{
 		Use:   "images [DOCUMENT [PAGE]]",
-		Short: "List a document's images with their descriptions, or find images by words (--search); --save DIR writes them as WebP",
+		Short: g.t("cli.short.library.images", nil),
 		Long: `List the images of a document (all pages, or one) with their descriptions
 (from a vision model, when one was configured for 'hearth ingest') or, without
 one, the text near them. --search finds images by the words of their
@@ -135,14 +135,14 @@ one named.`,
 		}
 		q := library.ImageQuery{Text: searchText, Role: lv, Limit: limit, WithData: save != ""}
 		if len(args) == 0 && searchText == "" {
-			return usageError{errors.New("name a DOCUMENT (see 'hearth library list'), or find images with --search WORDS")}
+			return usageError{errors.New(g.t("cli.library.images_usage", nil))}
 		}
 		if len(args) > 0 {
 			q.Document = args[0]
 		}
 		if len(args) == 2 {
 			if q.Page, err = strconv.Atoi(args[1]); err != nil || q.Page < 1 {
-				return usageError{fmt.Errorf("page %q: give a page number from 1", args[1])}
+				return usageError{errors.New(g.t("cli.library.bad_page", map[string]any{"Page": strconv.Quote(args[1])}))}
 			}
 		}
 		return g.withLibrary(cmd.Context(), func(lib *library.Library) error {
@@ -157,7 +157,7 @@ one named.`,
 				return json.NewEncoder(g.stdout).Encode(nonNilImages(ims))
 			}
 			if len(ims) == 0 {
-				fmt.Fprintln(g.stdout, "No images found.")
+				fmt.Fprintln(g.stdout, g.t("cli.library.no_images", nil))
 			}
 			for _, im := range ims {
 				name := fmt.Sprintf("%s-p%d-%d.webp", im.Document, im.Page, im.Index)
@@ -184,14 +184,14 @@ one named.`,
 	}
 	del := &cobra.Command{
 		Use:   "delete DOCUMENT",
-		Short: "Remove a document, its pages, images and search chunks",
+		Short: g.t("cli.short.library.delete", nil),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withLibrary(cmd.Context(), func(lib *library.Library) error {
 				if err := lib.Delete(cmd.Context(), args[0]); err != nil {
 					return err
 				}
-				fmt.Fprintf(g.stdout, "Deleted %s.\n", args[0])
+				fmt.Fprintln(g.stdout, g.t("cli.library.deleted", map[string]any{"Document": args[0]}))
 				return nil
 			})
 		},

@@ -37,7 +37,7 @@ func campaignPack(ctx context.Context, dir string) (*content.Pack, error) {
 func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug string) (*lore.Keeper, []game.Beat, func()) {
 	none := func() {}
 	warn := func(err error) (*lore.Keeper, []game.Beat, func()) {
-		fmt.Fprintf(g.stderr, "Playing without indexed lore: %v\n", err)
+		fmt.Fprintln(g.stderr, g.t("cli.play.no_lore", map[string]any{"Err": err.Error()}))
 		return nil, nil, none
 	}
 	cp, err := campaignPack(ctx, campaignDir)
@@ -72,16 +72,16 @@ func (g *globals) lorekeeper(ctx context.Context, campaignDir, campaignSlug stri
 func (g *globals) keeperOn(ctx context.Context, ix *rsqlite.Index, cp *content.Pack) (*lore.Keeper, []game.Beat, error) {
 	packs := []*content.Pack{cp}
 	for _, r := range cp.Content.Meta.Packs {
-		p, err := loadPack(ctx, r.ID)
+		p, err := g.loadPack(ctx, r.ID)
 		if err != nil {
-			return nil, nil, fmt.Errorf("pack %s of the campaign: %w", r.ID, err)
+			return nil, nil, g.fail("cli.play.campaign_pack_failed", map[string]any{"Pack": r.ID}, err)
 		}
 		packs = append(packs, p)
 	}
 	k := &lore.Keeper{Index: ix, Campaign: cp.Manifest.ID}
 	beats, errs := game.BeatsOf(cp.Beats)
 	for _, err := range errs {
-		fmt.Fprintf(g.stderr, "warning: %v\n", err)
+		fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": err.Error()}))
 	}
 
 	for _, p := range packs {
@@ -106,6 +106,6 @@ func (g *globals) memories(ctx context.Context) (*nsqlite.DB, func()) {
 			return m, func() { m.Close() }
 		}
 	}
-	fmt.Fprintf(g.stderr, "Playing without narrative memory: %v\n", err)
+	fmt.Fprintln(g.stderr, g.t("cli.play.no_memory", map[string]any{"Err": err.Error()}))
 	return nil, func() {}
 }

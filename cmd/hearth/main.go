@@ -15,7 +15,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot(os.Stdin, os.Stdout, os.Stderr)
+	root := newRoot(os.Stdin, os.Stdout, os.Stderr, os.Environ())
 	if err := root.ExecuteContext(ctx); err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {

@@ -21,7 +21,7 @@ func newMCP(g *globals) *cobra.Command {
 	var cfgPath string
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve the MCP tools on stdin/stdout, for Claude Desktop and other MCP clients",
+		Short: g.t("cli.short.mcp", nil),
 		Long: `Run Hearth as a Model Context Protocol server over stdio: the client starts
 this command and speaks MCP on its stdin and stdout. The tools are the GM
 assistant's (document_search, document_get, system_schema, the Traveller
@@ -35,7 +35,7 @@ HTTP) and /mcp/sse, behind an API key.`,
   # Claude Desktop: {"mcpServers": {"hearth": {"command": "hearth", "args": ["mcp"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, _, err := loadConfig(cfgPath)
+			cfg, _, err := g.loadConfig(cfgPath)
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -82,7 +83,7 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 
 // load reads the config file and applies the flags over its narrator role;
 // other roles inherit the narrator's unless configured.
-func (f *modelFlags) load() (modelConfig, error) {
+func (f *modelFlags) load(g *globals) (modelConfig, error) {
 	var cfg modelConfig
 	path, explicit := f.config, f.config != ""
 	if path == "" {
@@ -101,10 +102,10 @@ func (f *modelFlags) load() (modelConfig, error) {
 			dec := yaml.NewDecoder(strings.NewReader(string(b)))
 			dec.KnownFields(true)
 			if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-				return cfg, fmt.Errorf("config %s: %w", path, err)
+				return cfg, g.fail("cli.models.bad_config", map[string]any{"File": path}, err)
 			}
 		case explicit || !errors.Is(err, os.ErrNotExist):
-			return cfg, fmt.Errorf("read config: %w", err)
+			return cfg, g.fail("cli.models.read_config", nil, err)
 		}
 	}
 	if cfg.Roles == nil {
@@ -112,7 +113,7 @@ func (f *modelFlags) load() (modelConfig, error) {
 	}
 	for name := range cfg.Roles {
 		if !contains(roleNames, name) {
-			return cfg, fmt.Errorf("config %s: unknown role %q; roles: %s", path, name, strings.Join(roleNames, ", "))
+			return cfg, errors.New(g.t("cli.models.unknown_role", map[string]any{"File": path, "Role": strconv.Quote(name), "Roles": strings.Join(roleNames, ", ")}))
 		}
 	}
 	n := cfg.Roles["narrator"]
@@ -223,9 +224,10 @@ func (r roleConfig) provider(ctx context.Context, timeout time.Duration) (llm.Pr
 
 // pipeline builds the game master for cfg, or nil for offline play. It
 // checks the narrator's server first: when it cannot be reached it says so
-// in one sentence and returns nil, so the game plays offline.
+// in one sentence (to g's stderr; nil g, silently) and returns nil, so the
+// game plays offline.
 func (cfg modelConfig) pipeline(ctx context.Context, campaignPipeline string, campaignPins map[string]int, docs gm.Documents,
-	recordTo io.Writer, plan bool, warn io.Writer) (*gm.Pipeline, error) {
+	recordTo io.Writer, plan bool, g *globals) (*gm.Pipeline, error) {
 	n := cfg.Roles["narrator"]
 	if n.Provider == "offline" {
 		return nil, nil
@@ -235,7 +237,7 @@ func (cfg modelConfig) pipeline(ctx context.Context, campaignPipeline string, ca
 		rc := cfg.Roles[name]
 		p, err := rc.provider(ctx, cfg.Timeout)
 		if err != nil {
-			return nil, fmt.Errorf("%s model: %w", name, err)
+			return nil, g.failOr(fmt.Errorf("%s model: %w", name, err), "cli.models.role_failed", map[string]any{"Role": name}, err)
 		}
 		if recordTo != nil {
 			p = cassette.NewRecorder(p, recordTo)
@@ -247,7 +249,9 @@ func (cfg modelConfig) pipeline(ctx context.Context, campaignPipeline string, ca
 		_, err := roles["narrator"].Provider.Models(cctx)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(warn, "Could not reach %s at %s (%s); playing with the offline game master instead.\n", n.Provider, n.endpoint(), short(err))
+			if g != nil {
+				fmt.Fprintln(g.stderr, g.t("cli.models.unreachable", map[string]any{"Provider": n.Provider, "URL": n.endpoint(), "Err": short(err)}))
+			}
 			return nil, nil
 		}
 	}
@@ -290,12 +294,12 @@ func newModels(g *globals) *cobra.Command {
 	f := &modelFlags{}
 	cmd := &cobra.Command{
 		Use:   "models",
-		Short: "List the models a provider offers, with context lengths",
+		Short: g.t("cli.short.models", nil),
 		Example: `  hearth models --provider ollama
   hearth models --provider openai --base-url http://127.0.0.1:8000/v1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.load()
+			cfg, err := f.load(g)
 			if err != nil {
 				return err
 			}
@@ -306,7 +310,7 @@ func newModels(g *globals) *cobra.Command {
 			}
 			ms, err := p.Models(cmd.Context())
 			if err != nil {
-				return fmt.Errorf("list models of %s at %s: %w", n.Provider, n.endpoint(), err)
+				return g.fail("cli.models.list_failed", map[string]any{"Provider": n.Provider, "URL": n.endpoint()}, err)
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "MODEL\tCONTEXT\tPARAMETERS\tQUANTIZATION")

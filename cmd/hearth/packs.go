@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +27,7 @@ import (
 func newPack(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pack",
-		Short: "Validate, describe and index content packs and campaigns",
+		Short: g.t("cli.short.pack", nil),
 		Long: `Content packs are the author's own material — sourcebooks, settings, campaigns —
 as a directory of Markdown and YAML files with a manifest (pack.yml, or a
 campaign.yml for a playable campaign), or the same as a .tar.gz, .zip or
@@ -42,7 +44,7 @@ func newPackValidate(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "validate PACK",
-		Short: "Check a pack and report every problem with its file and line",
+		Short: g.t("cli.short.pack.validate", nil),
 		Long: `Check a pack: manifest, frontmatter and structured files against their schemas,
 duplicate entity ids, broken plot-beat prerequisites, orphaned asset
 references, and the provenance rules for AI-generated content. Every problem
@@ -51,7 +53,7 @@ names its file and line. Exits with status 1 when there are errors.`,
   hearth pack validate my-setting.tar.gz --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, cleanup, err := packPath(args[0])
+			path, cleanup, err := g.packPath(args[0])
 			if err != nil {
 				return err
 			}
@@ -74,7 +76,7 @@ names its file and line. Exits with status 1 when there are errors.`,
 				fmt.Fprint(g.stdout, text)
 			}
 			if !rep.OK() {
-				return fmt.Errorf("%s has %d error(s); fix them and validate again", args[0], rep.Summary.Errors)
+				return errors.New(g.t("cli.pack.invalid", map[string]any{"Pack": args[0], "Errors": rep.Summary.Errors}))
 			}
 			return nil
 		},
@@ -86,11 +88,11 @@ names its file and line. Exits with status 1 when there are errors.`,
 func newPackInfo(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "info PACK",
-		Short: "Describe a pack: manifest, contents and what is indexed",
+		Short: g.t("cli.short.pack.info", nil),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			p, err := loadPack(ctx, args[0])
+			p, err := g.loadPack(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -124,7 +126,7 @@ func newPackInfo(g *globals) *cobra.Command {
 			row("assets", fmt.Sprint(len(p.Assets)))
 			row("lorebooks", fmt.Sprint(len(p.Lorebooks)))
 			if m.Attribution != "" {
-				fmt.Fprintf(g.stdout, "\nAttribution:\n%s\n", wrap(strings.Join(strings.Fields(m.Attribution), " "), 78))
+				fmt.Fprintf(g.stdout, "\n%s\n%s\n", g.t("cli.pack.attribution", nil), wrap(strings.Join(strings.Fields(m.Attribution), " "), 78))
 			}
 			return g.withIndex(ctx, "", func(ix *rsqlite.Index) error {
 				have, err := ix.Hashes(ctx, m.ID)
@@ -139,11 +141,11 @@ func newPackInfo(g *globals) *cobra.Command {
 				}
 				switch {
 				case len(have) == 0:
-					fmt.Fprintf(g.stdout, "\nNot indexed: run 'hearth pack index %s'.\n", args[0])
+					fmt.Fprintf(g.stdout, "\n%s\n", g.t("cli.pack.not_indexed", map[string]any{"Pack": args[0]}))
 				case stale > 0:
-					fmt.Fprintf(g.stdout, "\nIndexed, but %d file(s) changed since: run 'hearth pack index %s'.\n", stale, args[0])
+					fmt.Fprintf(g.stdout, "\n%s\n", g.t("cli.pack.stale", map[string]any{"Stale": stale, "Pack": args[0]}))
 				default:
-					fmt.Fprintf(g.stdout, "\nIndexed and up to date (%d files).\n", len(have))
+					fmt.Fprintf(g.stdout, "\n%s\n", g.t("cli.pack.up_to_date", map[string]any{"Files": len(have)}))
 				}
 				return nil
 			})
@@ -155,7 +157,7 @@ func newPackIndex(g *globals) *cobra.Command {
 	var embedder string
 	cmd := &cobra.Command{
 		Use:   "index [PACK...]",
-		Short: "Index packs for search (only files that changed are read again)",
+		Short: g.t("cli.short.pack.index", nil),
 		Long: `Index packs into the data directory so that 'hearth search' and the game
 master can find their lore: frontmatter, prose by section and paragraph, and
 structured fields become chunks of at most 512 tokens, searched by full text
@@ -171,7 +173,7 @@ the packs bundled with Hearth are indexed.`,
 			}
 			return g.withIndex(ctx, embedder, func(ix *rsqlite.Index) error {
 				for _, a := range args {
-					p, err := loadPack(ctx, a)
+					p, err := g.loadPack(ctx, a)
 					if err != nil {
 						return err
 					}
@@ -200,7 +202,7 @@ func (g *globals) index(ctx context.Context, ix *rsqlite.Index, p *content.Pack,
 		progress = func(done, total int, file string) {
 			if now := time.Now(); done == total || now.Sub(last) > 100*time.Millisecond {
 				last = now
-				fmt.Fprintf(g.stderr, "\rindexing %s: %d/%d files %s\033[K", p.Manifest.ID, done, total, file)
+				fmt.Fprintf(g.stderr, "\r%s\033[K", g.t("cli.pack.indexing", map[string]any{"Pack": p.Manifest.ID, "Done": done, "Total": total, "File": file}))
 			}
 		}
 		defer fmt.Fprint(g.stderr, "\r\033[K")
@@ -213,8 +215,8 @@ func (g *globals) index(ctx context.Context, ix *rsqlite.Index, p *content.Pack,
 		return rep, err
 	}
 	if always || rep.Indexed > 0 || rep.Removed > 0 {
-		fmt.Fprintf(g.stderr, "indexed %s: %d files (%d changed, %d unchanged, %d removed), %d chunks in %s\n",
-			rep.Pack, rep.Files, rep.Indexed, rep.Unchanged, rep.Removed, rep.Chunks, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintln(g.stderr, g.t("cli.pack.indexed", map[string]any{"Pack": rep.Pack, "Files": rep.Files, "Changed": rep.Indexed,
+			"Unchanged": rep.Unchanged, "Removed": rep.Removed, "Chunks": rep.Chunks, "Took": time.Since(start).Round(time.Millisecond).String()}))
 	}
 	return rep, nil
 }
@@ -223,10 +225,10 @@ func (g *globals) index(ctx context.Context, ix *rsqlite.Index, p *content.Pack,
 func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*rsqlite.Index) error) error {
 	dir, err := g.dataDir()
 	if err != nil {
-		return fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
+		return g.fail("cli.no_data_dir", nil, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create the data directory: %w", err)
+		return g.fail("cli.data_dir_failed", nil, err)
 	}
 	var opts []rsqlite.Option
 	switch embedder {
@@ -234,7 +236,7 @@ func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*rsqli
 	case "hashing":
 		opts = append(opts, rsqlite.WithEmbedder(embed.NewHashing(384)))
 	default:
-		return usageError{fmt.Errorf("unknown embedder %q: use hashing or none", embedder)}
+		return usageError{errors.New(g.t("cli.pack.bad_embedder", map[string]any{"Value": strconv.Quote(embedder)}))}
 	}
 	ix, err := rsqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), opts...)
 	if err != nil {
@@ -257,7 +259,7 @@ func bundledIDs() []string {
 }
 
 // loadPack loads a pack from a path or, failing that, a bundled pack by id.
-func loadPack(ctx context.Context, arg string) (*content.Pack, error) {
+func (g *globals) loadPack(ctx context.Context, arg string) (*content.Pack, error) {
 	if _, err := os.Stat(arg); err == nil {
 		return content.LoadPack(ctx, arg)
 	}
@@ -267,12 +269,12 @@ func loadPack(ctx context.Context, arg string) (*content.Pack, error) {
 	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+arg); err == nil {
 		return content.LoadPackFS(ctx, hearth.Campaigns, "campaigns/"+arg)
 	}
-	return nil, fmt.Errorf("no pack %q: give a directory or archive, or one of the bundled packs (%s)", arg, strings.Join(bundledIDs(), ", "))
+	return nil, g.noPack(arg)
 }
 
 // packPath is a path Validate can read: the argument itself, or a bundled
 // pack copied out to a temporary directory.
-func packPath(arg string) (string, func(), error) {
+func (g *globals) packPath(arg string) (string, func(), error) {
 	if _, err := os.Stat(arg); err == nil {
 		return arg, func() {}, nil
 	}
@@ -298,7 +300,11 @@ func packPath(arg string) (string, func(), error) {
 		}
 		return filepath.Join(tmp, arg), cleanup, nil
 	}
-	return "", nil, fmt.Errorf("no pack %q: give a directory or archive, or one of the bundled packs (%s)", arg, strings.Join(bundledIDs(), ", "))
+	return "", nil, g.noPack(arg)
+}
+
+func (g *globals) noPack(arg string) error {
+	return errors.New(g.t("cli.pack.no_pack", map[string]any{"Pack": strconv.Quote(arg), "Bundled": strings.Join(bundledIDs(), ", ")}))
 }
 
 func validName(s string) bool {

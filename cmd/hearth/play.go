@@ -34,7 +34,7 @@ func newPlay(g *globals) *cobra.Command {
 	f := &playFlags{}
 	cmd := &cobra.Command{
 		Use:   "play",
-		Short: "Play a campaign in the terminal",
+		Short: g.t("cli.short.play", nil),
 		Long: `Play a campaign line by line in the terminal. Type what your character does
 ("look", "go north", "talk to Mira about the lantern", "attack the smuggler",
 "search", "take the lens", "use potion"); type help for more.
@@ -78,17 +78,17 @@ prompt so the output reads as a transcript.`,
 }
 
 // loadCampaign loads --campaign, or the campaign built into the binary.
-func loadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
+func (g *globals) loadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
 	if dir == "" {
 		c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 		if err != nil {
-			return nil, fmt.Errorf("the bundled campaign does not load; this binary is broken: %w", err)
+			return nil, g.fail("cli.play.bundled_broken", nil, err)
 		}
 		return c, nil
 	}
 	c, err := content.Load(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("load campaign %s:\n%w", dir, err)
+		return nil, g.fail("cli.play.campaign_failed", map[string]any{"Dir": dir}, err)
 	}
 	return c, nil
 }
@@ -107,12 +107,12 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 			return err
 		}
 	default:
-		c, err := loadCampaign(ctx, f.campaign)
+		c, err := g.loadCampaign(ctx, f.campaign)
 		if err != nil {
 			return err
 		}
 		for _, w := range c.Warnings {
-			fmt.Fprintln(g.stderr, "warning:", w)
+			fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": w}))
 		}
 		if !f.fresh {
 			if id, err := latestSession(ctx, db, rules.Slug(c.Meta.Title)); err != nil {
@@ -145,19 +145,19 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 		defer closeMemories()
 		s.UseMemories(m)
 	}
-	mc, err := f.models.load()
+	mc, err := f.models.load(g)
 	if err != nil {
 		return err
 	}
 	var docs gm.Documents
-	if c, err := loadCampaign(ctx, f.campaign); err == nil && rules.Slug(c.Meta.Title) == s.Campaign().Slug() {
+	if c, err := g.loadCampaign(ctx, f.campaign); err == nil && rules.Slug(c.Meta.Title) == s.Campaign().Slug() {
 		docs = gm.NewCampaignDocs(c)
 	}
 	var recordTo io.Writer
 	if f.models.record != "" {
 		rf, err := os.OpenFile(f.models.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
-			return fmt.Errorf("open the cassette: %w", err)
+			return g.fail("cli.play.cassette_failed", nil, err)
 		}
 		defer rf.Close()
 		recordTo = rf
@@ -172,7 +172,7 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 		}
 		defer sp.Host.Close()
 		s.UsePipeline(sp)
-	} else if pl, err = mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, recordTo, f.models.plan, g.stderr); err != nil {
+	} else if pl, err = mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, recordTo, f.models.plan, g); err != nil {
 		return err
 	}
 	if pl != nil {
@@ -185,20 +185,20 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 		if s.Intro() != "" {
 			fmt.Fprintf(out, "%s\n\n", wrap(strings.TrimSpace(s.Intro()), width))
 		}
-		fmt.Fprintf(out, "(New game %s, seed %d. Type help for ideas, /help for commands.)\n\n", s.ID(), s.Seed())
+		fmt.Fprintf(out, "%s\n\n", g.t("cli.play.new_game", map[string]any{"ID": s.ID(), "Seed": s.Seed()}))
 	} else {
-		fmt.Fprintf(out, "%s — resuming game %s at turn %d on branch %s. (--new starts over.)\n\n", s.Title(), s.ID(), s.Turn(), s.Branch())
+		fmt.Fprintf(out, "%s\n\n", g.t("cli.play.resuming", map[string]any{"Title": s.Title(), "ID": s.ID(), "Turn": s.Turn(), "Branch": s.Branch()}))
 	}
 	ep, err := s.BeginEpisode(ctx)
 	if err != nil {
 		return err
 	}
 	if ep.Recap != "" {
-		fmt.Fprintf(out, "Previously: %s\n\n", wrap(ep.Recap, width))
+		fmt.Fprintf(out, "%s\n\n", g.t("cli.play.previously", map[string]any{"Recap": wrap(ep.Recap, width)}))
 	}
 	defer func() {
 		if _, err := s.EndEpisode(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(g.stderr, "warning: the episode was not closed: %v\n", err)
+			fmt.Fprintln(g.stderr, g.t("cli.play.episode_not_closed", map[string]any{"Err": err.Error()}))
 		}
 	}()
 	if _, err := s.Look(ctx, emit); err != nil {
@@ -237,7 +237,7 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 		if !sc.Scan() {
 			fmt.Fprintln(out)
 			if err := sc.Err(); err != nil {
-				return fmt.Errorf("read input: %w", err)
+				return g.fail("cli.play.read_failed", nil, err)
 			}
 			return nil
 		}
@@ -314,10 +314,10 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 	}
 	switch cmd {
 	case "/quit", "/exit", "/q":
-		fmt.Fprintf(out, "Saved at turn %d. Resume with: hearth play --session %s\n", s.Turn(), s.ID())
+		fmt.Fprintln(out, g.t("cli.play.saved", map[string]any{"Turn": s.Turn(), "ID": s.ID()}))
 		return true, nil
 	case "/help", "/h", "/?":
-		fmt.Fprintln(out, slashHelp)
+		fmt.Fprintln(out, g.t("cli.play.slash_help", nil))
 	case "/look", "/l":
 		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
@@ -330,19 +330,19 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 		fmt.Fprintln(out, game.Quests(s.World()))
 	case "/roll":
 		if len(args) == 0 {
-			fmt.Fprintln(out, "Roll what? e.g. /roll 2d6+1, /roll 4d6kh3, /roll 1d20+dex adv")
+			fmt.Fprintln(out, g.t("cli.play.roll_what", nil))
 			return false, nil
 		}
 		return false, act("roll " + strings.Join(args, " "))
 	case "/save":
 		dir, _ := g.dataDir()
-		fmt.Fprintf(out, "Every turn is saved as it is played. Game %s, turn %d, branch %s, in %s.\n", s.ID(), s.Turn(), s.Branch(), filepath.Join(dir, "hearth.db"))
+		fmt.Fprintln(out, g.t("cli.play.save", map[string]any{"ID": s.ID(), "Turn": s.Turn(), "Branch": s.Branch(), "File": filepath.Join(dir, "hearth.db")}))
 	case "/turns", "/history":
 		n := 10
 		if len(args) > 0 {
 			v, err := strconv.Atoi(args[0])
 			if err != nil || v <= 0 {
-				fmt.Fprintln(out, "Usage: /turns [N], N a positive number")
+				fmt.Fprintln(out, g.t("cli.play.turns_usage", nil))
 				return false, nil
 			}
 			n = v
@@ -352,47 +352,47 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			return false, err
 		}
 		if len(ts) == 0 {
-			fmt.Fprintln(out, "No turns yet.")
+			fmt.Fprintln(out, g.t("cli.play.no_turns", nil))
 		}
 		for _, t := range ts {
 			fmt.Fprintf(out, "%4d  > %s\n      %s\n", t.Number, t.Input, firstLine(t.Narrative))
 		}
 	case "/restore":
 		if len(args) != 1 {
-			fmt.Fprintln(out, "Usage: /restore N (see /turns)")
+			fmt.Fprintln(out, g.t("cli.play.restore_usage", nil))
 			return false, nil
 		}
 		n, err := strconv.Atoi(args[0])
 		if err != nil {
-			fmt.Fprintf(out, "%q is not a turn number; see /turns\n", args[0])
+			fmt.Fprintln(out, g.t("cli.play.not_a_turn", map[string]any{"Arg": strconv.Quote(args[0])}))
 			return false, nil
 		}
 		if err := s.Restore(ctx, n); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "Restored turn %d on branch %s. Acting from here starts a new branch; the later turns are kept.\n\n", n, s.Branch())
+		fmt.Fprintf(out, "%s\n\n", g.t("cli.play.restored", map[string]any{"Turn": n, "Branch": s.Branch()}))
 		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
 		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
 	case "/fork":
 		if len(args) != 1 {
-			fmt.Fprintln(out, "Usage: /fork NAME (letters, digits, . _ -)")
+			fmt.Fprintln(out, g.t("cli.play.fork_usage", nil))
 			return false, nil
 		}
 		if _, err := s.Fork(ctx, args[0]); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "Started branch %s at turn %d. /switch back any time.\n", args[0], s.Turn())
+		fmt.Fprintln(out, g.t("cli.play.forked", map[string]any{"Branch": args[0], "Turn": s.Turn()}))
 	case "/switch", "/checkout":
 		if len(args) != 1 {
-			fmt.Fprintln(out, "Usage: /switch NAME (see /branches)")
+			fmt.Fprintln(out, g.t("cli.play.switch_usage", nil))
 			return false, nil
 		}
 		if err := s.Switch(ctx, args[0]); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "On branch %s at turn %d.\n\n", s.Branch(), s.Turn())
+		fmt.Fprintf(out, "%s\n\n", g.t("cli.play.switched", map[string]any{"Branch": s.Branch(), "Turn": s.Turn()}))
 		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
@@ -409,9 +409,9 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			}
 			from := ""
 			if b.Parent != "" {
-				from = fmt.Sprintf(" (from %s at turn %d)", b.Parent, b.ForkTurn)
+				from = " " + g.t("cli.play.branch_from", map[string]any{"Parent": b.Parent, "Turn": b.ForkTurn})
 			}
-			fmt.Fprintf(out, "%s %-16s turns to %d%s\n", mark, b.Name, b.Tip, from)
+			fmt.Fprintf(out, "%s %-16s %s%s\n", mark, b.Name, g.t("cli.play.branch_tip", map[string]any{"Tip": b.Tip}), from)
 		}
 	case "/export":
 		format, file := "markdown", ""
@@ -427,7 +427,7 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 		if file != "" {
 			fh, err := os.Create(file)
 			if err != nil {
-				fmt.Fprintf(out, "Cannot write %s: %v\n", file, err)
+				fmt.Fprintln(out, g.t("cli.play.export_failed", map[string]any{"File": file, "Err": err.Error()}))
 				return false, nil
 			}
 			defer fh.Close()
@@ -437,22 +437,13 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			return false, err
 		}
 		if file != "" {
-			fmt.Fprintf(out, "Transcript written to %s.\n", file)
+			fmt.Fprintln(out, g.t("cli.play.exported", map[string]any{"File": file}))
 		}
 	default:
-		fmt.Fprintf(out, "Unknown command %s. /help lists the commands; anything without a slash is what your character does.\n", cmd)
+		fmt.Fprintln(out, g.t("cli.play.unknown_command", map[string]any{"Command": cmd}))
 	}
 	return false, nil
 }
-
-const slashHelp = `Commands:
-  /look /sheet /inventory /quests   what is around you and what you have (no turn)
-  /roll NOTATION                    roll dice: 2d6+1, 4d6kh3, 1d20+dex adv, D66
-  /turns [N]  /restore N            history; go back to a turn
-  /fork NAME  /switch NAME  /branches   branches of the story
-  /export [md|json] [FILE]          transcript
-  /save  /quit
-Anything else is what your character does; type help for examples.`
 
 // firstLine is the first line of a narrative that is not a heading.
 func firstLine(s string) string {

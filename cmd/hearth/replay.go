@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -57,7 +58,7 @@ func replay(ctx context.Context, g *globals, orig *game.Session, c *content.Camp
 		if err != nil {
 			return err
 		}
-	} else if pl, err = mc.pipeline(ctx, camp.Pipeline, camp.Prompts, docs, nil, f.plan, g.stderr); err != nil {
+	} else if pl, err = mc.pipeline(ctx, camp.Pipeline, camp.Prompts, docs, nil, f.plan, g); err != nil {
 		return err
 	}
 	rs, err := game.New(ctx, scratch, c, orig.Seed(), game.Options{})
@@ -75,7 +76,7 @@ func replay(ctx context.Context, g *globals, orig *game.Session, c *content.Camp
 	if pl != nil {
 		engine = pl.Name()
 	}
-	fmt.Fprintf(g.stdout, "Replaying %d turns of %s (seed %d) with the %s game master in a scratch copy.\n\n", len(turns), orig.ID(), orig.Seed(), engine)
+	fmt.Fprintf(g.stdout, "%s\n\n", g.t("cli.replay.start", map[string]any{"Turns": len(turns), "ID": orig.ID(), "Seed": orig.Seed(), "Engine": engine}))
 	var st replayStats
 	for _, t := range turns {
 		resp, err := rs.Act(ctx, t.Input)
@@ -83,7 +84,7 @@ func replay(ctx context.Context, g *globals, orig *game.Session, c *content.Camp
 			resp, err = rs.Act(ctx, "yes")
 		}
 		if err != nil {
-			return fmt.Errorf("replay turn %d: %w", t.Number, err)
+			return g.fail("cli.replay.failed", map[string]any{"Turn": t.Number}, err)
 		}
 		st.turns++
 		var line []string
@@ -95,7 +96,7 @@ func replay(ctx context.Context, g *globals, orig *game.Session, c *content.Camp
 		}
 		newRecs, err := rs.Turns(ctx, rs.Turn(), rs.Turn())
 		if err != nil || len(newRecs) == 0 {
-			return fmt.Errorf("replay turn %d: not committed", t.Number)
+			return errors.New(g.t("cli.replay.not_committed", map[string]any{"Turn": t.Number}))
 		}
 		a, b := effectKinds(t.Effects), effectKinds(newRecs[0].Effects)
 		if a == b {

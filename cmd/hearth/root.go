@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
@@ -33,13 +34,41 @@ type globals struct {
 	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
+	// loc speaks the language of the user's locale (LANG and friends).
+	loc i18n.Localizer
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
+// t is the message id in the user's language, data filled in.
+func (g *globals) t(id string, data map[string]any) string {
+	return g.loc.T(id, data)
+}
+
+// fail is an error saying message id in the user's language, with the
+// cause's text as {{.Err}}; errors.Is and As still see the cause.
+func (g *globals) fail(id string, data map[string]any, err error) error {
+	d := map[string]any{"Err": err.Error()}
+	for k, v := range data {
+		d[k] = v
+	}
+	return userMessage{g.t(id, d), err}
+}
+
+// failOr is fail, or plain when there is no g to speak the user's language.
+func (g *globals) failOr(plain error, id string, data map[string]any, err error) error {
+	if g == nil {
+		return plain
+	}
+	return g.fail(id, data, err)
+}
+
+// newRoot builds the command tree; environ (as os.Environ gives it)
+// chooses the language of its messages.
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, environ []string) *cobra.Command {
+	// The embedded catalogs are checked by the i18n tests.
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr, loc: i18n.MustLoad().ForEnv(environ)}
 	root := &cobra.Command{
 		Use:   "hearth",
-		Short: "A self-hosted AI game master for tabletop role-playing games",
+		Short: g.t("cli.short.root", nil),
 		Long: `Hearth runs tabletop role-playing games: a deterministic rules engine decides
 what happens, a narrator tells it, and every turn is saved as it is played, so
 any game can be resumed, rewound to an earlier turn, or forked into branches.
@@ -70,7 +99,7 @@ else the user data directory (~/.local/share/hearth on Linux).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+		return usageError{g.fail("cli.usage_hint", map[string]any{"Command": cmd.CommandPath()}, err)}
 	})
 	root.PersistentFlags().StringVar(&g.data, "data", "", "data directory holding hearth.db (default $HEARTH_DATA or the user data directory)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail to stderr")
@@ -89,7 +118,7 @@ func (g *globals) dataDir() (string, error) {
 func (g *globals) openStore(ctx context.Context) (*sqlite.DB, error) {
 	dir, err := g.dataDir()
 	if err != nil {
-		return nil, fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
+		return nil, g.fail("cli.no_data_dir", nil, err)
 	}
 	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
@@ -111,7 +140,7 @@ func (g *globals) withStore(ctx context.Context, fn func(*sqlite.DB) error) erro
 func newVersion(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print Hearth's version",
+		Short: g.t("cli.short.version", nil),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(g.stdout, "hearth %s\n", versionString())

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,7 +30,7 @@ func newSearch(g *globals) *cobra.Command {
 	f := &searchFlags{}
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
-		Short: "Search indexed lore and rules, as a given role",
+		Short: g.t("cli.short.search", nil),
 		Long: `Search the indexed packs: full text (BM25 with stemming), plus vector
 similarity when the index has an embedder, fused by reciprocal rank. Results
 are what --role may read (player, trusted, assistant, gm_only); nothing above
@@ -72,14 +74,14 @@ func search(ctx context.Context, g *globals, f *searchFlags, text string) error 
 	case "all":
 		q.Filter.TagMatch = retrieve.All
 	default:
-		return usageError{fmt.Errorf("--match %q: use any or all", f.match)}
+		return usageError{errors.New(g.t("cli.search.bad_match", map[string]any{"Value": strconv.Quote(f.match)}))}
 	}
 	switch f.corpus {
 	case "":
 	case string(chunk.Lore), string(chunk.History):
 		q.Filter.Corpora = []chunk.Corpus{chunk.Corpus(f.corpus)}
 	default:
-		return usageError{fmt.Errorf("--corpus %q: use lore or history", f.corpus)}
+		return usageError{errors.New(g.t("cli.search.bad_corpus", map[string]any{"Value": strconv.Quote(f.corpus)}))}
 	}
 	return g.withIndex(ctx, f.embedder, func(ix *rsqlite.Index) error {
 		if err := g.ensureBundled(ctx, ix, f.packs); err != nil {
@@ -110,7 +112,7 @@ func search(ctx context.Context, g *globals, f *searchFlags, text string) error 
 			fmt.Fprintln(g.stdout)
 		default:
 			if len(res.Passages) == 0 {
-				fmt.Fprintf(g.stdout, "Nothing found for %q as %s. Try other words, fewer filters, or --explain.\n", text, role)
+				fmt.Fprintln(g.stdout, g.t("cli.search.nothing", map[string]any{"Text": strconv.Quote(text), "Role": role.String()}))
 				return nil
 			}
 			width := wrapWidth(g.stdout)
@@ -152,9 +154,9 @@ func (g *globals) ensureBundled(ctx context.Context, ix *rsqlite.Index, packs []
 		if len(packs) > 0 && !slices.Contains(packs, id) {
 			continue
 		}
-		p, err := loadPack(ctx, id)
+		p, err := g.loadPack(ctx, id)
 		if err != nil {
-			return fmt.Errorf("bundled pack %s: %w", id, err)
+			return g.fail("cli.search.bundled_pack_failed", map[string]any{"Pack": id}, err)
 		}
 		if _, err := g.index(ctx, ix, p, false); err != nil {
 			return err

@@ -33,7 +33,7 @@ func newServe(g *globals) *cobra.Command {
 	f := &serveFlags{}
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the HTTP API: GM assistant chat, documents, search, live games, MCP",
+		Short: g.t("cli.short.serve", nil),
 		Long: `Serve Hearth over HTTP for Foundry VTT, browsers and MCP clients:
 
   GET  /health, /metrics                 no key needed
@@ -76,16 +76,16 @@ answers offline by quoting your books.`,
 
 // loadConfig reads the layered configuration and applies the flags that
 // override it.
-func loadConfig(path string) (*config.Config, config.Source, error) {
+func (g *globals) loadConfig(path string) (*config.Config, config.Source, error) {
 	cfg, src, err := config.Load(path, os.Environ())
 	if err != nil {
-		return nil, src, usageError{fmt.Errorf("configuration: %w", err)}
+		return nil, src, usageError{g.fail("cli.serve.bad_config", nil, err)}
 	}
 	return cfg, src, nil
 }
 
 func serve(ctx context.Context, g *globals, f *serveFlags) error {
-	cfg, src, err := loadConfig(f.config)
+	cfg, src, err := g.loadConfig(f.config)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 		cfg.Server.Port = f.port
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{fmt.Errorf("configuration (%s): %w", src, err)}
+		return usageError{g.fail("cli.serve.invalid_config", map[string]any{"Source": fmt.Sprint(src)}, err)}
 	}
 	if f.printConfig {
 		return cfg.Write(g.stdout)
@@ -140,14 +140,14 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Server.Host, strconv.Itoa(cfg.Server.Port)))
 	if err != nil {
-		return fmt.Errorf("listen on %s:%d: %w (is another server running there? choose another with --port)", cfg.Server.Host, cfg.Server.Port, err)
+		return g.fail("cli.serve.listen_failed", map[string]any{"Host": cfg.Server.Host, "Port": cfg.Server.Port}, err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	users, _ := b.keys.Users(ctx)
-	fmt.Fprintf(g.stderr, "Hearth %s serving on http://%s (config: %s; data: %s)\n", versionString(), ln.Addr(), src, b.dir)
+	fmt.Fprintln(g.stderr, g.t("cli.serve.serving", map[string]any{"Version": versionString(), "Addr": ln.Addr().String(), "Source": fmt.Sprint(src), "Dir": b.dir}))
 	if len(users) == 0 {
-		fmt.Fprintf(g.stderr, "No users yet: every API request will get 401. Create one: hearth user add NAME --role gm --data %s\n", b.dir)
+		fmt.Fprintln(g.stderr, g.t("cli.serve.no_users", map[string]any{"Dir": b.dir}))
 	}
 
 	go b.cleanConversations(ctx, cfg.Assistant, log)
@@ -155,12 +155,12 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+		return g.fail("cli.serve.failed", nil, err)
 	case <-ctx.Done():
 	}
 	// Stop taking requests, then let chats, ingests and turns in flight
 	// save what they have before the stores close.
-	fmt.Fprintln(g.stderr, "Shutting down…")
+	fmt.Fprintln(g.stderr, g.t("cli.serve.shutting_down", nil))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer cancel()
 	return errors.Join(hs.Shutdown(sctx), srv.Shutdown(sctx), b.games.Close(sctx))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -16,7 +17,7 @@ func newSessions(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:     "sessions",
 		Aliases: []string{"games", "ls"},
-		Short:   "List saved games",
+		Short:   g.t("cli.short.sessions", nil),
 		Long:    "List saved games, newest first, with their campaign, turn and branch.",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -31,7 +32,7 @@ func listSessions(ctx context.Context, g *globals, db *sqlite.DB) error {
 		return err
 	}
 	if len(ss) == 0 {
-		fmt.Fprintln(g.stdout, "No saved games. Start one with: hearth play")
+		fmt.Fprintln(g.stdout, g.t("cli.sessions.none", nil))
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
@@ -54,7 +55,7 @@ func newExport(g *globals) *cobra.Command {
 	var format, output string
 	cmd := &cobra.Command{
 		Use:   "export SESSION",
-		Short: "Write a game's transcript as Markdown or JSON",
+		Short: g.t("cli.short.export", nil),
 		Long: `Write the transcript of a saved game — the current branch up to the current
 turn — as Markdown (for reading) or JSON (every turn's input, intents, effects,
 dice rolls and narrative).`,
@@ -89,7 +90,7 @@ dice rolls and narrative).`,
 func newVerify(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "verify [SESSION...]",
-		Short: "Check saved games against a replay of their events",
+		Short: g.t("cli.short.verify", nil),
 		Long: `Reopen saved games (all of them by default) and check each: the state rebuilt
 from its latest snapshot must equal the state rebuilt by replaying every
 turn's effects from the start, dice state included. Use it after a crash or
@@ -125,7 +126,7 @@ func verify(ctx context.Context, g *globals, db *sqlite.DB, ids []string) error 
 		fmt.Fprintf(g.stdout, "%s  ok    turn %d on %s\n", id, s.Turn(), s.Branch())
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d of %d games failed verification", bad, len(ids))
+		return errors.New(g.t("cli.verify.failed", map[string]any{"Bad": bad, "Total": len(ids)}))
 	}
 	return nil
 }

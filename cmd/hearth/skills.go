@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +42,7 @@ func newSkill(g *globals) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "skill",
-		Short: "List, check and run skills: external tools for the game master",
+		Short: g.t("cli.short.skill", nil),
 		Long: `A skill is a directory with a SKILL.md (YAML frontmatter: name, description,
 metadata) and executables in scripts/ that speak Hearth's NDJSON protocol:
 a JSON input on stdin, one event per line on stdout (log, state_patch, asset,
@@ -51,7 +53,7 @@ fatal. See skills/README.md for writing one in any language.`,
 	cmd.PersistentFlags().StringVar(&dir, "skills", "", "the skills directory")
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the skills found, their scripts and any problems",
+		Short: g.t("cli.short.skill.list", nil),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, warns, err := discover(g, dir)
@@ -63,20 +65,20 @@ fatal. See skills/README.md for writing one in any language.`,
 				for _, sc := range s.Scripts {
 					names = append(names, sc.Name)
 				}
-				fmt.Fprintf(g.stdout, "%-20s %s\n%-20s scripts: %s\n", s.Name, oneLine(s.Description), "", strings.Join(names, ", "))
+				fmt.Fprintf(g.stdout, "%-20s %s\n%-20s %s\n", s.Name, oneLine(s.Description), "", g.t("cli.skill.scripts", map[string]any{"Scripts": strings.Join(names, ", ")}))
 			}
 			for _, w := range warns {
-				fmt.Fprintf(g.stderr, "warning: %v\n", w)
+				fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": fmt.Sprint(w)}))
 			}
 			if len(set.All()) == 0 {
-				fmt.Fprintf(g.stdout, "No skills in %s.\n", set.Dir())
+				fmt.Fprintln(g.stdout, g.t("cli.skill.none", map[string]any{"Dir": set.Dir()}))
 			}
 			return nil
 		},
 	}
 	check := &cobra.Command{
 		Use:   "check",
-		Short: "Check every skill's SKILL.md, scripts and configuration; exit 1 on problems",
+		Short: g.t("cli.short.skill.check", nil),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, warns, err := discover(g, dir)
@@ -93,9 +95,9 @@ fatal. See skills/README.md for writing one in any language.`,
 					problems++
 				}
 			}
-			fmt.Fprintf(g.stdout, "%d skill(s), %d problem(s)\n", len(set.All()), problems)
+			fmt.Fprintln(g.stdout, g.t("cli.skill.checked", map[string]any{"Skills": len(set.All()), "Problems": problems}))
 			if problems > 0 {
-				return fmt.Errorf("%d problem(s) in %s", problems, set.Dir())
+				return errors.New(g.t("cli.skill.problems", map[string]any{"Problems": problems, "Dir": set.Dir()}))
 			}
 			return nil
 		},
@@ -104,7 +106,7 @@ fatal. See skills/README.md for writing one in any language.`,
 	var timeout time.Duration
 	run := &cobra.Command{
 		Use:   "run SKILL SCRIPT",
-		Short: "Run one skill script with a JSON input and print its events",
+		Short: g.t("cli.short.skill.run", nil),
 		Example: `  hearth skill run dice-roller roll --input '{"notation":"2d6+1"}'
   hearth skill run example-echo echo --input '{"text":"hello"}'`,
 		Args: cobra.ExactArgs(2),
@@ -114,15 +116,15 @@ fatal. See skills/README.md for writing one in any language.`,
 				return err
 			}
 			for _, w := range warns {
-				fmt.Fprintf(g.stderr, "warning: %v\n", w)
+				fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": fmt.Sprint(w)}))
 			}
 			s := set.Get(args[0])
 			if s == nil {
-				return fmt.Errorf("no skill %q in %s: run 'hearth skill list'", args[0], set.Dir())
+				return errors.New(g.t("cli.skill.no_skill", map[string]any{"Skill": strconv.Quote(args[0]), "Dir": set.Dir()}))
 			}
 			var in map[string]any
 			if err := json.Unmarshal([]byte(cmpOr(input, "{}")), &in); err != nil {
-				return usageError{fmt.Errorf("--input is not a JSON object: %w", err)}
+				return usageError{g.fail("cli.skill.bad_input", nil, err)}
 			}
 			enc := json.NewEncoder(g.stdout)
 			inv, err := s.Prepare(args[1], skill.Call{RequestID: "cli", Input: in, Timeout: timeout, LookupEnv: os.LookupEnv,
@@ -131,7 +133,7 @@ fatal. See skills/README.md for writing one in any language.`,
 				return err
 			}
 			res, err := skill.Run(cmd.Context(), inv)
-			fmt.Fprintf(g.stderr, "exit %d in %s\n", res.ExitCode, res.Duration.Round(time.Millisecond))
+			fmt.Fprintln(g.stderr, g.t("cli.skill.exit", map[string]any{"Code": res.ExitCode, "Took": res.Duration.Round(time.Millisecond).String()}))
 			if res.Stderr != "" {
 				fmt.Fprintf(g.stderr, "stderr:\n%s\n", res.Stderr)
 			}
@@ -151,7 +153,7 @@ func discover(g *globals, flag string) (*skill.Set, []*skill.Warning, error) {
 	}
 	set, warns, err := skill.Discover(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read skills in %s: %w", dir, err)
+		return nil, nil, g.fail("cli.skill.read_failed", map[string]any{"Dir": dir}, err)
 	}
 	return set, warns, nil
 }
@@ -167,7 +169,7 @@ func (g *globals) skillsPipeline(ctx context.Context, mc modelConfig) (*gm.Skill
 		return nil, err
 	}
 	for _, w := range warns {
-		fmt.Fprintf(g.stderr, "warning: %v\n", w)
+		fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": fmt.Sprint(w)}))
 	}
 	var planner replan.Planner = pattern.Planner{}
 	role := mc.Roles["planner"]
@@ -177,7 +179,7 @@ func (g *globals) skillsPipeline(ctx context.Context, mc modelConfig) (*gm.Skill
 	if role.Provider != "" && role.Provider != "offline" {
 		p, err := role.provider(ctx, mc.Timeout)
 		if err != nil {
-			return nil, fmt.Errorf("planner model: %w", err)
+			return nil, g.fail("cli.skill.planner_failed", nil, err)
 		}
 		var guidance []string
 		for _, s := range set.All() {

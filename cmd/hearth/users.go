@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,7 +20,7 @@ import (
 func newUser(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "user",
-		Short: "Manage the users of the HTTP API and their API keys",
+		Short: g.t("cli.short.user", nil),
 		Long: `Users are the people and programs that call Hearth's HTTP API. Each has a
 role that decides what they may see: player, trusted, assistant or gm. Each
 has one or more API keys, which a client sends with every request as the
@@ -42,10 +39,10 @@ A lost key cannot be recovered: revoke it and issue another.`,
 	var role string
 	add := &cobra.Command{
 		Use:   "add NAME",
-		Short: "Create a user and print their first API key",
+		Short: g.t("cli.short.user.add", nil),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			loc := userLocalizer()
+			loc := g.loc
 			level, err := access.Parse(role)
 			if err != nil {
 				return usageError{userMessage{loc.T("auth.cli.bad_role", map[string]any{"Role": role}), err}}
@@ -68,20 +65,20 @@ A lost key cannot be recovered: revoke it and issue another.`,
 	add.Flags().StringVar(&role, "role", "player", "the user's role: gm, assistant, trusted or player")
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List users, their roles and their keys (never the keys' secrets)",
+		Short: g.t("cli.short.user.list", nil),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withKeyring(cmd.Context(), g, func(kr *auth.Keyring) error {
-				return listUsers(cmd.Context(), g.stdout, userLocalizer(), kr)
+				return listUsers(cmd.Context(), g.stdout, g.loc, kr)
 			})
 		},
 	}
 	key := &cobra.Command{
 		Use:   "key NAME",
-		Short: "Issue another API key for a user",
+		Short: g.t("cli.short.user.key", nil),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			loc := userLocalizer()
+			loc := g.loc
 			return withKeyring(cmd.Context(), g, func(kr *auth.Keyring) error {
 				key, info, err := kr.IssueKey(cmd.Context(), args[0])
 				if err != nil {
@@ -94,10 +91,10 @@ A lost key cannot be recovered: revoke it and issue another.`,
 	}
 	revoke := &cobra.Command{
 		Use:   "revoke KEY_ID",
-		Short: "Stop an API key from working (see the ids with 'hearth user list')",
+		Short: g.t("cli.short.user.revoke", nil),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			loc := userLocalizer()
+			loc := g.loc
 			return withKeyring(cmd.Context(), g, func(kr *auth.Keyring) error {
 				if err := kr.Revoke(cmd.Context(), args[0]); err != nil {
 					return userFailure(loc, err, args[0])
@@ -109,10 +106,10 @@ A lost key cannot be recovered: revoke it and issue another.`,
 	}
 	remove := &cobra.Command{
 		Use:   "remove NAME",
-		Short: "Delete a user and all their API keys",
+		Short: g.t("cli.short.user.remove", nil),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			loc := userLocalizer()
+			loc := g.loc
 			return withKeyring(cmd.Context(), g, func(kr *auth.Keyring) error {
 				if err := kr.RemoveUser(cmd.Context(), args[0]); err != nil {
 					return userFailure(loc, err, args[0])
@@ -130,7 +127,7 @@ A lost key cannot be recovered: revoke it and issue another.`,
 func withKeyring(ctx context.Context, g *globals, fn func(*auth.Keyring) error) error {
 	dir, err := g.dataDir()
 	if err != nil {
-		return fmt.Errorf("find the data directory: %w (set --data or HEARTH_DATA)", err)
+		return g.fail("cli.no_data_dir", nil, err)
 	}
 	kr, err := auth.Open(ctx, filepath.Join(dir, sqlite.FileName))
 	if err != nil {
@@ -212,32 +209,4 @@ func userFailure(loc i18n.Localizer, err error, arg string) error {
 		return usageError{userMessage{loc.T("auth.cli.bad_name", map[string]any{"Name": arg}), err}}
 	}
 	return err
-}
-
-// userLocalizer speaks the language of the terminal's locale.
-func userLocalizer() i18n.Localizer {
-	c, err := i18n.Load()
-	if err != nil {
-		slog.Warn("load the message catalogs", "err", err)
-		return i18n.Localizer{}
-	}
-	return c.For(userLanguages(os.Getenv)...)
-}
-
-// userLanguages turns the POSIX locale (LC_ALL, then LC_MESSAGES, then
-// LANG, e.g. de_DE.UTF-8) into a language tag; C and POSIX mean English.
-func userLanguages(getenv func(string) string) []string {
-	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		s := getenv(v)
-		if s == "" {
-			continue
-		}
-		s, _, _ = strings.Cut(s, ".")
-		s, _, _ = strings.Cut(s, "@")
-		if s == "C" || s == "POSIX" {
-			return nil
-		}
-		return []string{strings.ReplaceAll(s, "_", "-")}
-	}
-	return nil
 }

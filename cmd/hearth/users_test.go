@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
@@ -20,28 +19,10 @@ import (
 func userCLI(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	root := newRoot(strings.NewReader(""), &out, &errb)
-	if !hasSubcommand(root, "user") {
-		// Until root.go registers it: a root with the same --data flag.
-		g := &globals{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-		root = &cobra.Command{Use: "hearth", SilenceUsage: true, SilenceErrors: true}
-		root.PersistentFlags().StringVar(&g.data, "data", "", "data directory")
-		root.SetOut(&out)
-		root.SetErr(&errb)
-		root.AddCommand(newUser(g))
-	}
+	root := newRoot(strings.NewReader(""), &out, &errb, os.Environ())
 	root.SetArgs(append(args, "--data", dir))
 	err := root.ExecuteContext(context.Background())
 	return out.String(), err
-}
-
-func hasSubcommand(c *cobra.Command, name string) bool {
-	for _, s := range c.Commands() {
-		if s.Name() == name {
-			return true
-		}
-	}
-	return false
 }
 
 var keyLine = regexp.MustCompile(`(?m)^(hth_([a-z2-7]{16})_[a-z2-7]{48})$`)
@@ -163,24 +144,5 @@ func TestUserCommandsGerman(t *testing.T) {
 	_, err = userCLI(t, dir, "user", "key", "niemand")
 	if err == nil || !strings.Contains(err.Error(), "keinen Benutzer namens niemand") {
 		t.Errorf("key for nobody: %v", err)
-	}
-}
-
-func TestUserLanguages(t *testing.T) {
-	tests := []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{}, ""},
-		{map[string]string{"LANG": "de_DE.UTF-8"}, "de-DE"},
-		{map[string]string{"LANG": "de_DE.UTF-8", "LC_ALL": "C"}, ""},
-		{map[string]string{"LANG": "en_GB", "LC_MESSAGES": "de_AT@euro"}, "de-AT"},
-		{map[string]string{"LC_ALL": "POSIX", "LANG": "de"}, ""},
-	}
-	for _, tt := range tests {
-		got := strings.Join(userLanguages(func(k string) string { return tt.env[k] }), ",")
-		if got != tt.want {
-			t.Errorf("userLanguages(%v) = %q, want %q", tt.env, got, tt.want)
-		}
 	}
 }
