@@ -31,7 +31,7 @@ func (s *Server) info(r *http.Request, im library.Image, titles map[string]strin
 		}
 		titles[im.Document] = title
 	}
-	return imageInfo{Image: im, DocumentTitle: title, DataURL: fmt.Sprintf("/api/images/%d/data", im.ID),
+	return imageInfo{Image: im, DocumentTitle: title, DataURL: strings.TrimSuffix(s.o.PublicURL, "/") + fmt.Sprintf("/api/images/%d/data", im.ID),
 		SuggestedPath: suggestedPath(title, im)}
 }
 

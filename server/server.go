@@ -51,6 +51,9 @@ type Options struct {
 	CORSOrigins    []string
 	MaxBodyBytes   int64
 	MaxUploadBytes int64
+	// PublicURL is the base URL clients reach the server at; when set,
+	// links the API hands out (image data) are absolute on it.
+	PublicURL string
 	// AssetsPath is the Foundry VTT assets directory for direct image
 	// delivery; empty means shuttle mode.
 	AssetsPath string

@@ -54,6 +54,7 @@ type fixtureOpts struct {
 	ratePerMin float64
 	burst      int
 	provider   llm.Provider
+	publicURL  string
 }
 
 func newFixture(t *testing.T, o fixtureOpts) *fixture {
@@ -132,7 +133,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	reg.Register(ingest.Text, markdown.Text{})
 	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: quiet,
 		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
-		MaxUploadBytes: o.maxUpload, WorkDir: filepath.Join(dir, "work"), AssetsPath: filepath.Join(dir, "fvtt")})
+		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: filepath.Join(dir, "fvtt")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +547,7 @@ func TestPlayerNeverSeesGMText(t *testing.T) {
 }
 
 func TestImagesAndDelivery(t *testing.T) {
-	f := newFixture(t, fixtureOpts{})
+	f := newFixture(t, fixtureOpts{publicURL: "https://hearth.example.com/"})
 	list := decode[struct {
 		Images []map[string]any `json:"images"`
 	}](t, f.do("GET", "/api/images?document_id=core", f.gmKey, nil))
@@ -554,6 +555,9 @@ func TestImagesAndDelivery(t *testing.T) {
 		t.Fatalf("images %v", list.Images)
 	}
 	id := itoa(int64(list.Images[0]["id"].(float64)))
+	if got := list.Images[0]["data_url"]; got != "https://hearth.example.com/api/images/"+id+"/data" {
+		t.Errorf("data_url %v", got)
+	}
 	resp := f.do("GET", "/api/images/"+id+"/data", f.plKey, nil)
 	if b := body(resp); resp.Header.Get("Content-Type") != "image/webp" || !bytes.Equal(b, tinyWebP) {
 		t.Fatalf("data: %s %d bytes", resp.Header.Get("Content-Type"), len(b))
