@@ -55,6 +55,11 @@ type live struct {
 
 	op sync.Mutex // one game operation at a time: turns, restore, fork, switch, delete
 
+	// A game night (episode) begins when someone joins or plays and ends
+	// when the session unloads.
+	epMu    sync.Mutex
+	episode bool
+
 	mu      sync.Mutex // guards what follows
 	clients map[*client]struct{}
 	snap    snapshot
@@ -68,6 +73,7 @@ type live struct {
 	await   game.Awaiting
 	fails   int
 	deleted bool
+	recap   string // "previously", from the last game night
 }
 
 // snapshot is the state after the last operation: a private copy, never
@@ -151,6 +157,7 @@ func (l *live) tick() <-chan time.Time {
 }
 
 func (l *live) exit() {
+	l.endEpisode()
 	l.srv.mu.Lock()
 	if l.srv.live[l.id] == l {
 		delete(l.srv.live, l.id)
@@ -235,6 +242,7 @@ func (l *live) turn(input, by string) (*game.Response, error) {
 	if l.isDeleted() {
 		return nil, errDeleted
 	}
+	l.beginEpisode()
 	n := l.gs.Turn() + 1
 	resp, err := l.gs.ActStream(ctx, input, func(text string) {
 		if text != "" {
@@ -337,7 +345,7 @@ func (l *live) player() string {
 func (l *live) stateLocked(level access.Level) *SessionState {
 	st := &SessionState{Session: l.id, Title: l.title, Campaign: l.camp, Turn: l.snap.turn, Branch: l.snap.branch,
 		View: "player", Character: l.snap.world.Player, Awaiting: l.await, World: l.viewLocked(level),
-		Autopilot: l.autopilotLocked()}
+		Autopilot: l.autopilotLocked(), Recap: l.recap}
 	if level >= access.GM {
 		st.View = "gm"
 	}
@@ -473,6 +481,7 @@ func (l *live) nudge(content string) error {
 // join adds a client and sends it the full state, in one step so that it
 // misses no turn and sees none twice.
 func (l *live) join(c *client) bool {
+	l.beginEpisode()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.deleted {
@@ -615,4 +624,41 @@ func (l *live) delete(ctx context.Context) error {
 	l.srv.mu.Unlock()
 	l.quitNow()
 	return nil
+}
+
+// beginEpisode opens a game night the first time the session is joined or
+// played since it was loaded; its recap of the last one goes to clients.
+func (l *live) beginEpisode() {
+	l.epMu.Lock()
+	defer l.epMu.Unlock()
+	if l.episode || l.isDeleted() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(l.srv.base, 30*time.Second)
+	defer cancel()
+	ep, err := l.gs.BeginEpisode(ctx)
+	if err != nil {
+		l.srv.log.Warn("begin game night", "session", l.id, "err", err)
+		return
+	}
+	l.episode = true
+	l.mu.Lock()
+	l.recap = ep.Recap
+	l.mu.Unlock()
+}
+
+// endEpisode closes the game night, summarising it for the next recap.
+func (l *live) endEpisode() {
+	l.epMu.Lock()
+	defer l.epMu.Unlock()
+	if !l.episode || l.isDeleted() {
+		return
+	}
+	// The server may be shutting down: the summary is written regardless.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := l.gs.EndEpisode(ctx); err != nil {
+		l.srv.log.Warn("end game night", "session", l.id, "err", err)
+	}
+	l.episode = false
 }

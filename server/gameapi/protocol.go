@@ -190,7 +190,9 @@ type SessionState struct {
 	// Control is set while a human has dropped in.
 	Control  *Control      `json:"control,omitempty"`
 	Awaiting game.Awaiting `json:"awaiting"`
-	World    *world.State  `json:"world"`
+	// Recap is "previously on": the summary of the last game night.
+	Recap string       `json:"recap,omitempty"`
+	World *world.State `json:"world"`
 }
 
 // AutopilotState says whether the game plays itself.

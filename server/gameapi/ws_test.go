@@ -130,6 +130,17 @@ func reconnect(t *testing.T, linger time.Duration) {
 		t.Fatalf("on reconnect: turn %d at %s view %s; want turn 2 in the tavern", s.Turn, s.World.PC().Location, s.View)
 	}
 	assertHidden(t, "the reconnected player", marshal(t, s))
+	if linger < 0 {
+		// The session unloaded in between: that game night ended, and the
+		// next one opens with its recap.
+		if s.Recap == "" {
+			t.Error("no recap of the last game night on reconnect")
+		}
+		eps, err := h.db.Episodes(context.Background(), id)
+		if err != nil || len(eps) != 2 || eps[0].Open() || !eps[1].Open() || eps[1].Recap != s.Recap {
+			t.Errorf("episodes %+v, %v", eps, err)
+		}
+	}
 }
 
 func TestAutopilotPlaysNudgesChoicesAndSafeActionsThenStops(t *testing.T) {
