@@ -52,6 +52,9 @@ type Options struct {
 	// SnapshotEvery writes a snapshot every this many turns (default 50).
 	SnapshotEvery int
 	Logger        *slog.Logger
+	// Name names a new game ("Thursday group"); New uses it, default the
+	// campaign's title. The campaign itself keeps its own title.
+	Name string
 }
 
 func (o Options) withDefaults() Options {
@@ -179,9 +182,13 @@ func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, 
 	cfg := config{Title: m.Title, Intro: m.Intro, Genre: m.Genre, Tone: m.Tone, Description: m.Description,
 		RulesHint: m.RulesHint, Pipeline: m.Pipeline, PlayMode: m.PlayMode, Prompts: m.Prompts}
 	cfgJSON, _ := json.Marshal(cfg)
+	name := strings.TrimSpace(opts.Name)
+	if name == "" {
+		name = c.Meta.Title
+	}
 	meta := store.Session{
 		ID:           newID(),
-		Name:         c.Meta.Title,
+		Name:         name,
 		Campaign:     campaignID(c),
 		CampaignPath: c.Dir,
 		Seed:         seed,

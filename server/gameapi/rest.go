@@ -186,13 +186,12 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, r, api.Invalid, "gameapi.campaign_failed", map[string]any{"Name": clip(req.Campaign), "Reason": err.Error()})
 		return
 	}
-	if t := strings.TrimSpace(req.Title); t != "" && t != c.Meta.Title {
-		// A game's title is its campaign's, and names the campaign's ID:
-		// the store has no other title to keep.
-		api.Error(w, r, api.Invalid, "gameapi.title_unsupported", map[string]any{"Title": c.Meta.Title})
+	title := strings.TrimSpace(req.Title)
+	if len(title) > maxTitle {
+		api.Error(w, r, api.Invalid, "gameapi.title_too_long", map[string]any{"Max": maxTitle})
 		return
 	}
-	gs, err := game.New(context.WithoutCancel(r.Context()), s.o.Store, c, req.Seed, game.Options{Logger: s.log})
+	gs, err := game.New(context.WithoutCancel(r.Context()), s.o.Store, c, req.Seed, game.Options{Logger: s.log, Name: title})
 	if err != nil {
 		s.fail(w, r, "", err)
 		return
@@ -206,6 +205,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Location", "/api/sessions/"+gs.ID())
 	api.JSON(w, http.StatusCreated, in)
 }
+
+// maxTitle bounds a game's name.
+const maxTitle = 200
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	u, ok := s.user(w, r, 0)

@@ -18,8 +18,8 @@ import (
 func TestRESTRoundTrip(t *testing.T) {
 	h := newHarness(t)
 
-	// Creating takes an assistant, a campaign that exists and no title of
-	// its own.
+	// Creating takes an assistant, a campaign that exists and a title of
+	// reasonable length.
 	for _, tt := range []struct {
 		user   string
 		body   any
@@ -31,7 +31,7 @@ func TestRESTRoundTrip(t *testing.T) {
 		{gm, map[string]any{"campaign": "atlantis"}, http.StatusNotFound},
 		{gm, map[string]any{"campaign": "../campaigns"}, http.StatusNotFound},
 		{gm, map[string]any{}, http.StatusBadRequest},
-		{gm, map[string]any{"campaign": "saltmere", "title": "My Night"}, http.StatusBadRequest},
+		{gm, map[string]any{"campaign": "saltmere", "title": strings.Repeat("n", 201)}, http.StatusBadRequest},
 		{gm, map[string]any{"campaign": "saltmere", "colour": "red"}, http.StatusBadRequest},
 	} {
 		if got, b, _ := h.do("POST", "/api/sessions", tt.user, tt.body); got != tt.status {
@@ -39,7 +39,7 @@ func TestRESTRoundTrip(t *testing.T) {
 		}
 	}
 	var created gameapi.SessionInfo
-	status, b, hdr := h.do("POST", "/api/sessions", asst, map[string]any{"campaign": "saltmere", "seed": 42, "title": "The Lantern of Saltmere"})
+	status, b, hdr := h.do("POST", "/api/sessions", asst, map[string]any{"campaign": "saltmere", "seed": 42, "title": "Thursday group"})
 	if status != http.StatusCreated {
 		t.Fatalf("create: %d %s", status, b)
 	}
@@ -47,7 +47,8 @@ func TestRESTRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := created.ID
-	if created.Seed != 42 || created.Branch != "main" || created.Turn != 0 || created.Title != "The Lantern of Saltmere" ||
+	if created.Seed != 42 || created.Branch != "main" || created.Turn != 0 || created.Title != "Thursday group" ||
+		created.Campaign != "the_lantern_of_saltmere" ||
 		hdr.Get("Location") != "/api/sessions/"+id {
 		t.Fatalf("created %+v at %q", created, hdr.Get("Location"))
 	}
