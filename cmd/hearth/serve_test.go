@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -268,5 +269,36 @@ func TestServeEndToEnd(t *testing.T) {
 	// Without a key, /mcp is refused.
 	if code, _ := get("/mcp", "", ""); code != 401 {
 		t.Fatalf("/mcp without a key: %d", code)
+	}
+}
+
+// --print-config shows the layers' result, secrets masked; a bad value is
+// refused with its source named.
+func TestServePrintConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "hearth.toml")
+	if err := os.WriteFile(cfg, []byte("[server]\nport = 9100\n\n[models.assistant]\nprovider = \"openai\"\napi_key = \"sk-very-secret\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hearthBin, "serve", "--config", cfg, "--print-config")
+	cmd.Env = append(os.Environ(), "HEARTH__LIMITS__RATE_LIMIT_RPM=30")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"port = 9100", "rate_limit_rpm = 30", `api_key = "****"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("print-config lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "sk-very-secret") {
+		t.Errorf("print-config shows the secret:\n%s", out)
+	}
+	bad := exec.Command(hearthBin, "serve", "--config", cfg, "--print-config")
+	bad.Env = append(os.Environ(), "HEARTH__SERVER__PORT=eighty")
+	out, err = bad.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "HEARTH__SERVER__PORT") {
+		t.Fatalf("bad port: %v\n%s", err, out)
 	}
 }
