@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
+
 	_ "modernc.org/sqlite" // the "sqlite" driver
 
 	"github.com/hearth-rpg/hearth/internal/migrate"
@@ -48,7 +50,11 @@ type Conversations struct {
 // OpenConversations opens (creating if needed) the conversation tables in
 // the SQLite file at path.
 func OpenConversations(ctx context.Context, path string) (*Conversations, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)")
+	dsn, err := sqlitefile.DSN(path, "synchronous(NORMAL)")
+	if err != nil {
+		return nil, fmt.Errorf("open conversations: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open conversations: %w", err)
 	}

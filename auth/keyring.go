@@ -10,11 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,18 +137,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*Keyring, error) {
 	if err := kr.params.validate(); err != nil {
 		return nil, fmt.Errorf("open the keyring: %w", err)
 	}
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open the keyring %q: the path may not contain ? or #", path)
+	dsn, err := sqlitefile.DSN(path, "foreign_keys(1)", "synchronous(FULL)")
+	if err != nil {
+		return nil, fmt.Errorf("open the keyring: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open the keyring: create directory %s: %w", filepath.Dir(path), err)
-	}
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(FULL)"} {
-		q.Add("_pragma", p)
-	}
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open the keyring %s: %w", path, err)
 	}

@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -90,18 +88,11 @@ type Library struct {
 // Open opens (creating if needed) the library in the SQLite file at path;
 // ix receives the documents' chunks and is not closed by Close.
 func Open(ctx context.Context, path string, ix retrieve.Index) (*Library, error) {
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open library %q: the path may not contain ? or #", path)
+	dsn, err := sqlitefile.DSN(path, "synchronous(NORMAL)", "foreign_keys(1)")
+	if err != nil {
+		return nil, fmt.Errorf("open library: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open library: create directory: %w", err)
-	}
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "foreign_keys(1)"} {
-		q.Add("_pragma", p)
-	}
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}

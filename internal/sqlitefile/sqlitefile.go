@@ -2,6 +2,9 @@ package sqlitefile
 
 import (
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -21,4 +24,25 @@ func Explain(doing, path string, err error) error {
 		return fmt.Errorf("%s: %s is read-only (%w); check its permissions", doing, path, err)
 	}
 	return fmt.Errorf("%s: %s: %w", doing, path, err)
+}
+
+// DSN returns the modernc.org/sqlite data source name Hearth opens path
+// with: write-ahead logging, a 10 s busy timeout, transactions that take the
+// write lock when they begin (no upgrade deadlocks), and the given pragmas,
+// such as "synchronous(NORMAL)" or "query_only(1)". It creates path's
+// directory. A path holding ? or # cannot be told from the DSN's own
+// syntax, so it is refused.
+func DSN(path string, pragmas ...string) (string, error) {
+	if strings.ContainsAny(path, "?#") {
+		return "", fmt.Errorf("database path %q: the path may not contain ? or #", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("create the directory of %s: %w", path, err)
+	}
+	q := url.Values{}
+	for _, p := range append([]string{"journal_mode(WAL)", "busy_timeout(10000)"}, pragmas...) {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode(), nil
 }

@@ -2,6 +2,7 @@ package sqlitefile
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -21,5 +22,24 @@ func TestExplain(t *testing.T) {
 	}
 	if Explain("save", "p", nil) != nil {
 		t.Error("nil error explained")
+	}
+}
+
+func TestDSN(t *testing.T) {
+	dir := t.TempDir()
+	d, err := DSN(dir+"/sub/hearth.db", "synchronous(FULL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"file:" + dir + "/sub/hearth.db?", "journal_mode%28WAL%29", "synchronous%28FULL%29", "_txlock=immediate"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("DSN %q lacks %q", d, want)
+		}
+	}
+	if _, err := os.Stat(dir + "/sub"); err != nil {
+		t.Errorf("directory not created: %v", err)
+	}
+	if _, err := DSN(dir + "/a?mode=ro"); err == nil {
+		t.Error("a path with ? accepted")
 	}
 }

@@ -8,11 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
@@ -101,21 +97,15 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if o.log == nil {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if path == "" || strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("narrative database path %q: give a file path without ? or #", path)
+	if path == "" {
+		return nil, errors.New("open narrative memory: the database path is empty")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create directory for %s: %w", path, err)
-		}
+	if _, err := sqlitefile.DSN(path); err != nil {
+		return nil, fmt.Errorf("open narrative memory: %w", err)
 	}
 	dsn := func(extra ...string) string {
-		q := url.Values{}
-		for _, p := range append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(" + o.synchronous + ")"}, extra...) {
-			q.Add("_pragma", p)
-		}
-		q.Set("_txlock", "immediate")
-		return "file:" + path + "?" + q.Encode()
+		d, _ := sqlitefile.DSN(path, append([]string{"synchronous(" + o.synchronous + ")"}, extra...)...)
+		return d // checked above
 	}
 	w, err := sql.Open("sqlite", dsn())
 	if err != nil {

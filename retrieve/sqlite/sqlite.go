@@ -6,11 +6,7 @@ import (
 	stdembed "embed"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -72,21 +68,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	if o.emb != nil && o.emb.Dim() <= 0 {
 		return nil, fmt.Errorf("open lore index %s: embedder %s has dimension %d", path, o.emb.Name(), o.emb.Dim())
 	}
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open lore index %q: the path may not contain ? or #", path)
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("open lore index: create directory %s: %w", dir, err)
-		}
+	if _, err := sqlitefile.DSN(path); err != nil {
+		return nil, fmt.Errorf("open lore index: %w", err)
 	}
 	dsn := func(extra ...string) string {
-		q := url.Values{}
-		for _, p := range append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)"}, extra...) {
-			q.Add("_pragma", p)
-		}
-		q.Set("_txlock", "immediate")
-		return "file:" + path + "?" + q.Encode()
+		d, _ := sqlitefile.DSN(path, append([]string{"synchronous(NORMAL)"}, extra...)...)
+		return d // checked above
 	}
 	w, err := sql.Open("sqlite", dsn())
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -97,12 +96,8 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 	}
 	path := filepath.Join(dir, FileName)
 	dsn := func(extra ...string) string {
-		q := url.Values{}
-		for _, p := range append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(" + o.synchronous + ")"}, extra...) {
-			q.Add("_pragma", p)
-		}
-		q.Set("_txlock", "immediate")
-		return "file:" + path + "?" + q.Encode()
+		d, _ := sqlitefile.DSN(path, append([]string{"foreign_keys(1)", "synchronous(" + o.synchronous + ")"}, extra...)...)
+		return d // the directory exists and FileName has no ? or #
 	}
 	w, err := sql.Open("sqlite", dsn())
 	if err != nil {
