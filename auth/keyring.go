@@ -37,6 +37,18 @@ var (
 	ErrUnknownKey  = fmt.Errorf("%w: no such key (never issued, or its user was removed)", ErrInvalidKey)
 	ErrRevoked     = fmt.Errorf("%w: the key was revoked", ErrInvalidKey)
 	ErrWrongSecret = fmt.Errorf("%w: the secret does not match", ErrInvalidKey)
+	// ErrTooManyFailures: the key id had too many wrong secrets lately, so
+	// its next uncached attempts are refused without hashing.
+	ErrTooManyFailures = fmt.Errorf("%w: too many wrong secrets for this key; try again in a minute", ErrInvalidKey)
+)
+
+// Wrong secrets allowed per key id before uncached attempts are refused
+// unhashed: each costs a full argon2id hash, so a known key id must not
+// become a way to burn the server's CPU. A holder of the real key whose
+// verification is cached is never refused.
+const (
+	FailuresPerMinute = 10
+	FailureBurst      = 5
 )
 
 // Errors of managing users and keys.
@@ -70,6 +82,7 @@ type Keyring struct {
 	params Params
 	now    func() time.Time
 	ttl    time.Duration
+	fails  *Limiter // wrong secrets per key id
 	// sem bounds concurrent argon2id runs: each takes Params.Memory, and
 	// a burst of uncached keys must not take the server's memory with it.
 	sem           chan struct{}
@@ -134,6 +147,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Keyring, error) {
 	for _, o := range opts {
 		o(kr)
 	}
+	kr.fails = NewLimiter(FailuresPerMinute, FailureBurst)
+	kr.fails.now = kr.now
 	if err := kr.params.validate(); err != nil {
 		return nil, fmt.Errorf("open the keyring: %w", err)
 	}
@@ -203,11 +218,15 @@ func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 	sum := sha256.Sum256([]byte(key))
 	now := kr.now()
 	if !kr.cached(sum, hash, now) {
+		if blocked, _ := kr.fails.Blocked(id); blocked {
+			return User{}, fmt.Errorf("key %s: %w", id, ErrTooManyFailures)
+		}
 		ok, err := kr.verify(ctx, secret, hash)
 		if err != nil {
 			return User{}, fmt.Errorf("key %s: %w", id, err)
 		}
 		if !ok {
+			kr.fails.Allow(id)
 			return User{}, fmt.Errorf("key %s: %w", id, ErrWrongSecret)
 		}
 		kr.remember(sum, verified{keyID: id, userID: u.ID, hash: hash, expires: now.Add(kr.ttl)}, now)

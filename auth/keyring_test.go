@@ -422,3 +422,41 @@ func BenchmarkAuthenticate(b *testing.B) {
 		})
 	}
 }
+
+// Wrong secrets for one key id stop costing a hash after a few; the holder
+// of the real key, verified and cached, is never refused, and the budget
+// refills with time.
+func TestWrongSecretsStopCostingHashes(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	kr := open(t, "", auth.WithClock(clk.Now))
+	key, _ := userWithKey(t, kr, "alice", access.GM)
+	if _, err := kr.Authenticate(ctx, key); err != nil { // now cached
+		t.Fatal(err)
+	}
+	wrong := key[:len(key)-4] + "aaaa"
+	if wrong == key {
+		wrong = key[:len(key)-4] + "bbbb"
+	}
+	for i := range auth.FailureBurst {
+		if _, err := kr.Authenticate(ctx, wrong); !errors.Is(err, auth.ErrWrongSecret) {
+			t.Fatalf("attempt %d: %v", i+1, err)
+		}
+	}
+	hashed := auth.Verifications(kr)
+	for range 20 {
+		if _, err := kr.Authenticate(ctx, wrong); !errors.Is(err, auth.ErrTooManyFailures) || !errors.Is(err, auth.ErrInvalidKey) {
+			t.Fatalf("after the budget: %v", err)
+		}
+	}
+	if n := auth.Verifications(kr); n != hashed {
+		t.Errorf("%d more argon2id runs for refused attempts", n-hashed)
+	}
+	if _, err := kr.Authenticate(ctx, key); err != nil {
+		t.Fatalf("the real, cached key during the attack: %v", err)
+	}
+	clk.Add(time.Minute)
+	if _, err := kr.Authenticate(ctx, wrong); !errors.Is(err, auth.ErrWrongSecret) {
+		t.Fatalf("a minute later: %v", err)
+	}
+}

@@ -86,3 +86,24 @@ func (l *Limiter) sweep(now time.Time) {
 	}
 	l.swept = now
 }
+
+// Blocked reports, without taking anything, whether key's bucket is empty
+// and how long until it holds a request again.
+func (l *Limiter) Blocked(key string) (bool, time.Duration) {
+	if l == nil {
+		return false, 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	b, found := l.buckets[key]
+	l.mu.Unlock()
+	if !found {
+		return false, 0
+	}
+	tokens := b.lim.TokensAt(now)
+	if tokens >= 1 {
+		return false, 0
+	}
+	secs := math.Ceil((1 - tokens) / float64(l.limit))
+	return true, time.Duration(max(secs, 1)) * time.Second
+}
