@@ -247,12 +247,13 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	j := &Job{ID: "job_" + rand.Text()[:12], File: name, Title: meta.Title, Tags: meta.Tags, Access: level,
 		Status: JobQueued, Started: s.o.Now(), cancel: cancel}
+	answer := *j // the ingest changes j from now on
 	s.jobs.add(j)
 	s.jobs.wg.Add(1)
 	go s.ingest(ctx, j.ID, pipeline.Options{Name: name, Data: data, Registry: s.o.Extractors, Store: s.o.Library,
 		WorkDir: filepath.Join(s.o.WorkDir, "ingest"), Title: meta.Title, Tags: meta.Tags, Access: level, Checker: s.o.Checker})
-	w.Header().Set("Location", "/api/documents/"+j.ID)
-	api.JSON(w, http.StatusAccepted, j)
+	w.Header().Set("Location", "/api/documents/"+answer.ID)
+	api.JSON(w, http.StatusAccepted, answer)
 }
 
 // saveUpload streams a file part to a temporary file, stopping at the
