@@ -110,6 +110,8 @@ func Decode(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
 			return &DecodeError{TooLarge: true, Err: fmt.Errorf("the request body is larger than %d bytes", limit)}
 		case errors.Is(err, io.EOF):
 			return &DecodeError{Err: errors.New("the request body is empty; send a JSON object")}
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return &DecodeError{Err: errors.New("the request body is not valid JSON: it ends before its JSON object does")}
 		case errors.As(err, &syntax):
 			return &DecodeError{Err: fmt.Errorf("the request body is not valid JSON at byte %d: %v", syntax.Offset, err)}
 		case errors.As(err, &typeErr):
@@ -120,7 +122,11 @@ func Decode(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
 			return &DecodeError{Err: fmt.Errorf("read the request body: %w", err)}
 		}
 	}
-	if dec.More() {
+	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &DecodeError{TooLarge: true, Err: fmt.Errorf("the request body is larger than %d bytes", limit)}
+		}
 		return &DecodeError{Err: errors.New("the request body has data after its JSON object")}
 	}
 	return nil
