@@ -51,6 +51,8 @@ fuzz:
 	$(GO) test ./retrieve/sqlite -run='^$$' -fuzz='^FuzzMatchQuery$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./rules/traveller -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./rules/traveller -run='^$$' -fuzz='^FuzzReadWorlds$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./server -run='^$$' -fuzz='^FuzzConfineAsset$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./server -run='^$$' -fuzz='^FuzzUploadMeta$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./server/gameapi -run='^$$' -fuzz='^FuzzDecodeCommand$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./skill -run='^$$' -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./skill/pattern -run='^$$' -fuzz='^FuzzPlan$$' -fuzztime=$(FUZZTIME)
