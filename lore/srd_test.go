@@ -167,3 +167,32 @@ func BenchmarkSRDRetrieval(b *testing.B) {
 		}
 	}
 }
+
+// TestSRDQuestionPhrasing checks that the words a question is phrased with
+// do not outrank what it asks about: "work" in "how does grappling work"
+// once put "Second-Story Work" first.
+func TestSRDQuestionPhrasing(t *testing.T) {
+	if _, err := os.Stat(queriesPath); err != nil {
+		t.Skipf("the SRD is not here (%v)", err)
+	}
+	ix := srdIndex(t, nil)
+	tests := []struct{ query, want string }{
+		{"how does grappling work", "Grappl"},
+		{"what happens when a creature is prone", "Prone"},
+		{"is there a way to see invisible creatures", "Invisib"},
+	}
+	for _, tt := range tests {
+		res, err := ix.Search(context.Background(), retrieve.Query{Text: tt.query, Role: access.Player, Limit: 3,
+			Filter: retrieve.Filter{Packs: []string{"srd51"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range res.Passages {
+			got = append(got, p.Chunk.Heading())
+		}
+		if len(got) == 0 || !strings.Contains(got[0], tt.want) {
+			t.Errorf("%q: top passages %q; want the first about %q", tt.query, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 )
@@ -13,10 +14,13 @@ const (
 )
 
 // matchQuery builds an FTS5 MATCH expression from free text: the text's
-// words, lower-cased, without stopwords or repeats, each quoted as a
-// string and joined with OR, so BM25 ranks chunks by how many of the
-// words they hold and how rare those are. It returns "" when no word
-// remains.
+// words, lower-cased, without stopwords, contraction endings ("s" of
+// "keeper's", "t" of "can't") or repeats, each quoted as a string and
+// joined with OR, so BM25 ranks chunks by how many of the words they hold
+// and how rare those are. The words a question is phrased with ("what
+// happens", "how does it work") are left out as well, unless nothing else
+// is left: otherwise "how does grappling work" finds "Second-Story Work"
+// first. It returns "" when no word remains.
 //
 // User text never reaches FTS5's query syntax: a term holds only letters,
 // digits and combining marks, and is wrapped in double quotes, so
@@ -24,26 +28,83 @@ const (
 // separators. Terms longer than maxTermBytes are dropped (no word is that
 // long), and at most maxTerms are kept.
 func matchQuery(text string) string {
-	var b strings.Builder
+	var terms, fillers []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isTermRune(r) }) {
+	for w, elided := range words(text) {
 		w = strings.ToLower(w)
-		if len(w) > maxTermBytes || seen[w] || isStopword(w) {
+		if len(w) > maxTermBytes || seen[w] || isStopword(w) || elided && isContraction(w) {
 			continue
 		}
 		seen[w] = true
-		if b.Len() > 0 {
+		if isQuestionFiller(w) {
+			fillers = append(fillers, w)
+		} else {
+			terms = append(terms, w)
+		}
+	}
+	if len(terms) == 0 {
+		terms = fillers
+	}
+	var b strings.Builder
+	for i, w := range terms[:min(len(terms), maxTerms)] {
+		if i > 0 {
 			b.WriteString(" OR ")
 		}
 		// A term has no quote to escape: isTermRune admits none.
 		b.WriteByte('"')
 		b.WriteString(w)
 		b.WriteByte('"')
-		if len(seen) == maxTerms {
-			break
-		}
 	}
 	return b.String()
+}
+
+// words yields the runs of term runes in text, each with whether it
+// directly follows an apostrophe.
+func words(text string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		start := -1
+		var before rune // the rune before the current word
+		var last rune
+		for i, r := range text {
+			switch {
+			case isTermRune(r) && start < 0:
+				start, before = i, last
+			case !isTermRune(r) && start >= 0:
+				if !yield(text[start:i], isApostrophe(before)) {
+					return
+				}
+				start = -1
+			}
+			last = r
+		}
+		if start >= 0 {
+			yield(text[start:], isApostrophe(before))
+		}
+	}
+}
+
+func isApostrophe(r rune) bool { return r == '\'' || r == '’' }
+
+// isContraction reports the English endings the tokenizer splits off at
+// an apostrophe; alone they match nearly everything.
+func isContraction(w string) bool {
+	switch w {
+	case "s", "t", "m", "d", "ll", "re", "ve":
+		return true
+	}
+	return false
+}
+
+// isQuestionFiller reports words that phrase a question rather than say
+// what it is about.
+func isQuestionFiller(w string) bool {
+	switch w {
+	case "happen", "happens", "happened", "happening", "way", "ways", "work", "works",
+		"get", "gets", "getting", "got", "thing", "things", "something", "anything",
+		"someone", "anyone", "really", "actually", "exactly", "also":
+		return true
+	}
+	return false
 }
 
 // isTermRune is what the unicode61 tokenizer keeps in a token (letters,
