@@ -147,8 +147,8 @@ func BenchmarkVectorScan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(vc.rows) != benchChunks {
-		b.Fatalf("%d vectors loaded, want %d", len(vc.rows), benchChunks)
+	if vc.len() != benchChunks {
+		b.Fatalf("%d vectors loaded, want %d", vc.len(), benchChunks)
 	}
 	c := newCorpus(3, benchVocab)
 	var qs [][]float32
@@ -208,4 +208,38 @@ func BenchmarkIndex(b *testing.B) {
 			b.ReportMetric(float64(chunks)/spent.Seconds(), "chunks/s")
 		})
 	}
+}
+
+// BenchmarkSearchAfterWrite is a hybrid search right after one file of
+// the 100,000-chunk fixture is rewritten (20 chunks): the cost a live
+// server pays when a document changes under it.
+func BenchmarkSearchAfterWrite(b *testing.B) {
+	ctx := context.Background()
+	path := benchIndex(b)
+	ix, err := Open(ctx, path, WithEmbedder(embed.NewHashing(benchDim)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	c := newCorpus(4, benchVocab)
+	files := c.files(20*50, 20) // the fixture's first 50 files, new text
+	q := retrieve.Query{Text: c.queryText(3), Role: access.Player, Limit: 10, Budget: 3000}
+	if _, err := ix.Search(ctx, q); err != nil { // load the vectors
+		b.Fatal(err)
+	}
+	var lat latencies
+	i := 0
+	for b.Loop() {
+		f := files[i%len(files)]
+		i++
+		if err := ix.Upsert(ctx, f[0].Pack, f[0].File, fmt.Sprint("rewrite", i), f); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := ix.Search(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	lat.report(b)
 }

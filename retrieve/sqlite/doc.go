@@ -9,10 +9,14 @@
 //
 // A search narrows by metadata and by the reader's role in SQL, ranks the
 // survivors by BM25 and, when an embedder is configured, by an exact scan
-// over their vectors (kept in memory, loaded on first use and dropped on
-// every write), fuses the two rankings and fits the result to the query's
+// over their vectors, fuses the two rankings and fits the result to the query's
 // limit and token budget. A chunk above the reader's role is never read
 // from the database into a result. The package must not decide what a
 // role may see (access.Level.CanSee does) or how chunks are made (the
 // chunk, content and ingest packages do).
+//
+// The vectors are kept in memory, loaded in full on first use. Triggers
+// log every chunk whose vector or access level changes (lore_vector_log),
+// so before each scan the cache reads just what changed since it was
+// built, whichever process wrote it; after many changes it reloads.
 package sqlite

@@ -494,7 +494,7 @@ func TestSharesADatabaseFile(t *testing.T) {
 	rows.Close()
 
 	// A lore schema from the future is refused, not misread.
-	if _, err := db.Exec(`UPDATE lore_schema SET version = 99`); err != nil {
+	if _, err := db.Exec(`INSERT INTO lore_schema (version, applied_at) VALUES (99, 0)`); err != nil {
 		t.Fatal(err)
 	}
 	if ix, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "newer Hearth") {

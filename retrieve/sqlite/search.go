@@ -150,7 +150,7 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 	if err != nil {
 		return nil, false, err
 	}
-	if len(vc.rows) == 0 {
+	if vc.len() == 0 {
 		return nil, false, nil
 	}
 	var allowed []int64

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
@@ -34,11 +33,8 @@ type Index struct {
 	stmts                    stmtCache // reads
 	insChunk, insKey, insVec *sql.Stmt // writes
 
-	// gen counts committed writes; the vector cache is valid only for
-	// the generation it was loaded at.
-	gen  atomic.Uint64
-	vmu  sync.Mutex
-	vecs *vectorCache
+	vmu  sync.Mutex   // held while the vector cache catches up
+	vecs *vectorCache // nil until a vector search needs it
 }
 
 var _ retrieve.Index = (*Index)(nil)

@@ -11,30 +11,45 @@ import (
 
 // randomCache makes n random unit vectors with random access levels.
 func randomCache(rng *rand.Rand, n, dim int) *vectorCache {
-	vc := &vectorCache{dim: dim, slot: map[int64]int32{}}
+	vc := &vectorCache{dim: dim}
 	for i := range n {
-		v := make([]float32, dim)
-		for j := range v {
-			v[j] = float32(rng.NormFloat64())
-		}
-		embed.Normalize(v)
 		row := int64(3*i + 1) // row numbers need not be dense
-		vc.slot[row] = int32(i)
-		vc.rows = append(vc.rows, row)
-		vc.access = append(vc.access, int8(1+rng.IntN(4)))
-		vc.data = append(vc.data, v...)
+		vc.base.add(row, int8(1+rng.IntN(4)), randomUnit(rng, dim))
 	}
 	return vc
+}
+
+func randomUnit(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	for j := range v {
+		v[j] = float32(rng.NormFloat64())
+	}
+	embed.Normalize(v)
+	return v
+}
+
+// live lists the cache's readable vectors as (row, access, vector).
+func (vc *vectorCache) live() (rows []int64, acc []int8, vecs [][]float32) {
+	for i, n := range vc.base.rows {
+		if !vc.isDead(i) {
+			rows, acc, vecs = append(rows, n), append(acc, vc.base.access[i]), append(vecs, vc.base.vec(i, vc.dim))
+		}
+	}
+	for i, n := range vc.extra.rows {
+		rows, acc, vecs = append(rows, n), append(acc, vc.extra.access[i]), append(vecs, vc.extra.vec(i, vc.dim))
+	}
+	return rows, acc, vecs
 }
 
 // bruteForce is the scan's reference: score everything, sort, cut.
 func bruteForce(vc *vectorCache, q []float32, role, k int, allowed []int64) []hit {
 	var all []hit
-	for i, n := range vc.rows {
-		if int(vc.access[i]) > role || (allowed != nil && !slices.Contains(allowed, n)) {
+	rows, acc, vecs := vc.live()
+	for i, n := range rows {
+		if int(acc[i]) > role || (allowed != nil && !slices.Contains(allowed, n)) {
 			continue
 		}
-		if s := embed.Dot(q, vc.vec(i)); s > 0 {
+		if s := embed.Dot(q, vecs[i]); s > 0 {
 			all = append(all, hit{n, s})
 		}
 	}
@@ -73,7 +88,7 @@ func TestScan(t *testing.T) {
 			t.Errorf("%s: scan gave %d hits, brute force %d; first %v vs %v", tt.name, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
 		}
 		for _, h := range got {
-			if int(vc.access[vc.slot[h.n]]) > tt.role {
+			if int(vc.base.access[vc.base.slot[h.n]]) > tt.role {
 				t.Fatalf("%s: row %d above the role", tt.name, h.n)
 			}
 		}
