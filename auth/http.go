@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 			api.Error(w, r, api.Unauthorized, "auth.missing_key", nil)
 			return
 		}
-		u, err := a.Authenticate(r.Context(), key)
+		u, err := a.Authenticate(WithClient(r.Context(), clientHost(r.RemoteAddr)), key)
 		if errors.Is(err, ErrInvalidKey) {
 			slog.InfoContext(r.Context(), "refused API key", "remote", r.RemoteAddr, "path", r.URL.Path, "err", err)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hearth", error="invalid_token"`)
@@ -75,4 +76,13 @@ func bearer(h string) (string, bool) {
 		return "", false
 	}
 	return token, true
+}
+
+// clientHost is the address part of a request's RemoteAddr: a client's
+// port changes with every connection.
+func clientHost(remote string) string {
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		return host
+	}
+	return remote
 }

@@ -29,6 +29,20 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+type clientKey struct{}
+
+// WithClient returns a copy of ctx that names the client (a network
+// address) an Authenticate call is made for, so failures from one client
+// do not lock out another. Require sets it from the request.
+func WithClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, clientKey{}, client)
+}
+
+func clientFrom(ctx context.Context) string {
+	c, _ := ctx.Value(clientKey{}).(string)
+	return c
+}
+
 // Errors of Authenticate. Every one of them wraps ErrInvalidKey, which is
 // all a client should be told.
 var (
@@ -42,10 +56,12 @@ var (
 	ErrTooManyFailures = fmt.Errorf("%w: too many wrong secrets for this key; try again in a minute", ErrInvalidKey)
 )
 
-// Wrong secrets allowed per key id before uncached attempts are refused
-// unhashed: each costs a full argon2id hash, so a known key id must not
-// become a way to burn the server's CPU. A holder of the real key whose
-// verification is cached is never refused.
+// Wrong secrets allowed per key id and client before uncached attempts
+// are refused unhashed: each costs a full argon2id hash, so a known key id
+// must not become a way to burn the server's CPU. A holder of the real key
+// whose verification is cached is never refused, and one calling from
+// another address (see WithClient) is not refused for an attacker's
+// failures.
 const (
 	FailuresPerMinute = 10
 	FailureBurst      = 5
@@ -218,7 +234,11 @@ func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 	sum := sha256.Sum256([]byte(key))
 	now := kr.now()
 	if !kr.cached(sum, hash, now) {
-		if blocked, _ := kr.fails.Blocked(id); blocked {
+		budget := id
+		if c := clientFrom(ctx); c != "" {
+			budget += " " + c
+		}
+		if blocked, _ := kr.fails.Blocked(budget); blocked {
 			return User{}, fmt.Errorf("key %s: %w", id, ErrTooManyFailures)
 		}
 		ok, err := kr.verify(ctx, secret, hash)
@@ -226,7 +246,7 @@ func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 			return User{}, fmt.Errorf("key %s: %w", id, err)
 		}
 		if !ok {
-			kr.fails.Allow(id)
+			kr.fails.Allow(budget)
 			return User{}, fmt.Errorf("key %s: %w", id, ErrWrongSecret)
 		}
 		kr.remember(sum, verified{keyID: id, userID: u.ID, hash: hash, expires: now.Add(kr.ttl)}, now)

@@ -460,3 +460,26 @@ func TestWrongSecretsStopCostingHashes(t *testing.T) {
 		t.Fatalf("a minute later: %v", err)
 	}
 }
+
+// An attacker who knows a key id can use up the wrong-secret budget only
+// for the address it calls from: the owner, calling from elsewhere with a
+// key not yet cached (say, after a restart), still gets in.
+func TestWrongSecretsLockOutOnlyTheirClient(t *testing.T) {
+	kr := open(t, "")
+	key, _ := userWithKey(t, kr, "alice", access.GM)
+	wrong := key[:len(key)-4] + "aaaa"
+	if wrong == key {
+		wrong = key[:len(key)-4] + "bbbb"
+	}
+	attacker := auth.WithClient(context.Background(), "203.0.113.9")
+	owner := auth.WithClient(context.Background(), "198.51.100.7")
+	for range auth.FailureBurst {
+		kr.Authenticate(attacker, wrong)
+	}
+	if _, err := kr.Authenticate(attacker, key); !errors.Is(err, auth.ErrTooManyFailures) {
+		t.Fatalf("the attacker's address after the budget: %v", err)
+	}
+	if _, err := kr.Authenticate(owner, key); err != nil {
+		t.Fatalf("the owner from another address, key not cached: %v", err)
+	}
+}
