@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	mrand "math/rand/v2"
 	"regexp"
 	"strconv"
@@ -87,6 +88,9 @@ type config struct {
 	Pipeline    string         `json:"pipeline,omitempty"`
 	PlayMode    string         `json:"play_mode,omitempty"`
 	Prompts     map[string]int `json:"prompts,omitempty"`
+	// Preferences are settings chosen for the session as it is played
+	// (the autopilot's speed), kept across restarts.
+	Preferences map[string]string `json:"preferences,omitempty"`
 }
 
 // Campaign describes the campaign a session plays, as pipelines need it.
@@ -113,7 +117,11 @@ func (s *Session) Campaign() Campaign {
 
 // Session is one playthrough. Create one with New, reopen it with Open.
 type Session struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
+	// never changes once open): a turn can hold mu for seconds.
+	prefMu sync.Mutex
+	prefs  map[string]string
 	st     store.Store
 	opts   Options
 	meta   store.Session
@@ -226,6 +234,7 @@ func Open(ctx context.Context, st store.Store, id string, opts Options) (*Sessio
 		if err := json.Unmarshal(meta.Config, &s.cfg); err != nil {
 			return nil, fmt.Errorf("open game %s: bad config: %w", id, err)
 		}
+		s.prefs, s.cfg.Preferences = s.cfg.Preferences, nil
 	}
 	brs, err := st.Branches(ctx, id)
 	if err != nil {
@@ -302,6 +311,50 @@ func (s *Session) stateAt(ctx context.Context, branchID string, n int, fromScrat
 		return nil, nil, fmt.Errorf("restore dice state at turn %d: %w", n, err)
 	}
 	return &w, pcg, nil
+}
+
+// Preference returns the setting stored for the session under key, or "".
+func (s *Session) Preference(key string) string {
+	s.prefMu.Lock()
+	defer s.prefMu.Unlock()
+	return s.prefs[key]
+}
+
+// SetPreference stores a setting with the session, so it outlives the
+// process; an empty value removes it.
+func (s *Session) SetPreference(ctx context.Context, key, value string) error {
+	s.prefMu.Lock()
+	defer s.prefMu.Unlock()
+	prefs := maps.Clone(s.prefs)
+	if value == "" {
+		delete(prefs, key)
+	} else {
+		if prefs == nil {
+			prefs = map[string]string{}
+		}
+		prefs[key] = value
+	}
+	cfg := s.cfg
+	cfg.Preferences = prefs
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("game %s: keep preference %s: %w", s.meta.ID, key, err)
+	}
+	if err := s.st.SetConfig(ctx, s.meta.ID, b); err != nil {
+		return fmt.Errorf("game %s: keep preference %s: %w", s.meta.ID, key, err)
+	}
+	s.prefs = prefs
+	return nil
+}
+
+// PreferenceOf reads a preference from a stored session without opening
+// it: for listings of games that are not being played.
+func PreferenceOf(meta *store.Session, key string) string {
+	var cfg config
+	if len(meta.Config) == 0 || json.Unmarshal(meta.Config, &cfg) != nil {
+		return ""
+	}
+	return cfg.Preferences[key]
 }
 
 // ID returns the session's ID.

@@ -107,6 +107,8 @@ type Store interface {
 	Sessions(ctx context.Context) ([]Session, error)
 	// SetHead records which branch and turn the session is at.
 	SetHead(ctx context.Context, sessionID, branchID string, head int) error
+	// SetConfig replaces the session's free-form Config.
+	SetConfig(ctx context.Context, sessionID string, config json.RawMessage) error
 	// DeleteSession removes the session and everything in it.
 	DeleteSession(ctx context.Context, id string) error
 

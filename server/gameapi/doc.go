@@ -79,7 +79,8 @@
 // The autopilot plays, after its speed's pause of quiet, the next nudge, else
 // the first choice the last turn offered that it has not made lately, else
 // "look around" and "wait" in turn. A human who drops in and disconnects
-// releases control. set_speed is answered with session_state. A client
+// releases control. set_speed is answered with session_state; the speed is
+// kept with the game, which resumes at it after a restart. A client
 // message that cannot be read or done is answered with error{recoverable:
 // true}; one over MaxMessage bytes closes the connection. A client whose send
 // queue fills is disconnected; it never slows the others, and no client's

@@ -112,7 +112,7 @@ func (l *live) open(ctx context.Context) error {
 		}
 	}
 	l.gs, l.title, l.camp = gs, gs.Title(), gs.Campaign().Slug()
-	l.speed = l.srv.speedFor(l.id)
+	l.speed = l.srv.knownSpeed(gs.Preference(speedPreference))
 	l.await = game.Awaiting{Kind: game.FreeForm}
 	l.refresh(nil)
 	return nil
@@ -366,10 +366,13 @@ func (l *live) autopilotState() AutopilotState {
 }
 
 // startAutopilot turns the autopilot on, at speed when one is given.
-func (l *live) startAutopilot(speed string) error {
+func (l *live) startAutopilot(ctx context.Context, speed string) error {
 	if speed != "" {
 		if _, ok := l.srv.speeds[speed]; !ok {
 			return l.srv.unknownSpeed(speed)
+		}
+		if err := l.gs.SetPreference(ctx, speedPreference, speed); err != nil {
+			return err
 		}
 	}
 	l.mu.Lock()
@@ -388,7 +391,6 @@ func (l *live) startAutopilot(speed string) error {
 	}
 	if speed != "" {
 		l.speed = speed
-		l.srv.speedOf[l.id] = speed
 	}
 	l.srv.mu.Unlock()
 	l.auto, l.fails = true, 0
@@ -414,11 +416,13 @@ func (l *live) stopAutopilot(reason string) bool {
 	return true
 }
 
-func (l *live) setSpeed(speed string) error {
+func (l *live) setSpeed(ctx context.Context, speed string) error {
 	if _, ok := l.srv.speeds[speed]; !ok {
 		return l.srv.unknownSpeed(speed)
 	}
-	l.srv.setSpeed(l.id, speed)
+	if err := l.gs.SetPreference(ctx, speedPreference, speed); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	l.speed = speed
 	l.broadcastStateLocked()
@@ -619,9 +623,6 @@ func (l *live) delete(ctx context.Context) error {
 	l.stopAutopilot(StoppedDeleted)
 	l.broadcastProblem(problem("gameapi.session_deleted"), false)
 	l.kickAll(websocketNormalClosure, "game deleted")
-	l.srv.mu.Lock()
-	delete(l.srv.speedOf, l.id)
-	l.srv.mu.Unlock()
 	l.quitNow()
 	return nil
 }

@@ -111,7 +111,7 @@ func (s *Server) detail(ctx context.Context, id string, role access.Level) (Sess
 	if role >= access.Assistant {
 		in.Seed = m.Seed
 	}
-	ap, clients := AutopilotState{Speed: s.speedFor(id)}, 0
+	ap, clients := AutopilotState{Speed: s.knownSpeed(game.PreferenceOf(m, speedPreference))}, 0
 	if l := s.peek(id); l != nil {
 		ap = l.autopilotState()
 		l.mu.Lock()
@@ -281,14 +281,14 @@ func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if up.Speed != nil {
-			if err := l.setSpeed(strings.TrimSpace(*up.Speed)); err != nil {
+			if err := l.setSpeed(r.Context(), strings.TrimSpace(*up.Speed)); err != nil {
 				s.fail(w, r, l.id, err)
 				return
 			}
 		}
 		if up.Autopilot != nil {
 			if *up.Autopilot {
-				if err := l.startAutopilot(""); err != nil {
+				if err := l.startAutopilot(r.Context(), ""); err != nil {
 					s.fail(w, r, l.id, err)
 					return
 				}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -338,5 +339,37 @@ func TestCloseStopsAutopilotsAndKeepsCommittedTurns(t *testing.T) {
 	}
 	if err := s.Verify(ctx); err != nil {
 		t.Errorf("the stored game does not replay: %v", err)
+	}
+}
+
+// The autopilot's speed is kept with the game: another server over the
+// same store (a restart) lists and plays it at that speed.
+func TestSpeedOutlivesTheServer(t *testing.T) {
+	glacial := func(o *gameapi.Options) { o.Speeds["glacial"] = 24 * time.Hour }
+	h := newHarness(t, glacial)
+	s := h.create(1)
+	speed := "glacial"
+	var cfg gameapi.Config
+	h.ok(http.StatusOK, "PUT", "/api/sessions/"+s.ID+"/config", asst, gameapi.ConfigUpdate{Speed: &speed}, &cfg)
+	if cfg.Speed != speed {
+		t.Fatalf("config after PUT: %+v", cfg)
+	}
+
+	again := newHarness(t, glacial, func(o *gameapi.Options) { o.Store = h.db })
+	var info gameapi.SessionInfo
+	again.ok(http.StatusOK, "GET", "/api/sessions/"+s.ID, gm, nil, &info)
+	if info.Autopilot == nil || info.Autopilot.Speed != speed {
+		t.Errorf("the game, not yet loaded, after a restart: autopilot %+v", info.Autopilot)
+	}
+	again.ok(http.StatusOK, "GET", "/api/sessions/"+s.ID+"/config", asst, nil, &cfg)
+	if cfg.Speed != speed {
+		t.Errorf("the game, loaded, after a restart: %+v", cfg)
+	}
+
+	// A speed since removed from the configuration falls back to the default.
+	third := newHarness(t, func(o *gameapi.Options) { o.Store = h.db })
+	third.ok(http.StatusOK, "GET", "/api/sessions/"+s.ID+"/config", asst, nil, &cfg)
+	if cfg.Speed != gameapi.DefaultSpeed {
+		t.Errorf("a stored speed the server no longer has: %+v", cfg)
 	}
 }

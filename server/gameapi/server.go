@@ -77,7 +77,6 @@ type Server struct {
 	mu      sync.Mutex
 	closing bool
 	live    map[string]*live
-	speedOf map[string]string // the speed chosen for each session
 
 	work  sync.WaitGroup // session workers, each finishing its turn
 	conns sync.WaitGroup // client writers
@@ -114,7 +113,7 @@ func New(o Options) *Server {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{o: o, log: o.Logger, speeds: speeds, base: base, cancel: cancel,
-		live: map[string]*live{}, speedOf: map[string]string{}}
+		live: map[string]*live{}}
 }
 
 var campaignName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
@@ -271,19 +270,18 @@ func (s *Server) release(l *live) {
 	})
 }
 
-func (s *Server) speedFor(id string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sp, ok := s.speedOf[id]; ok {
-		return sp
+// speedPreference is the game preference the autopilot's speed is kept
+// under, so a game resumes at the speed it was left at.
+const speedPreference = "autopilot_speed"
+
+// knownSpeed returns speed if it is one of the server's speeds (a stored
+// one may have been removed from the configuration since), else
+// DefaultSpeed.
+func (s *Server) knownSpeed(speed string) string {
+	if _, ok := s.speeds[speed]; ok {
+		return speed
 	}
 	return DefaultSpeed
-}
-
-func (s *Server) setSpeed(id, speed string) {
-	s.mu.Lock()
-	s.speedOf[id] = speed
-	s.mu.Unlock()
 }
 
 // viewLevel is the view a role gets: assistants see what the GM sees.

@@ -117,7 +117,7 @@ func (c *client) read(ctx context.Context) {
 			c.problem(err)
 			continue
 		}
-		if err := c.handle(cmd); err != nil {
+		if err := c.handle(ctx, cmd); err != nil {
 			c.problem(err)
 		}
 	}
@@ -126,7 +126,7 @@ func (c *client) read(ctx context.Context) {
 // autopilotCommands steer the game rather than play it: the GM's.
 var autopilotCommands = map[string]bool{StartAutopilot: true, StopAutopilot: true, SetSpeed: true, Nudge: true}
 
-func (c *client) handle(cmd Command) error {
+func (c *client) handle(ctx context.Context, cmd Command) error {
 	need := access.Player
 	if autopilotCommands[cmd.Type] {
 		need = access.Assistant
@@ -141,14 +141,14 @@ func (c *client) handle(cmd Command) error {
 	case NextTurn:
 		return l.enqueue(job{auto: true, by: c.name()})
 	case StartAutopilot:
-		return l.startAutopilot(cmd.Speed)
+		return l.startAutopilot(ctx, cmd.Speed)
 	case StopAutopilot:
 		if !l.stopAutopilot(StoppedByUser) {
 			return problem("gameapi.msg.autopilot_off")
 		}
 		return nil
 	case SetSpeed:
-		return l.setSpeed(cmd.Speed)
+		return l.setSpeed(ctx, cmd.Speed)
 	case DropIn:
 		return l.dropIn(c, cmd.Character)
 	case ReleaseControl:

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -115,6 +116,21 @@ func (db *DB) SetHead(ctx context.Context, sessionID, branchID string, head int)
 	res, err := db.w.ExecContext(ctx, `UPDATE sessions SET branch_id = ?, head = ?, updated_at = ? WHERE id = ?`, branchID, head, now(), sessionID)
 	if err != nil {
 		return db.explain("set head", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("session %q: %w", sessionID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// SetConfig implements store.Store.
+func (db *DB) SetConfig(ctx context.Context, sessionID string, config json.RawMessage) error {
+	if config != nil && !json.Valid(config) {
+		return fmt.Errorf("session %q: the config is not valid JSON", sessionID)
+	}
+	res, err := db.w.ExecContext(ctx, `UPDATE sessions SET config = ?, updated_at = ? WHERE id = ?`, []byte(config), now(), sessionID)
+	if err != nil {
+		return db.explain("set the session's config", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("session %q: %w", sessionID, store.ErrNotFound)

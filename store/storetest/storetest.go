@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"NestedForks", testNestedForks},
 		{"SnapshotsFollowTheLine", testSnapshots},
 		{"SetHead", testSetHead},
+		{"SetConfig", testSetConfig},
 		{"NotFound", testNotFound},
 		{"DeleteRemovesEverything", testDelete},
 		{"ConcurrentAppendsOneWinner", testConcurrentAppend},
@@ -317,6 +318,23 @@ func testSetHead(t *testing.T, s store.Store) {
 	}
 }
 
+func testSetConfig(t *testing.T, s store.Store) {
+	newSession(t, s, "a")
+	if err := s.SetConfig(ctx, "a", json.RawMessage(`{"k":"w","n":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Session(ctx, "a")
+	if err != nil || string(got.Config) != `{"k":"w","n":2}` {
+		t.Errorf("config after SetConfig: %s, %v", got.Config, err)
+	}
+	if err := s.SetConfig(ctx, "a", json.RawMessage(`{"k":`)); err == nil {
+		t.Error("SetConfig took broken JSON")
+	}
+	if got, _ := s.Session(ctx, "a"); string(got.Config) != `{"k":"w","n":2}` {
+		t.Errorf("a refused config changed the stored one to %s", got.Config)
+	}
+}
+
 func testNotFound(t *testing.T, s store.Store) {
 	checks := map[string]error{}
 	_, checks["Session"] = s.Session(ctx, "nope")
@@ -327,6 +345,7 @@ func testNotFound(t *testing.T, s store.Store) {
 	_, checks["Snapshot"] = s.Snapshot(ctx, "nope", 1)
 	checks["AppendTurn"] = s.AppendTurn(ctx, turn("nope", 1), nil)
 	checks["SetHead"] = s.SetHead(ctx, "nope", "nope", 0)
+	checks["SetConfig"] = s.SetConfig(ctx, "nope", json.RawMessage(`{}`))
 	checks["DeleteSession"] = s.DeleteSession(ctx, "nope")
 	checks["CreateBranch"] = s.CreateBranch(ctx, &store.Branch{SessionID: "nope", Name: "x", ParentID: "nope"})
 	for name, err := range checks {
