@@ -24,6 +24,7 @@ require (
 	github.com/tetratelabs/wazero v1.11.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.58.0
+	golang.org/x/image v0.22.0
 	golang.org/x/net v0.60.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.43.0

@@ -1,11 +1,19 @@
 package llmassist
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/draw"
+	"image/jpeg"
+
 	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	xdraw "golang.org/x/image/draw"
+	xwebp "golang.org/x/image/webp"
 
 	"github.com/hearth-rpg/hearth/ingest/pipeline"
 	"github.com/hearth-rpg/hearth/llm"
@@ -26,6 +34,12 @@ const CaptionPrompt = "Describe this image concisely for use in a tabletop RPG c
 const (
 	defaultSectionChars = 6000
 	defaultImageBytes   = 15 << 20
+	// DefaultMaxSide is the long side, in pixels, larger images are
+	// scaled down to before a vision model sees them: Anthropic's
+	// advice, and more than OpenAI's and Gemini's models look at. A
+	// full-page scan costs several times the tokens and gains nothing.
+	DefaultMaxSide      = 1568
+	jpegQuality         = 85
 	maxContextChars     = 600
 	maxDescriptionChars = 2000
 )
@@ -102,9 +116,12 @@ func (c *Checker) Classify(ctx context.Context, title, text string, rule pipelin
 type Captioner struct {
 	Provider llm.Provider
 	Model    string
-	// MaxBytes skips larger images (an error for that image): providers
-	// refuse huge uploads. Default 15 MiB.
+	// MaxBytes skips larger images (an error for that image), after
+	// scaling: providers refuse huge uploads. Default 15 MiB.
 	MaxBytes int
+	// MaxSide is the long side larger images are scaled down to, in
+	// pixels; DefaultMaxSide when zero, no scaling when negative.
+	MaxSide int
 }
 
 var (
@@ -118,8 +135,16 @@ func (c *Captioner) Key() string { return captionVersion + ":" + c.Provider.Name
 // Caption asks for a description of a WebP image, giving the model the
 // text near it on its page.
 func (c *Captioner) Caption(ctx context.Context, webp []byte, near string) (string, error) {
-	if limit := cmpOr(c.MaxBytes, defaultImageBytes); len(webp) > limit {
-		return "", fmt.Errorf("the image is %d bytes, more than the %d sent to a vision model", len(webp), limit)
+	side := c.MaxSide
+	if side == 0 {
+		side = DefaultMaxSide
+	}
+	img, err := fitImage(llm.Image{MIMEType: "image/webp", Data: webp}, side)
+	if err != nil {
+		return "", err
+	}
+	if limit := cmpOr(c.MaxBytes, defaultImageBytes); len(img.Data) > limit {
+		return "", fmt.Errorf("the image is %d bytes, more than the %d sent to a vision model", len(img.Data), limit)
 	}
 	prompt := CaptionPrompt
 	if near = strings.Join(strings.Fields(near), " "); near != "" {
@@ -129,7 +154,7 @@ func (c *Captioner) Caption(ctx context.Context, webp []byte, near string) (stri
 	resp, err := c.Provider.Chat(ctx, llm.Request{
 		Model: c.Model,
 		Messages: []llm.Message{{Role: llm.User, Content: prompt,
-			Images: []llm.Image{{MIMEType: "image/webp", Data: webp}}}},
+			Images: []llm.Image{img}}},
 		Temperature: &temp,
 		MaxTokens:   300,
 	}, nil)
@@ -164,4 +189,36 @@ func cmpOr(v, def int) int {
 		return v
 	}
 	return def
+}
+
+// fitImage scales a WebP image whose long side is over maxSide down to
+// maxSide, as a JPEG over white (vision models take JPEG everywhere, and a
+// photograph-like scan is far smaller so). An image that fits, or whose
+// header cannot be read, goes as it is: the model may still read it.
+func fitImage(img llm.Image, maxSide int) (llm.Image, error) {
+	if maxSide <= 0 {
+		return img, nil
+	}
+	cfg, err := xwebp.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil || max(cfg.Width, cfg.Height) <= maxSide {
+		return img, nil
+	}
+	src, err := xwebp.Decode(bytes.NewReader(img.Data))
+	if err != nil {
+		return llm.Image{}, fmt.Errorf("scale a %d×%d image for the vision model: %w", cfg.Width, cfg.Height, err)
+	}
+	w, h := cfg.Width, cfg.Height
+	if w >= h {
+		w, h = maxSide, max(1, h*maxSide/w)
+	} else {
+		w, h = max(1, w*maxSide/h), maxSide
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	xdraw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Over, nil)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: jpegQuality}); err != nil {
+		return llm.Image{}, fmt.Errorf("scale a %d×%d image for the vision model: %w", cfg.Width, cfg.Height, err)
+	}
+	return llm.Image{MIMEType: "image/jpeg", Data: buf.Bytes()}, nil
 }

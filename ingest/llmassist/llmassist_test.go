@@ -1,10 +1,14 @@
 package llmassist
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/color"
+	_ "image/jpeg"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +16,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/HugoSmits86/nativewebp"
+	_ "golang.org/x/image/webp"
 
 	"github.com/hearth-rpg/hearth/ingest/pipeline"
 	"github.com/hearth-rpg/hearth/llm"
@@ -208,6 +215,62 @@ func TestCut(t *testing.T) {
 	for _, tt := range tests {
 		if got := cut(tt.s, tt.n); got != tt.want {
 			t.Errorf("cut(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
+
+// A large image reaches the vision model scaled down to MaxSide on its
+// long side, as a JPEG that still shows what the original did; with
+// scaling off it goes as it was.
+func TestCaptionScalesLargeImages(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(0, 0, 3000, 1200))
+	for y := range 1200 {
+		for x := range 3000 {
+			c := color.NRGBA{R: 200, A: 255} // red left half
+			if x >= 1500 {
+				c = color.NRGBA{B: 200, A: 0} // transparent right half: white
+			}
+			src.SetNRGBA(x, y, c)
+		}
+	}
+	var webp bytes.Buffer
+	if err := nativewebp.Encode(&webp, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		maxSide      int
+		mime         string
+		wantW, wantH int
+	}{
+		{0, "image/jpeg", DefaultMaxSide, 1200 * DefaultMaxSide / 3000},
+		{600, "image/jpeg", 600, 240},
+		{-1, "image/webp", 3000, 1200},
+	} {
+		f, p := ollamaWith(t, "A banner, red and white.")
+		c := &Captioner{Provider: p, Model: "llava", MaxSide: tt.maxSide}
+		if _, err := c.Caption(context.Background(), webp.Bytes(), ""); err != nil {
+			t.Fatal(err)
+		}
+		msgs := f.bodies[0]["messages"].([]any)
+		images := msgs[0].(map[string]any)["images"].([]any)
+		data, err := base64.StdEncoding.DecodeString(images[0].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, format, err := image.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("max side %d: the image sent does not decode: %v", tt.maxSide, err)
+		}
+		if "image/"+format != tt.mime || got.Bounds().Dx() != tt.wantW || got.Bounds().Dy() != tt.wantH {
+			t.Errorf("max side %d: sent a %s of %v, want %s %d×%d", tt.maxSide, format, got.Bounds().Size(), tt.mime, tt.wantW, tt.wantH)
+			continue
+		}
+		r, g, b, _ := got.At(tt.wantW/4, tt.wantH/2).RGBA()
+		if r>>8 < 150 || g>>8 > 60 || b>>8 > 60 {
+			t.Errorf("max side %d: left half is %d,%d,%d, want red", tt.maxSide, r>>8, g>>8, b>>8)
+		}
+		if r, g, b, _ := got.At(3*tt.wantW/4, tt.wantH/2).RGBA(); tt.mime == "image/jpeg" && (r>>8 < 240 || g>>8 < 240 || b>>8 < 240) {
+			t.Errorf("max side %d: transparent half is %d,%d,%d, want white", tt.maxSide, r>>8, g>>8, b>>8)
 		}
 	}
 }
