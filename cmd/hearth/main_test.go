@@ -372,3 +372,16 @@ func checkScriptedState(t *testing.T, s *game.Session, out string) {
 		t.Logf("transcript:\n%s", out)
 	}
 }
+
+// "quit" on its own leaves the game, as in every text adventure; nothing
+// after it is played.
+func TestQuitWordLeaves(t *testing.T) {
+	dir := t.TempDir()
+	out := run(t, strings.NewReader("look\nQuit\ngo north\n"), "play", "--new", "--seed", "1", "--data", dir)
+	if !strings.Contains(out, "Saved at turn") {
+		t.Errorf("no goodbye after quit:\n%s", out)
+	}
+	if s, _ := onlySession(t, dir); s.Turn() != 1 {
+		t.Errorf("turn %d after look and quit; \"go north\" was played after quitting\n%s", s.Turn(), out)
+	}
+}

@@ -56,7 +56,7 @@ Commands (start with a slash):
   /switch NAME        continue another branch from its latest turn
   /branches           list branches
   /export [md|json] [FILE]  write a transcript (default markdown to the screen)
-  /quit               leave (also Ctrl-D)
+  /quit               leave (also "quit" or Ctrl-D)
 
 Input can be piped from a file: each line is one command, echoed after the
 prompt so the output reads as a transcript.`,
@@ -252,6 +252,11 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 		}
 		if line == "" {
 			continue
+		}
+		// "quit" alone is how every text adventure is left; nobody means
+		// it as an action in the story.
+		if strings.EqualFold(line, "quit") {
+			line = "/quit"
 		}
 		if strings.HasPrefix(line, "/") {
 			quit, err := slash(ctx, g, s, line)
