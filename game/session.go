@@ -117,11 +117,7 @@ func (s *Session) Campaign() Campaign {
 
 // Session is one playthrough. Create one with New, reopen it with Open.
 type Session struct {
-	mu sync.Mutex
-	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
-	// never changes once open): a turn can hold mu for seconds.
-	prefMu sync.Mutex
-	prefs  map[string]string
+	mu     sync.Mutex
 	st     store.Store
 	opts   Options
 	meta   store.Session
@@ -138,6 +134,11 @@ type Session struct {
 	keywordState *lorebook.State // keyword lore's timed effects after the head turn
 	beats        []Beat
 	input        string // the words of the turn being played, for memory callbacks
+
+	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
+	// never changes once open): a turn can hold mu for seconds.
+	prefMu sync.Mutex
+	prefs  map[string]string
 }
 
 // Lorekeeper prepares lore at the boundaries of play (package lore).
