@@ -197,7 +197,8 @@ func (m *Models) role(name string) *Role {
 }
 
 // Role returns the effective model of a role. The narrator's provider
-// defaults to offline; another role without a provider uses the
+// defaults to offline; vision stands alone (empty when not configured);
+// another role without a provider uses the
 // narrator's, and while it shares the narrator's provider its empty fields
 // come from the narrator too (so setting only a smaller model for the
 // summariser works). ok is false for an unknown role name.
@@ -213,6 +214,11 @@ func (m Models) Role(name string) (r Role, ok bool) {
 	r = *p
 	if name == "narrator" {
 		return n, true
+	}
+	if name == "vision" {
+		// A text model cannot see images: vision is set up on its own or
+		// not at all.
+		return r, true
 	}
 	if r.Provider == "" {
 		r.Provider = n.Provider

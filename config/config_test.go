@@ -49,8 +49,8 @@ func TestLoadPrecedence(t *testing.T) {
 			[]string{"HEARTH__MODELS__NARRATOR__PROVIDER=ollama"},
 			func(c *Config) any { return c.Models.Narrator }, Role{Provider: "ollama", Model: "gpt-4o-mini"},
 			"defaults, file FILE, environment HEARTH__MODELS__NARRATOR__PROVIDER"},
-		{"unrelated variables ignored", "", []string{"HEARTH_CONFIG=/x.yaml", "HOME=/root", "HEARTH=1", "PATH=/bin"},
-			func(c *Config) any { return *c }, *Default(), "defaults"},
+		{"unrelated variables ignored", "", []string{"HOME=/nonexistent", "HEARTH=1", "PATH=/bin"},
+			func(c *Config) any { x := *c; x.Storage.DataDir = ""; return x }, *Default(), "defaults"},
 		{"first of duplicate variables wins", "", []string{"HEARTH__SERVER__PORT=1", "HEARTH__SERVER__PORT=2"},
 			func(c *Config) any { return c.Server.Port }, 1, "defaults, environment HEARTH__SERVER__PORT"},
 	}
@@ -79,16 +79,42 @@ func TestLoadPrecedence(t *testing.T) {
 func TestLoadFindsFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	c, src, err := Load("", nil)
+	env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "xdg")}
+	c, src, err := Load("", env)
 	if err != nil || src.File != "" || c.Server.Port != 8080 {
-		t.Fatalf("without hearth.toml: port %v, source %+v, err %v", c, src, err)
+		t.Fatalf("without a file: port %v, source %+v, err %v", c, src, err)
 	}
-	if err := os.WriteFile(DefaultFile, []byte("[log]\nformat = \"text\"\n"), 0o600); err != nil {
+	userFile := filepath.Join(dir, "xdg", "hearth", FileName)
+	if got := DefaultPath(env); got != userFile {
+		t.Errorf("DefaultPath = %s, want %s", got, userFile)
+	}
+	// The old server file in the working directory is still read, with a
+	// notice saying where it belongs now.
+	if err := os.WriteFile("hearth.toml", []byte("[log]\nformat = \"text\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, src, err = Load("", nil)
-	if err != nil || src.File != DefaultFile || c.Log.Format != "text" {
+	c, src, err = Load("", env)
+	if err != nil || src.File != "hearth.toml" || c.Log.Format != "text" || len(src.Notices) != 1 || !strings.Contains(src.Notices[0], userFile) {
 		t.Fatalf("with hearth.toml: format %q, source %+v, err %v", c.Log.Format, src, err)
+	}
+	// The user's file wins over it.
+	if err := os.MkdirAll(filepath.Dir(userFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(userFile, []byte("[log]\nlevel = \"debug\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, src, err = Load("", env)
+	if err != nil || src.File != userFile || c.Log.Level != "debug" || c.Log.Format != "json" || len(src.Notices) != 0 {
+		t.Fatalf("with the user's file: %+v, source %+v, err %v", c.Log, src, err)
+	}
+	if got := src.Origin("log.level"); got != userFile+":2" {
+		t.Errorf("origin of log.level = %q, want %s:2", got, userFile)
+	}
+	// HEARTH_CONFIG names the file like --config does.
+	other := writeFile(t, "other.toml", "[server]\nport = 9\n")
+	if c, _, err = Load("", append(env, "HEARTH_CONFIG="+other)); err != nil || c.Server.Port != 9 {
+		t.Fatalf("HEARTH_CONFIG: port %d, err %v", c.Server.Port, err)
 	}
 
 	if _, _, err := Load(filepath.Join(dir, "missing.toml"), nil); !errors.Is(err, fs.ErrNotExist) {
@@ -100,6 +126,73 @@ func TestLoadFindsFile(t *testing.T) {
 	big := writeFile(t, "big.toml", "# "+strings.Repeat("x", maxFileBytes)+"\n")
 	if _, _, err := Load(big, nil); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("oversized file: err %v", err)
+	}
+}
+
+func TestOrigins(t *testing.T) {
+	file := writeFile(t, "h.toml", "# comment\n[server]\nport = 9000\n\n[models.narrator]\nprovider = \"ollama\"\napi_key = \"sekret\"\n")
+	env := []string{"HEARTH__LOG__LEVEL=debug", "HEARTH_DATA=/srv/hearth"}
+	c, src, err := Load(file, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Set("server.host", "flag --host")
+	for key, want := range map[string]string{
+		"server.port":              file + ":3",
+		"models.narrator.provider": file + ":6",
+		"log.level":                "HEARTH__LOG__LEVEL",
+		"storage.data_dir":         "HEARTH_DATA",
+		"server.host":              "flag --host",
+		"log.format":               "default",
+	} {
+		if got := src.Origin(key); got != want {
+			t.Errorf("origin of %s = %q, want %q", key, got, want)
+		}
+	}
+	if c.Storage.DataDir != "/srv/hearth" {
+		t.Errorf("data_dir = %q, want HEARTH_DATA's", c.Storage.DataDir)
+	}
+	var out strings.Builder
+	if err := c.Show(&out, src); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"port = 9000  # " + file + ":3", `data_dir = "/srv/hearth"  # HEARTH_DATA`,
+		`api_key = "****"  # ` + file + ":7", "[models.narrator]", `level = "debug"  # HEARTH__LOG__LEVEL`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("show lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "sekret") {
+		t.Error("show printed a secret")
+	}
+}
+
+func TestUnknownKeyNamesLine(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"h.toml", "[server]\nport = 1\nprot = 2\n", "h.toml:3: server.prot"},
+		{"h.yaml", "server:\n  port: 1\nlog:\n  levle: debug\n", "h.yaml:4: log.levle"},
+	} {
+		_, _, err := Load(writeFile(t, tc.name, tc.body), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestLegacyModelFile(t *testing.T) {
+	file := writeFile(t, "config.yaml", "roles:\n  narrator: {provider: ollama, model: llama3.2}\n  summariser:\n    model: llama3.2:1b\npipeline: multipass\nprompt_versions: narrator@1\n")
+	c, src, err := Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Models.Narrator.Model != "llama3.2" || c.Models.Summariser.Model != "llama3.2:1b" || c.Models.Pipeline != "multipass" || c.Models.PromptVersions != "narrator@1" {
+		t.Errorf("legacy file read as %+v", c.Models)
+	}
+	if len(src.Notices) != 1 || !strings.Contains(src.Notices[0], "hearth config init --from") {
+		t.Errorf("notices %q", src.Notices)
+	}
+	if got := src.Origin("models.narrator.model"); got != file+":2" {
+		t.Errorf("origin %q", got)
 	}
 }
 
@@ -302,7 +395,8 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.As(err, &ke) {
 				t.Fatalf("error %q is not a *KeyError", msg)
 			}
-			if want := strings.ReplaceAll(tt.source, "FILE", path); ke.Key != tt.key || ke.Source != want {
+			// A key from the file is reported with its line: FILE:N.
+			if want := strings.ReplaceAll(tt.source, "FILE", path); ke.Key != tt.key || (ke.Source != want && !strings.HasPrefix(ke.Source, want+":")) {
 				t.Errorf("key error at %s from %s, want %s from %s", ke.Key, ke.Source, tt.key, want)
 			}
 		})

@@ -21,10 +21,6 @@ import (
 	"github.com/knadh/koanf/v2"
 )
 
-// DefaultFile is the file Load reads from the working directory when it is
-// given no path and the file exists.
-const DefaultFile = "hearth.toml"
-
 // EnvPrefix starts every environment variable Load reads. The double
 // underscore separates levels, so single underscores stay inside key names:
 // HEARTH__LIMITS__RATE_LIMIT_RPM is limits.rate_limit_rpm.
@@ -34,11 +30,34 @@ const EnvPrefix = "HEARTH__"
 // certainly the wrong file.
 const maxFileBytes = 1 << 20
 
-// Source says where the configuration came from, for logs. It holds names
-// only, never values.
+// Source says where the configuration came from, for logs and for
+// "hearth config show". It holds names only, never values.
 type Source struct {
 	File string   // the file read; empty when none
 	Env  []string // the HEARTH__ variables applied, sorted
+	// Origins maps every key that is not at its default to where its value
+	// came from: "FILE:LINE", an environment variable's name, or what a
+	// program set with Set (a command-line flag, say).
+	Origins map[string]string
+	// Notices are things the user should change although the
+	// configuration loaded: an old file read from its old place, say.
+	Notices []string
+}
+
+// Origin says where key's value came from; "default" when nothing set it.
+func (s Source) Origin(key string) string {
+	if o := s.Origins[key]; o != "" {
+		return o
+	}
+	return "default"
+}
+
+// Set records that key was set by origin ("flag --port"), after Load.
+func (s *Source) Set(key, origin string) {
+	if s.Origins == nil {
+		s.Origins = map[string]string{}
+	}
+	s.Origins[key] = origin
 }
 
 func (s Source) String() string {
@@ -57,14 +76,20 @@ func (s Source) String() string {
 
 // Load returns the configuration: defaults, overlaid by the file, overlaid
 // by the environment, validated. path names the file, which must then
-// exist; empty means DefaultFile in the working directory if it is there.
+// exist; empty means $HEARTH_CONFIG, else config.toml (or config.yaml) in
+// the user's configuration directory if it is there (see DefaultPath).
 // Files ending in .yaml or .yml are YAML, others TOML. environ is the
-// environment as os.Environ gives it; only HEARTH__ variables are read.
+// environment as os.Environ gives it; HEARTH__ variables set keys, and
+// HEARTH_DATA sets storage.data_dir when nothing else does.
+//
+// Files from before one configuration served every command are still
+// read: ./hearth.toml, and the model file with roles: at its top; each
+// adds a notice to Source saying how to move it.
 //
 // Every problem is reported, not just the first, each as a *KeyError
 // naming the key, the file or variable it came from and the expected form.
 func Load(path string, environ []string) (*Config, Source, error) {
-	var src Source
+	src := Source{Origins: map[string]string{}}
 	sch := newSchema()
 	k := koanf.New(".")
 	if err := k.Load(confmap.Provider(sch.values(Default()), "."), nil); err != nil {
@@ -73,21 +98,26 @@ func Load(path string, environ []string) (*Config, Source, error) {
 	origin := map[string]string{}
 	var errs []error
 
-	file, explicit := path, path != ""
-	if !explicit {
-		file = DefaultFile
-	}
+	file, explicit, notices := locate(path, environ)
 	data, err := readFile(file)
 	switch {
+	case file == "":
 	case err == nil:
 		src.File = file
-		vals, kerrs, err := sch.fromFile(file, data)
+		src.Notices = append(src.Notices, notices...)
+		vals, kerrs, legacy, err := sch.fromFile(file, data)
 		if err != nil {
 			return nil, src, err
+		}
+		if legacy {
+			src.Notices = append(src.Notices, fmt.Sprintf("%s has the old layout (roles: at the top); it was read, but write the new one with 'hearth config init --from %s' (roles.NAME becomes models.NAME)", file, file))
 		}
 		errs = append(errs, kerrs...)
 		for key := range vals {
 			origin[key] = file
+			if n := keyLine(data, key, isYAML(file)); n > 0 {
+				origin[key] = fmt.Sprintf("%s:%d", file, n)
+			}
 		}
 		if err := k.Load(confmap.Provider(vals, "."), nil); err != nil {
 			return nil, src, fmt.Errorf("config %s: %w", file, err)
@@ -114,6 +144,17 @@ func Load(path string, environ []string) (*Config, Source, error) {
 	var c Config
 	if err := k.UnmarshalWithConf("", &c, koanf.UnmarshalConf{Tag: "toml"}); err != nil {
 		return nil, src, fmt.Errorf("config: %w", err)
+	}
+	if c.Storage.DataDir == "" {
+		if dir, from, err := DefaultDataDir(environ); err == nil {
+			c.Storage.DataDir = dir
+			if from != "default" {
+				origin["storage.data_dir"] = from
+			}
+		}
+	}
+	for key, o := range origin {
+		src.Origins[key] = o
 	}
 	for _, p := range c.problems() {
 		p.Source = origin[p.Key]
@@ -217,18 +258,32 @@ func (s *schema) values(c *Config) map[string]any {
 	return out
 }
 
-func (s *schema) fromFile(name string, data []byte) (map[string]any, []error, error) {
+func isYAML(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// fromFile returns the file's values by key and a *KeyError for each bad
+// one, naming the file and line; legacy reports the old model layout.
+func (s *schema) fromFile(name string, data []byte) (_ map[string]any, _ []error, legacy bool, _ error) {
 	var p parser = tomlParser{}
-	if ext := strings.ToLower(filepath.Ext(name)); ext == ".yaml" || ext == ".yml" {
+	if isYAML(name) {
 		p = yaml.Parser()
 	}
 	raw, err := p.Unmarshal(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("config %s: %w", name, err)
+		return nil, nil, false, fmt.Errorf("config %s: %w", name, err)
 	}
+	raw, legacy = fromLegacy(raw)
 	fk := koanf.New(".")
 	if err := fk.Load(confmap.Provider(raw, ""), nil); err != nil {
-		return nil, nil, fmt.Errorf("config %s: %w", name, err)
+		return nil, nil, false, fmt.Errorf("config %s: %w", name, err)
+	}
+	at := func(key string) string {
+		if n := keyLine(data, key, isYAML(name)); n > 0 {
+			return fmt.Sprintf("%s:%d", name, n)
+		}
+		return name
 	}
 	flat := fk.All()
 	keys := make([]string, 0, len(flat))
@@ -247,17 +302,17 @@ func (s *schema) fromFile(name string, data []byte) (map[string]any, []error, er
 					continue // an empty table
 				}
 			}
-			errs = append(errs, &KeyError{Key: key, Source: name, Problem: s.unknown(key, v, false)})
+			errs = append(errs, &KeyError{Key: key, Source: at(key), Problem: s.unknown(key, v, false)})
 			continue
 		}
 		conv, err := convert(v, l, false)
 		if err != nil {
-			errs = append(errs, &KeyError{Key: key, Source: name, Problem: err.Error()})
+			errs = append(errs, &KeyError{Key: key, Source: at(key), Problem: err.Error()})
 			continue
 		}
 		out[key] = conv
 	}
-	return out, errs, nil
+	return out, errs, legacy, nil
 }
 
 // fromEnv returns the values of HEARTH__ variables and, per key, the

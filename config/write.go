@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -34,4 +37,72 @@ func (c *Config) Write(w io.Writer) error {
 		return fmt.Errorf("write config: %w", err)
 	}
 	return nil
+}
+
+// Show prints c as TOML with where each value came from beside it:
+// "default", the file and line, the environment variable or the flag.
+// Secrets are masked. It is what "hearth config show" prints.
+func (c *Config) Show(w io.Writer, src Source) error {
+	sch := newSchema()
+	v := reflect.ValueOf(c).Elem()
+	var b strings.Builder
+	b.WriteString("# Effective Hearth configuration; secrets are masked.\n")
+	if src.File != "" {
+		fmt.Fprintf(&b, "# file: %s\n", src.File)
+	}
+	var walk func(section string)
+	walk = func(section string) {
+		var subs []string
+		header := false
+		for _, name := range sch.sections[section] {
+			key := name
+			if section != "" {
+				key = section + "." + name
+			}
+			l, ok := sch.leaves[key]
+			if !ok {
+				subs = append(subs, key)
+				continue
+			}
+			if !header && section != "" {
+				fmt.Fprintf(&b, "\n[%s]\n", section)
+				header = true
+			}
+			fmt.Fprintf(&b, "%s = %s  # %s\n", name, tomlValue(v.FieldByIndex(l.index), l.secret), src.Origin(key))
+		}
+		for _, s := range subs {
+			walk(s)
+		}
+	}
+	walk("")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// tomlValue formats one value as TOML; a set secret shows as "****".
+func tomlValue(f reflect.Value, secret bool) string {
+	if secret {
+		if f.Kind() == reflect.String && f.Len() > 0 {
+			return strconv.Quote(mask)
+		}
+		return `""`
+	}
+	if f.Type() == durationType {
+		return strconv.Quote(time.Duration(f.Int()).String())
+	}
+	switch f.Kind() {
+	case reflect.String:
+		return strconv.Quote(f.String())
+	case reflect.Bool:
+		return strconv.FormatBool(f.Bool())
+	case reflect.Int, reflect.Int64:
+		return strconv.FormatInt(f.Int(), 10)
+	case reflect.Slice:
+		parts := make([]string, f.Len())
+		for i := range parts {
+			parts[i] = strconv.Quote(f.Index(i).String())
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return strconv.Quote(fmt.Sprint(f.Interface()))
 }
