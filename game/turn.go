@@ -248,3 +248,11 @@ func (t *Turn) Memories() Memories { return t.s.opts.Memories }
 func (t *Turn) Offer(prompt string, options []string) {
 	t.offerPrompt, t.offered = prompt, options
 }
+
+// Pipeline is the pipeline playing free input; nil when the game plays
+// offline.
+func (s *Session) Pipeline() Pipeline {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts.Pipeline
+}

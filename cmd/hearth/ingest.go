@@ -10,18 +10,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/app"
+	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/ingest"
-	"github.com/hearth-rpg/hearth/ingest/epub"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/ingest/llmassist"
-	"github.com/hearth-rpg/hearth/ingest/markdown"
-	"github.com/hearth-rpg/hearth/ingest/pdf"
 	"github.com/hearth-rpg/hearth/ingest/pipeline"
 	"github.com/hearth-rpg/hearth/llm"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
@@ -38,7 +36,7 @@ type ingestFlags struct {
 	tags                         []string
 	maxSizeMB                    int64
 	models                       modelFlags // the model that checks classes: the narrator role
-	vision                       roleConfig // flags over the config's vision role
+	vision                       roleFlags  // flags over the config's vision role
 	rulesOnly                    bool
 }
 
@@ -84,7 +82,6 @@ reached or keeps failing is skipped with a warning.`,
 	fl.StringVar(&f.license, "license", "", `the pack's license (default "unknown")`)
 	fl.Int64Var(&f.maxSizeMB, "max-size", 100, "refuse files larger than this many MB")
 	m := &f.models
-	fl.StringVar(&m.config, "config", "", "model configuration file (default $HEARTH_CONFIG or ~/.config/hearth/config.yaml when present)")
 	fl.StringVar(&m.role.Provider, "provider", "", "provider of the model that checks each section's class: ollama, openai, anthropic, gemini (default: the config's narrator; none: rules only)")
 	fl.StringVar(&m.role.Model, "model", "", "that model's name")
 	fl.StringVar(&m.role.BaseURL, "base-url", "", "that provider's URL (default: the provider's own)")
@@ -107,28 +104,18 @@ func (f *ingestFlags) modelHelpers(ctx context.Context, g *globals) (pipeline.Ch
 		return nil, nil, err
 	}
 	var checker pipeline.Checker
-	if n := cfg.Roles["narrator"]; !f.rulesOnly && n.Provider != "offline" {
+	if n, _ := cfg.Models.Role("narrator"); !f.rulesOnly && n.Provider != "offline" {
 		if n.Model == "" {
 			return nil, nil, usageError{errors.New(g.t("cli.ingest.no_model", map[string]any{"Provider": n.Provider}))}
 		}
-		if p := reachable(ctx, g, n, cfg.Timeout, g.t("cli.ingest.rules_alone", nil)); p != nil {
+		if p := reachable(ctx, g, n, cfg.Models.Timeout, g.t("cli.ingest.rules_alone", nil)); p != nil {
 			if checker, err = llmassist.NewChecker(p, n.Model); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	v := cfg.Roles["vision"]
-	if f.vision.Provider != "" {
-		v = roleConfig{Provider: f.vision.Provider}
-	}
-	for _, set := range []struct {
-		to *string
-		v  string
-	}{{&v.Model, f.vision.Model}, {&v.BaseURL, f.vision.BaseURL}, {&v.APIKeyEnv, f.vision.APIKeyEnv}} {
-		if set.v != "" {
-			*set.to = set.v
-		}
-	}
+	v, _ := cfg.Models.Role("vision")
+	f.vision.over(&v, g.src, "models.vision", "vision-")
 	var captioner pipeline.Captioner
 	switch {
 	case v.Provider == "" || v.Provider == "offline":
@@ -138,7 +125,7 @@ func (f *ingestFlags) modelHelpers(ctx context.Context, g *globals) (pipeline.Ch
 	case v.Model == "":
 		return nil, nil, usageError{errors.New(g.t("cli.ingest.no_vision_model", map[string]any{"Provider": v.Provider}))}
 	default:
-		if p := reachable(ctx, g, v, cfg.Timeout, g.t("cli.ingest.no_descriptions", nil)); p != nil {
+		if p := reachable(ctx, g, v, cfg.Models.Timeout, g.t("cli.ingest.no_descriptions", nil)); p != nil {
 			captioner = &llmassist.Captioner{Provider: p, Model: v.Model}
 		}
 	}
@@ -147,15 +134,15 @@ func (f *ingestFlags) modelHelpers(ctx context.Context, g *globals) (pipeline.Ch
 
 // reachable builds a role's provider and asks it for its models: nil,
 // after saying so and what happens instead, when it does not answer.
-func reachable(ctx context.Context, g *globals, r roleConfig, timeout time.Duration, instead string) llm.Provider {
-	p, err := r.provider(ctx, timeout)
+func reachable(ctx context.Context, g *globals, r config.Role, timeout time.Duration, instead string) llm.Provider {
+	p, err := app.NewProvider(ctx, r, timeout)
 	if err == nil {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err = p.Models(cctx)
 		cancel()
 	}
 	if err != nil {
-		fmt.Fprintln(g.stderr, g.t("cli.ingest.unreachable", map[string]any{"Provider": r.Provider, "URL": r.endpoint(), "Err": short(err), "Instead": instead}))
+		fmt.Fprintln(g.stderr, g.t("cli.ingest.unreachable", map[string]any{"Provider": r.Provider, "URL": app.Endpoint(r), "Err": app.ShortError(err), "Instead": instead}))
 		return nil
 	}
 	return p
@@ -188,7 +175,7 @@ func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) 
 	if err != nil {
 		return err
 	}
-	reg, closeReg := extractors()
+	reg, closeReg := app.NewExtractors()
 	defer closeReg()
 	return g.withIndex(ctx, "", func(ix *rsqlite.Index) error {
 		lib, err := library.Open(ctx, filepath.Join(dir, sqlite.FileName), ix)
@@ -238,49 +225,6 @@ func (g *globals) readUpload(name string, limit int64) ([]byte, error) {
 		return nil, g.fail("cli.ingest.grew_too_large", map[string]any{"File": name, "Limit": limit >> 20}, ingest.ErrTooLarge)
 	}
 	return b, nil
-}
-
-// extractors registers a reader per format. PDFium starts only when a PDF
-// comes: it takes seconds the first time.
-func extractors() (*ingest.Registry, func()) {
-	var r ingest.Registry
-	r.Register(ingest.EPUB, epub.New(epub.Limits{}))
-	r.Register(ingest.Markdown, markdown.Markdown{})
-	r.Register(ingest.Text, markdown.Text{})
-	p := &lazyPDF{}
-	r.Register(ingest.PDF, p)
-	return &r, p.close
-}
-
-// lazyPDF opens the PDF extractor on first use and maps its errors to
-// ingest's, so messages and tests treat every format alike.
-type lazyPDF struct {
-	once sync.Once
-	e    *pdf.Extractor
-	err  error
-}
-
-func (l *lazyPDF) Extract(ctx context.Context, data []byte, progress func(done, total int)) (*ingest.Document, error) {
-	l.once.Do(func() { l.e, l.err = pdf.Open(ctx, pdf.Options{}) })
-	if l.err != nil {
-		return nil, fmt.Errorf("start the PDF reader: %w", l.err)
-	}
-	doc, err := l.e.Extract(ctx, data, progress)
-	for _, m := range []struct{ from, to error }{
-		{pdf.ErrEncrypted, ingest.ErrEncrypted}, {pdf.ErrCorrupt, ingest.ErrCorrupt},
-		{pdf.ErrNoText, ingest.ErrNoText}, {pdf.ErrTooLarge, ingest.ErrTooLarge},
-	} {
-		if errors.Is(err, m.from) && !errors.Is(err, m.to) {
-			return nil, fmt.Errorf("%w: %w", m.to, err)
-		}
-	}
-	return doc, err
-}
-
-func (l *lazyPDF) close() {
-	if l.e != nil {
-		l.e.Close()
-	}
 }
 
 func ingestOne(ctx context.Context, g *globals, o pipeline.Options) error {

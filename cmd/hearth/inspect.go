@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
@@ -227,12 +228,16 @@ identical requests.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			session = args[0]
 			ctx := cmd.Context()
-			mc, err := f.load(g)
+			if _, err := f.load(g); err != nil {
+				return err
+			}
+			a, err := g.openApp(ctx, app.Options{Plan: f.plan})
 			if err != nil {
 				return err
 			}
-			return g.withStore(ctx, func(db *sqlite.DB) error {
-				orig, err := game.Open(ctx, db, session, game.Options{})
+			defer a.Close()
+			return func() error {
+				orig, err := game.Open(ctx, a.Store(), session, game.Options{})
 				if err != nil {
 					return err
 				}
@@ -250,8 +255,8 @@ identical requests.`,
 						return err
 					}
 				}
-				return replay(ctx, g, orig, c, mc, tape, mode, f)
-			})
+				return replay(ctx, g, a, orig, c, tape, mode)
+			}()
 		},
 	}
 	f.add(cmd.Flags())

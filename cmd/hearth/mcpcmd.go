@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"path/filepath"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -13,12 +11,10 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/mcp"
-	"github.com/hearth-rpg/hearth/rules/traveller"
 	"github.com/hearth-rpg/hearth/server/gameapi"
 )
 
 func newMCP(g *globals) *cobra.Command {
-	var cfgPath string
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: g.t("cli.short.mcp", nil),
@@ -35,20 +31,20 @@ HTTP) and /mcp/sse, behind an API key.`,
   # Claude Desktop: {"mcpServers": {"hearth": {"command": "hearth", "args": ["mcp"]}}}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, _, err := g.loadConfig(cfgPath)
+			cfg, _, err := g.loadConfig()
 			if err != nil {
 				return err
 			}
 			// stdout is the protocol: everything else goes to stderr.
 			log := slog.New(cfg.Log.Handler(g.stderr))
 			g.stdout = g.stderr
-			b, err := g.openBackend(cmd.Context(), cfg, log)
+			d, err := openDoors(cmd.Context(), g, log)
 			if err != nil {
 				return err
 			}
-			defer b.close()
-			defer b.games.Close(context.WithoutCancel(cmd.Context()))
-			srv, err := mcp.New(mcp.Options{Tools: b.toolbox.Tools(assistant.Caller{Role: access.GM}), Game: gameDoor{b.games},
+			defer d.close()
+			defer d.games.Close(context.WithoutCancel(cmd.Context()))
+			srv, err := mcp.New(mcp.Options{Tools: d.toolbox.Tools(assistant.Caller{Role: access.GM}), Game: gameDoor{d.games},
 				Version: versionString(), Logger: log})
 			if err != nil {
 				return err
@@ -56,7 +52,6 @@ HTTP) and /mcp/sse, behind an API key.`,
 			return srv.Run(cmd.Context(), &sdk.StdioTransport{})
 		},
 	}
-	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (default ./hearth.toml when present)")
 	return cmd
 }
 
@@ -93,27 +88,3 @@ func (d gameDoor) Act(ctx context.Context, id, input string) (mcp.TurnResult, er
 		Prompt: r.Awaiting.Prompt, Choices: r.Awaiting.Options, Rejected: r.Rejected, Notice: r.Notice}, nil
 }
 
-// traveller loads the Traveller world lists in DATA/traveller/*.tsv
-// (Traveller Map's tab-separated export), so jump routes can stop at them.
-func (b *backend) traveller() *assistant.Traveller {
-	t := &assistant.Traveller{}
-	files, _ := filepath.Glob(filepath.Join(b.dir, "traveller", "*.tsv"))
-	for _, f := range files {
-		r, err := os.Open(f)
-		if err != nil {
-			b.log.Warn("traveller worlds", "file", f, "err", err)
-			continue
-		}
-		ws, err := traveller.ReadWorlds(r)
-		r.Close()
-		if err != nil {
-			b.log.Warn("traveller worlds", "file", f, "err", err)
-			continue
-		}
-		t.Worlds = append(t.Worlds, ws...)
-	}
-	if len(files) > 0 {
-		b.log.Info("traveller worlds loaded", "worlds", len(t.Worlds), "files", len(files))
-	}
-	return t
-}

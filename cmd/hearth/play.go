@@ -13,13 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/rules"
-	"github.com/hearth-rpg/hearth/store"
-	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
 type playFlags struct {
@@ -79,31 +77,44 @@ prompt so the output reads as a transcript.`,
 
 // loadCampaign loads --campaign, or the campaign built into the binary.
 func (g *globals) loadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
-	if dir == "" {
-		c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
-		if err != nil {
-			return nil, g.fail("cli.play.bundled_broken", nil, err)
-		}
-		return c, nil
-	}
-	c, err := content.Load(ctx, dir)
-	if err != nil {
+	c, err := app.LoadCampaign(ctx, dir)
+	switch {
+	case err != nil && dir == "":
+		return nil, g.fail("cli.play.bundled_broken", nil, err)
+	case err != nil:
 		return nil, g.fail("cli.play.campaign_failed", map[string]any{"Dir": dir}, err)
 	}
 	return c, nil
 }
 
 func runPlay(ctx context.Context, g *globals, f *playFlags) error {
-	return g.withStore(ctx, func(db *sqlite.DB) error { return play(ctx, g, f, db) })
+	if _, err := f.models.load(g); err != nil {
+		return err
+	}
+	opts := app.Options{Plan: f.models.plan}
+	if f.models.record != "" {
+		rf, err := os.OpenFile(f.models.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return g.fail("cli.play.cassette_failed", nil, err)
+		}
+		defer rf.Close()
+		opts.Record = rf
+	}
+	a, err := g.openApp(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return play(ctx, g, f, a)
 }
 
-func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
-	var err error
+func play(ctx context.Context, g *globals, f *playFlags, a *app.App) error {
 	out := g.stdout
 	var s *game.Session
 	switch {
 	case f.session != "":
-		if s, err = game.Open(ctx, db, f.session, game.Options{}); err != nil {
+		var err error
+		if s, err = a.OpenGame(ctx, f.session, game.Options{}); err != nil {
 			return err
 		}
 	default:
@@ -115,68 +126,23 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 			fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": w}))
 		}
 		if !f.fresh {
-			if id, err := latestSession(ctx, db, rules.Slug(c.Meta.Title)); err != nil {
+			if id, err := a.LatestGame(ctx, rules.Slug(c.Meta.Title)); err != nil {
 				return err
 			} else if id != "" {
-				if s, err = game.Open(ctx, db, id, game.Options{}); err != nil {
+				if s, err = a.OpenGame(ctx, id, game.Options{}); err != nil {
 					return err
 				}
 			}
 		}
 		if s == nil {
-			if s, err = game.New(ctx, db, c, f.seed, game.Options{}); err != nil {
+			if s, err = a.NewGame(ctx, c, f.seed, game.Options{}); err != nil {
 				return err
 			}
 		}
 	}
-	campaignDir := f.campaign
-	if f.session != "" {
-		campaignDir = s.CampaignPath()
-	}
-	if k, beats, closeLore := g.lorekeeper(ctx, campaignDir, s.Campaign().Slug()); k != nil {
-		defer closeLore()
-		s.UseLore(ctx, k)
-		s.UseBeats(beats)
-	}
-	if s.Campaign().PlayMode == "choices" {
-		s.UseChoices(g.choiceMaker())
-	}
-	if m, closeMemories := g.memories(ctx); m != nil {
-		defer closeMemories()
-		s.UseMemories(m)
-	}
-	mc, err := f.models.load(g)
-	if err != nil {
-		return err
-	}
-	var docs gm.Documents
-	if c, err := g.loadCampaign(ctx, f.campaign); err == nil && rules.Slug(c.Meta.Title) == s.Campaign().Slug() {
-		docs = gm.NewCampaignDocs(c)
-	}
-	var recordTo io.Writer
-	if f.models.record != "" {
-		rf, err := os.OpenFile(f.models.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return g.fail("cli.play.cassette_failed", nil, err)
-		}
-		defer rf.Close()
-		recordTo = rf
-	}
 	width := wrapWidth(out)
 	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
-	var pl *gm.Pipeline
-	if cmpOr(mc.Pipeline, s.Campaign().Pipeline) == "skills" {
-		sp, err := g.skillsPipeline(ctx, mc)
-		if err != nil {
-			return err
-		}
-		defer sp.Host.Close()
-		s.UsePipeline(sp)
-	} else if pl, err = mc.pipeline(ctx, s.Campaign().Pipeline, s.Campaign().Prompts, docs, recordTo, f.models.plan, g); err != nil {
-		return err
-	}
-	if pl != nil {
-		s.UsePipeline(pl)
+	if _, ok := s.Pipeline().(*gm.Pipeline); ok {
 		// A model streams in small pieces: print them as they come.
 		emit = func(p string) { fmt.Fprint(out, p) }
 	}
@@ -206,19 +172,6 @@ func play(ctx context.Context, g *globals, f *playFlags, db *sqlite.DB) error {
 	}
 	fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
 	return repl(ctx, g, s)
-}
-
-func latestSession(ctx context.Context, st store.Store, campaign string) (string, error) {
-	ss, err := st.Sessions(ctx)
-	if err != nil {
-		return "", err
-	}
-	for _, x := range ss {
-		if x.Campaign == campaign {
-			return x.ID, nil
-		}
-	}
-	return "", nil
 }
 
 // maxLine bounds one line of input; the game itself refuses long input

@@ -8,12 +8,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
-	"github.com/hearth-rpg/hearth/prompt"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
@@ -24,8 +24,8 @@ type replayStats struct {
 	millis                                                              int64
 }
 
-func replay(ctx context.Context, g *globals, orig *game.Session, c *content.Campaign, mc modelConfig,
-	tape []cassette.Interaction, mode cassette.Mode, f *modelFlags) error {
+func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *content.Campaign,
+	tape []cassette.Interaction, mode cassette.Mode) error {
 	dir, err := os.MkdirTemp("", "hearth-replay-")
 	if err != nil {
 		return err
@@ -40,25 +40,20 @@ func replay(ctx context.Context, g *globals, orig *game.Session, c *content.Camp
 	var pl *gm.Pipeline
 	docs := gm.NewCampaignDocs(c)
 	camp := orig.Campaign()
+	cfg := a.Config()
 	if tape != nil {
 		player := cassette.NewPlayer("cassette", mode, tape)
-		pins := camp.Prompts
-		if mc.Pins != "" {
-			if pins, err = prompt.ParsePins(mc.Pins); err != nil {
-				return err
-			}
-		}
-		reg, err := prompt.New(mc.Prompts, pins)
+		reg, err := a.Prompts(camp.Prompts)
 		if err != nil {
 			return err
 		}
-		role := gm.Role{Provider: player, Model: mc.Roles["narrator"].Model}
-		pl, err = gm.New(gm.Config{Mode: cmpOr(mc.Pipeline, camp.Pipeline), Narrator: role, Prompts: reg, Budget: mc.Budget,
-			Documents: docs, Plan: f.plan})
+		role := gm.Role{Provider: player, Model: a.Role("narrator").Model}
+		pl, err = gm.New(gm.Config{Mode: cmpOr(cfg.Models.Pipeline, camp.Pipeline), Narrator: role, Prompts: reg,
+			Budget: cfg.Models.ContextBudget, Documents: docs, Plan: a.Plan()})
 		if err != nil {
 			return err
 		}
-	} else if pl, err = mc.pipeline(ctx, camp.Pipeline, camp.Prompts, docs, nil, f.plan, g); err != nil {
+	} else if pl, err = a.ModelPipeline(ctx, cmpOr(cfg.Models.Pipeline, camp.Pipeline), camp.Prompts, docs); err != nil {
 		return err
 	}
 	rs, err := game.New(ctx, scratch, c, orig.Seed(), game.Options{})

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
@@ -27,10 +27,15 @@ func versionString() string {
 	return "dev"
 }
 
-// globals are the flags every command shares.
+// globals are the flags every command shares, and the configuration
+// once loaded.
 type globals struct {
-	data    string
-	verbose bool
+	data       string
+	configFile string
+	verbose    bool
+	environ    []string
+	cfg        *config.Config
+	src        *config.Source
 	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
@@ -65,7 +70,7 @@ func (g *globals) failOr(plain error, id string, data map[string]any, err error)
 // chooses the language of its messages.
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, environ []string) *cobra.Command {
 	// The embedded catalogs are checked by the i18n tests.
-	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr, loc: i18n.MustLoad().ForEnv(environ)}
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr, environ: environ, loc: i18n.MustLoad().ForEnv(environ)}
 	root := &cobra.Command{
 		Use:   "hearth",
 		Short: g.t("cli.short.root", nil),
@@ -76,8 +81,15 @@ any game can be resumed, rewound to an earlier turn, or forked into branches.
 With no model configured Hearth plays offline, with a built-in interpreter and
 narrator grounded in the campaign's own text.
 
-Data lives in one SQLite file in the data directory: --data, else $HEARTH_DATA,
-else the user data directory (~/.local/share/hearth on Linux).`,
+Data lives in one SQLite file in the data directory: --data, else
+storage.data_dir in the configuration, else $HEARTH_DATA, else the user data
+directory (~/.local/share/hearth on Linux).
+
+One configuration serves every command: built-in defaults, then the file
+(--config, else $HEARTH_CONFIG, else ~/.config/hearth/config.toml; YAML is
+accepted too), then HEARTH__SECTION__KEY variables, then flags. 'hearth
+config show' prints the result and where each value came from; 'hearth
+config init' writes a commented file to start from.`,
 		Example: `  hearth play                          # play the bundled campaign, resuming your last game
   hearth play --new --seed 7           # a fresh, reproducible game
   hearth play < commands.txt           # play a scripted session
@@ -101,18 +113,11 @@ else the user data directory (~/.local/share/hearth on Linux).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{g.fail("cli.usage_hint", map[string]any{"Command": cmd.CommandPath()}, err)}
 	})
-	root.PersistentFlags().StringVar(&g.data, "data", "", "data directory holding hearth.db (default $HEARTH_DATA or the user data directory)")
+	root.PersistentFlags().StringVar(&g.data, "data", "", "data directory holding hearth.db (default storage.data_dir, $HEARTH_DATA or the user data directory)")
+	root.PersistentFlags().StringVar(&g.configFile, "config", "", "configuration file, TOML or YAML (default $HEARTH_CONFIG or ~/.config/hearth/config.toml when present)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail to stderr")
-	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newModels(g), newContext(g), newReplay(g), newPack(g), newSearch(g), newIngest(g), newSkill(g), newLibrary(g), newServe(g), newMCP(g), newUser(g), newVersion(g))
+	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newModels(g), newContext(g), newReplay(g), newPack(g), newSearch(g), newIngest(g), newSkill(g), newLibrary(g), newServe(g), newMCP(g), newUser(g), newConfig(g), newVersion(g))
 	return root
-}
-
-// dataDir resolves where the database lives.
-func (g *globals) dataDir() (string, error) {
-	if g.data != "" {
-		return filepath.Abs(g.data)
-	}
-	return sqlite.DefaultDir()
 }
 
 func (g *globals) openStore(ctx context.Context) (*sqlite.DB, error) {
@@ -120,11 +125,7 @@ func (g *globals) openStore(ctx context.Context) (*sqlite.DB, error) {
 	if err != nil {
 		return nil, g.fail("cli.no_data_dir", nil, err)
 	}
-	db, err := sqlite.Open(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	return db, nil
+	return sqlite.Open(ctx, dir)
 }
 
 // withStore runs fn with the database open.

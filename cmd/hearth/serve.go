@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -16,13 +15,11 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
-	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/mcp"
 	"github.com/hearth-rpg/hearth/server"
 )
 
 type serveFlags struct {
-	config      string
 	printConfig bool
 	host        string
 	port        int
@@ -50,14 +47,14 @@ Every /api, /ws and /mcp request needs "Authorization: Bearer KEY"; create a
 user and key with 'hearth user add NAME --role gm'. The key's user decides
 what can be read; nothing in a request body raises it.
 
-Configuration: built-in defaults, then hearth.toml in the working directory
-(or --config FILE, TOML or YAML), then environment variables named
-HEARTH__SECTION__KEY (HEARTH__SERVER__PORT=9000). --print-config shows the
-result with secrets masked. Without a model configured, the assistant
+Configuration: built-in defaults, then the configuration file (--config FILE,
+else ~/.config/hearth/config.toml; TOML or YAML), then environment variables
+named HEARTH__SECTION__KEY (HEARTH__SERVER__PORT=9000), then flags.
+--print-config (or 'hearth config show') shows the result with secrets masked. Without a model configured, the assistant
 answers offline by quoting your books.`,
 		Example: `  hearth user add gm --role gm          # prints an API key once
   hearth serve                          # http://127.0.0.1:8080
-  hearth serve --host 0.0.0.0 --port 9000 --config /etc/hearth/hearth.toml
+  hearth serve --host 0.0.0.0 --port 9000 --config /etc/hearth/config.toml
   hearth serve --print-config
   curl -H "Authorization: Bearer $KEY" localhost:8080/api/search -d '{"query":"grappling"}'`,
 		Args: cobra.NoArgs,
@@ -66,7 +63,6 @@ answers offline by quoting your books.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "", "configuration file (default ./hearth.toml when present)")
 	fl.BoolVar(&f.printConfig, "print-config", false, "print the effective configuration, secrets masked, and exit")
 	fl.StringVar(&f.host, "host", "", "listen on this address (overrides server.host)")
 	fl.IntVar(&f.port, "port", -1, "listen on this port, 0 for any free one (overrides server.port)")
@@ -74,63 +70,55 @@ answers offline by quoting your books.`,
 	return cmd
 }
 
-// loadConfig reads the layered configuration and applies the flags that
-// override it.
-func (g *globals) loadConfig(path string) (*config.Config, config.Source, error) {
-	cfg, src, err := config.Load(path, os.Environ())
-	if err != nil {
-		return nil, src, usageError{g.fail("cli.serve.bad_config", nil, err)}
-	}
-	return cfg, src, nil
-}
-
 func serve(ctx context.Context, g *globals, f *serveFlags) error {
-	cfg, src, err := g.loadConfig(f.config)
+	cfg, src, err := g.loadConfig()
 	if err != nil {
 		return err
 	}
 	if f.host != "" {
 		cfg.Server.Host = f.host
+		src.Set("server.host", "flag --host")
 	}
 	if f.port >= 0 {
 		cfg.Server.Port = f.port
+		src.Set("server.port", "flag --port")
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{g.fail("cli.serve.invalid_config", map[string]any{"Source": fmt.Sprint(src)}, err)}
+		return usageError{g.fail("cli.serve.invalid_config", map[string]any{"Source": fmt.Sprint(*src)}, err)}
 	}
 	if f.printConfig {
-		return cfg.Write(g.stdout)
+		return cfg.Show(g.stdout, *src)
 	}
 	log := slog.New(server.LogHandler(cfg.Log.Handler(g.stderr)))
 	slog.SetDefault(log)
 
-	b, err := g.openBackend(ctx, cfg, log)
+	d, err := openDoors(ctx, g, log)
 	if err != nil {
 		return err
 	}
-	defer b.close()
+	defer d.close()
 
-	metrics := server.NewMetrics(b.chat.ActiveCount, b.games.Active)
-	b.observe(metrics.ObserveLLM)
-	mcpSrv, err := mcp.New(mcp.Options{Tools: b.toolbox.Tools(assistant.Caller{Role: access.GM}), Game: gameDoor{b.games},
+	metrics := server.NewMetrics(d.chat.ActiveCount, d.games.Active)
+	d.observe(metrics.ObserveLLM)
+	mcpSrv, err := mcp.New(mcp.Options{Tools: d.toolbox.Tools(assistant.Caller{Role: access.GM}), Game: gameDoor{d.games},
 		Version: versionString(), Logger: log})
 	if err != nil {
 		return err
 	}
 	srv, err := server.New(server.Options{
-		Version: versionString(), Assistant: b.chat, Index: b.ix, Library: b.lib,
-		Extractors: b.extractors, WorkDir: filepath.Join(b.dir, "work"),
+		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib,
+		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"),
 		Authenticate: func(h http.Handler) http.Handler {
-			return auth.Require(b.keys, auth.NewLimiter(float64(cfg.Limits.RateLimitRPM), cfg.Limits.RateLimitBurst), h)
+			return auth.Require(d.keys, auth.NewLimiter(float64(cfg.Limits.RateLimitRPM), cfg.Limits.RateLimitBurst), h)
 		},
 		Mount: func(mux *http.ServeMux) {
-			b.games.Register(mux)
+			d.games.Register(mux)
 			if cfg.MCP.Enabled {
 				mux.Handle(cfg.MCP.Path, mcpSrv.Handler())
 				mux.Handle(cfg.MCP.SSEPath, mcpSrv.SSEHandler())
 			}
 		},
-		Catalog: b.catalog, CORSOrigins: cfg.Server.CORSOrigins, MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		Catalog: d.catalog, CORSOrigins: cfg.Server.CORSOrigins, MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		MaxUploadBytes: cfg.Limits.MaxDocumentSizeBytes, AssetsPath: cfg.FVTT.AssetsPath, PublicURL: cfg.Server.PublicURL,
 		Metrics: metrics, Logger: log,
 	})
@@ -144,13 +132,13 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	users, _ := b.keys.Users(ctx)
-	fmt.Fprintln(g.stderr, g.t("cli.serve.serving", map[string]any{"Version": versionString(), "Addr": ln.Addr().String(), "Source": fmt.Sprint(src), "Dir": b.dir}))
+	users, _ := d.keys.Users(ctx)
+	fmt.Fprintln(g.stderr, g.t("cli.serve.serving", map[string]any{"Version": versionString(), "Addr": ln.Addr().String(), "Source": fmt.Sprint(*src), "Dir": d.app.DataDir()}))
 	if len(users) == 0 {
-		fmt.Fprintln(g.stderr, g.t("cli.serve.no_users", map[string]any{"Dir": b.dir}))
+		fmt.Fprintln(g.stderr, g.t("cli.serve.no_users", map[string]any{"Dir": d.app.DataDir()}))
 	}
 
-	go b.cleanConversations(ctx, cfg.Assistant, log)
+	go d.cleanConversations(ctx, cfg.Assistant, log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -163,5 +151,5 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	fmt.Fprintln(g.stderr, g.t("cli.serve.shutting_down", nil))
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer cancel()
-	return errors.Join(hs.Shutdown(sctx), srv.Shutdown(sctx), b.games.Close(sctx))
+	return errors.Join(hs.Shutdown(sctx), srv.Shutdown(sctx), d.games.Close(sctx))
 }

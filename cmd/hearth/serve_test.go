@@ -147,7 +147,15 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // stops it with SIGTERM and checks it shut down cleanly.
 func startServe(t *testing.T, dir string) string {
 	t.Helper()
+	return startServeIn(t, dir, "")
+}
+
+// startServeIn starts hearth serve with working directory wd ("" for the
+// test's).
+func startServeIn(t *testing.T, dir, wd string) string {
+	t.Helper()
 	cmd := exec.Command(hearthBin, "serve", "--data", dir, "--port", "0")
+	cmd.Dir = wd
 	// MCP clients make several requests per call: a test-sized limit.
 	cmd.Env = append(os.Environ(), "HEARTH__LOG__LEVEL=warn", "HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200")
 	stderr, err := cmd.StderrPipe()

@@ -1,41 +1,29 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/skill"
-	"github.com/hearth-rpg/hearth/skill/host"
-	"github.com/hearth-rpg/hearth/skill/pattern"
-	"github.com/hearth-rpg/hearth/skill/plan"
 	"github.com/hearth-rpg/hearth/skill/protocol"
-	"github.com/hearth-rpg/hearth/skill/replan"
 )
 
 // skillsDir is where skills are found: --skills, else ./skills when it
 // exists (a checkout), else <data>/skills.
 func (g *globals) skillsDir(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
-	}
-	if st, err := os.Stat("skills"); err == nil && st.IsDir() {
-		return filepath.Abs("skills")
-	}
 	dir, err := g.dataDir()
-	if err != nil {
+	if err != nil && flag == "" {
 		return "", err
 	}
-	return filepath.Join(dir, "skills"), nil
+	return app.SkillsDir(flag, dir)
 }
 
 func newSkill(g *globals) *cobra.Command {
@@ -160,43 +148,3 @@ func discover(g *globals, flag string) (*skill.Set, []*skill.Warning, error) {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// skillsPipeline plays turns through the skills in the skills directory:
-// plans from the planner model when one is configured, else the offline
-// pattern planner; the DAG executor and the replan loop.
-func (g *globals) skillsPipeline(ctx context.Context, mc modelConfig) (*gm.Skills, error) {
-	set, warns, err := discover(g, "")
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warns {
-		fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": fmt.Sprint(w)}))
-	}
-	var planner replan.Planner = pattern.Planner{}
-	role := mc.Roles["planner"]
-	if role.Provider == "" || role.Provider == "offline" {
-		role = mc.Roles["narrator"]
-	}
-	if role.Provider != "" && role.Provider != "offline" {
-		p, err := role.provider(ctx, mc.Timeout)
-		if err != nil {
-			return nil, g.fail("cli.skill.planner_failed", nil, err)
-		}
-		var guidance []string
-		for _, s := range set.All() {
-			if gd, err := s.Guidance(); err == nil && gd != "" {
-				guidance = append(guidance, s.Name+": "+oneLine(gd))
-			}
-		}
-		planner = &gm.ModelPlanner{Role: gm.Role{Provider: p, Model: role.Model}, Guidance: strings.Join(guidance, "\n")}
-	}
-	srv, err := host.Start()
-	if err != nil {
-		return nil, err
-	}
-	return &gm.Skills{Host: srv, Loop: &replan.Loop{
-		Planner:  planner,
-		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set}, RetryDefaults: set.RetryPolicy},
-		Skills:   set.Summaries(nil),
-		Health:   &skill.Health{},
-	}}, nil
-}

@@ -1,0 +1,230 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/lore"
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
+	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/store"
+	"github.com/hearth-rpg/hearth/store/sqlite"
+)
+
+// Options configures Open. The zero value works: the built-in defaults,
+// the default data directory, offline play.
+type Options struct {
+	// Config is the configuration (config.Load); nil means the defaults
+	// with the default data directory.
+	Config *config.Config
+	// Logger receives operational logs; nil discards them.
+	Logger *slog.Logger
+	// Hooks report warnings and progress to the user.
+	Hooks Hooks
+	// SkillsDir is where skills are found; empty: ./skills when it exists
+	// (a checkout), else DATA/skills.
+	SkillsDir string
+	// Record, when set, receives every model call of the games' pipelines
+	// as a cassette (llm/cassette).
+	Record Recorder
+	// Plan runs the planner pass in the multipass pipeline.
+	Plan bool
+	// Synchronous NORMAL trades durability against power loss for speed
+	// (scratch copies); the default is FULL.
+	SynchronousNormal bool
+}
+
+// Hooks are how an App talks to the person using it. Every field is
+// optional.
+type Hooks struct {
+	// Warn reports something that makes play poorer without stopping it
+	// (lore that cannot be indexed, a model that cannot be reached). ID is
+	// a message id of the i18n catalogs ("cli.play.no_lore"); Data fills
+	// it.
+	Warn func(id string, data map[string]any)
+	// Indexing reports progress while a pack is indexed.
+	Indexing func(pack string, done, total int, file string)
+	// Indexed reports a pack brought up to date (only when something
+	// changed, unless the caller indexes on purpose).
+	Indexed func(rep lore.IndexReport, took time.Duration)
+}
+
+// App is a running Hearth over one data directory. It is safe for
+// concurrent use.
+type App struct {
+	cfg  *config.Config
+	opts Options
+	log  *slog.Logger
+	dir  string
+
+	games    *sqlite.DB
+	index    *rsqlite.Index
+	memories *nsqlite.DB
+
+	mu      sync.Mutex
+	closers []func() error
+	lib     *library.Library
+	convs   *assistant.Conversations
+	keys    *auth.Keyring
+	keepers map[string]*campaignLore // by campaign slug
+}
+
+// Open opens the data directory's database and brings its schema up to
+// date. What needs a model or a network is built when first used.
+func Open(ctx context.Context, opts Options) (_ *App, err error) {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	if cfg.Storage.DataDir == "" {
+		dir, _, derr := config.DefaultDataDir(os.Environ())
+		if derr != nil {
+			return nil, derr
+		}
+		c := *cfg
+		c.Storage.DataDir = dir
+		cfg = &c
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &App{cfg: cfg, opts: opts, log: log, keepers: map[string]*campaignLore{}}
+	if a.dir, err = filepath.Abs(cfg.Storage.DataDir); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if err := os.MkdirAll(a.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the data directory %s: %w", a.dir, err)
+	}
+	var sopts []sqlite.Option
+	if opts.SynchronousNormal {
+		sopts = append(sopts, sqlite.WithSynchronousNormal())
+	}
+	if a.games, err = sqlite.Open(ctx, a.dir, sopts...); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.games.Close)
+	if a.index, err = rsqlite.Open(ctx, a.DatabasePath()); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.index.Close)
+	if a.memories, err = nsqlite.Open(ctx, a.DatabasePath()); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.memories.Close)
+	return a, nil
+}
+
+// Close closes everything the App opened, in reverse order.
+func (a *App) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}
+
+// onClose runs fn when the App closes.
+func (a *App) onClose(fn func() error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closers = append(a.closers, fn)
+}
+
+// Config is the configuration the App runs with.
+func (a *App) Config() *config.Config { return a.cfg }
+
+// Logger is the App's logger.
+func (a *App) Logger() *slog.Logger { return a.log }
+
+// DataDir is the data directory.
+func (a *App) DataDir() string { return a.dir }
+
+// DatabasePath is the database file in the data directory.
+func (a *App) DatabasePath() string { return filepath.Join(a.dir, sqlite.FileName) }
+
+// Store is where games are kept.
+func (a *App) Store() store.Store { return a.games }
+
+// Index is the lore and rules search index.
+func (a *App) Index() *rsqlite.Index { return a.index }
+
+// Memories is the narrative memory store.
+func (a *App) Memories() *nsqlite.DB { return a.memories }
+
+// Library is the documents library, opened on first use.
+func (a *App) Library(ctx context.Context) (*library.Library, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lib == nil {
+		l, err := library.Open(ctx, a.DatabasePath(), a.index)
+		if err != nil {
+			return nil, err
+		}
+		a.lib = l
+		a.closers = append(a.closers, l.Close)
+	}
+	return a.lib, nil
+}
+
+// Conversations are the GM assistant's saved conversations, opened on
+// first use.
+func (a *App) Conversations(ctx context.Context) (*assistant.Conversations, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.convs == nil {
+		c, err := assistant.OpenConversations(ctx, a.DatabasePath())
+		if err != nil {
+			return nil, err
+		}
+		a.convs = c
+		a.closers = append(a.closers, c.Close)
+	}
+	return a.convs, nil
+}
+
+// Keys are the users and their API keys, opened on first use.
+func (a *App) Keys(ctx context.Context) (*auth.Keyring, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.keys == nil {
+		k, err := auth.Open(ctx, a.DatabasePath())
+		if err != nil {
+			return nil, err
+		}
+		a.keys = k
+		a.closers = append(a.closers, k.Close)
+	}
+	return a.keys, nil
+}
+
+// warn reports through Hooks.Warn, or logs.
+func (a *App) warn(id string, data map[string]any) {
+	if a.opts.Hooks.Warn != nil {
+		a.opts.Hooks.Warn(id, data)
+		return
+	}
+	args := make([]any, 0, 2*len(data))
+	for k, v := range data {
+		args = append(args, k, v)
+	}
+	a.log.Warn(id, args...)
+}

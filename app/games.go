@@ -1,0 +1,307 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/lore"
+	"github.com/hearth-rpg/hearth/rules"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+// ErrUnknownCampaign is wrapped by Campaign's error for a name that is
+// neither bundled nor in DATA/campaigns.
+var ErrUnknownCampaign = fmt.Errorf("unknown campaign")
+
+// LoadCampaign loads the campaign in directory dir, or the bundled
+// default campaign when dir is empty.
+func LoadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
+	if dir == "" {
+		return content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if _, ferr := fs.Stat(hearth.Campaigns, dir); ferr == nil {
+			return content.LoadFS(ctx, hearth.Campaigns, dir)
+		}
+	}
+	return content.Load(ctx, dir)
+}
+
+// Campaign finds a campaign by name: a bundled campaign by its directory
+// name ("saltmere"; empty is the default one), or a directory in
+// DATA/campaigns. Names are never paths, so a client cannot make Hearth
+// read elsewhere.
+func (a *App) Campaign(ctx context.Context, name string) (*content.Campaign, error) {
+	if name == "" {
+		name = path.Base(hearth.DefaultCampaign)
+	}
+	if !ValidName(name) {
+		return nil, fmt.Errorf("%w: %q is not a campaign name (letters, digits, - and _)", ErrUnknownCampaign, name)
+	}
+	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+name); err == nil {
+		return content.LoadFS(ctx, hearth.Campaigns, "campaigns/"+name)
+	}
+	dir := filepath.Join(a.dir, "campaigns", name)
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return content.Load(ctx, dir)
+	}
+	return nil, fmt.Errorf("%w: no campaign %q (bundled, or in %s)", ErrUnknownCampaign, name, filepath.Join(a.dir, "campaigns"))
+}
+
+// ValidName reports whether s can name a pack or campaign: no path
+// separators, not . or ..
+func ValidName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, `/\`) && s != "." && s != ".."
+}
+
+// NewGame starts a game of c with the dice seed (0: random), prepared as
+// Prepare does.
+func (a *App) NewGame(ctx context.Context, c *content.Campaign, seed uint64, opts game.Options) (*game.Session, error) {
+	s, err := game.New(ctx, a.games, c, seed, a.gameOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Prepare(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenGame resumes the saved game id, prepared as Prepare does.
+func (a *App) OpenGame(ctx context.Context, id string, opts game.Options) (*game.Session, error) {
+	s, err := game.Open(ctx, a.games, id, a.gameOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Prepare(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// LatestGame is the most recently played game of the campaign with the
+// given slug, or "" when there is none.
+func (a *App) LatestGame(ctx context.Context, campaignSlug string) (string, error) {
+	ss, err := a.games.Sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, x := range ss {
+		if x.Campaign == campaignSlug {
+			return x.ID, nil
+		}
+	}
+	return "", nil
+}
+
+func (a *App) gameOptions(o game.Options) game.Options {
+	if o.Logger == nil {
+		o.Logger = a.log
+	}
+	return o
+}
+
+// Prepare gives a game everything the configuration asks for: lore from
+// the shared index and the campaign's plot beats, narrative memory,
+// choices for a choice-based campaign, and the turn pipeline — the skills
+// pipeline, or the model game master when a narrator model is configured
+// and reachable (else the game plays offline). Lore that cannot be had is
+// warned about, never fatal.
+func (a *App) Prepare(ctx context.Context, s *game.Session) error {
+	if k, beats, err := a.lore(ctx, s); err != nil {
+		a.warn("cli.play.no_lore", map[string]any{"Err": err.Error()})
+	} else if k != nil {
+		s.UseLore(ctx, k)
+		s.UseBeats(beats)
+	}
+	s.UseMemories(a.memories)
+	if s.Campaign().PlayMode == "choices" {
+		s.UseChoices(a.choiceMaker())
+	}
+	mode := cmpOr(a.cfg.Models.Pipeline, s.Campaign().Pipeline)
+	if mode == "skills" {
+		sp, err := a.skillsPipeline(ctx)
+		if err != nil {
+			return err
+		}
+		s.UsePipeline(sp)
+		return nil
+	}
+	var docs gm.Documents
+	if c, err := a.campaignOf(ctx, s); err == nil {
+		docs = gm.NewCampaignDocs(c)
+	}
+	pl, err := a.ModelPipeline(ctx, mode, s.Campaign().Prompts, docs)
+	if err != nil {
+		return err
+	}
+	if pl != nil {
+		s.UsePipeline(pl)
+	}
+	return nil
+}
+
+// campaignOf loads the campaign a game was made from, when it is still
+// where it was and still the same campaign.
+func (a *App) campaignOf(ctx context.Context, s *game.Session) (*content.Campaign, error) {
+	c, err := LoadCampaign(ctx, s.CampaignPath())
+	if err != nil {
+		return nil, err
+	}
+	if rules.Slug(c.Meta.Title) != s.Campaign().Slug() {
+		return nil, fmt.Errorf("the campaign at %s is not the game's any more", s.CampaignPath())
+	}
+	return c, nil
+}
+
+type campaignLore struct {
+	keeper *lore.Keeper
+	beats  []game.Beat
+}
+
+// lore indexes a game's campaign and the packs it plays with (only what
+// changed since last time), once per App, and returns a keeper over the
+// shared index and the campaign's plot beats.
+func (a *App) lore(ctx context.Context, s *game.Session) (*lore.Keeper, []game.Beat, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	slug := s.Campaign().Slug()
+	if cl, ok := a.keepers[slug]; ok {
+		return cl.keeper, cl.beats, nil
+	}
+	cp, err := CampaignPack(ctx, s.CampaignPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	if cp.Manifest.ID != slug {
+		return nil, nil, nil // the campaign's directory holds another campaign now
+	}
+	packs := []*content.Pack{cp}
+	for _, r := range cp.Content.Meta.Packs {
+		p, err := LoadPack(ctx, r.ID)
+		if err != nil {
+			return nil, nil, fmt.Errorf("pack %s of the campaign: %w", r.ID, err)
+		}
+		packs = append(packs, p)
+	}
+	k := &lore.Keeper{Index: a.index, Campaign: cp.Manifest.ID}
+	beats, errs := game.BeatsOf(cp.Beats)
+	for _, err := range errs {
+		a.warn("cli.warning", map[string]any{"Warning": err.Error()})
+	}
+	for _, p := range packs {
+		if _, err := a.IndexPack(ctx, p, false); err != nil {
+			return nil, nil, err
+		}
+		k.Packs = append(k.Packs, p.Manifest.ID)
+		for _, lb := range p.Lorebooks {
+			k.Books = append(k.Books, lore.Book{Book: lb.Book, Access: lb.Access})
+		}
+	}
+	a.keepers[slug] = &campaignLore{keeper: k, beats: beats}
+	return k, beats, nil
+}
+
+// IndexPack brings p's chunks in the index up to date, reporting progress
+// through Hooks; reported reports the result even when nothing changed.
+func (a *App) IndexPack(ctx context.Context, p *content.Pack, reported bool) (lore.IndexReport, error) {
+	tok, err := tokens.CL100K()
+	if err != nil {
+		return lore.IndexReport{}, err
+	}
+	start := time.Now()
+	var progress lore.Progress
+	if h := a.opts.Hooks.Indexing; h != nil {
+		progress = func(done, total int, file string) { h(p.Manifest.ID, done, total, file) }
+	}
+	rep, err := lore.IndexPack(ctx, a.index, p, tok, progress)
+	if err != nil {
+		return rep, err
+	}
+	if h := a.opts.Hooks.Indexed; h != nil && (reported || rep.Indexed > 0 || rep.Removed > 0) {
+		h(rep, time.Since(start))
+	}
+	return rep, nil
+}
+
+// IndexBundled indexes the bundled packs with the given ids (all of them
+// when none are given) when they are missing from the index or out of
+// date.
+func (a *App) IndexBundled(ctx context.Context, ids ...string) error {
+	for _, id := range BundledPacks() {
+		if len(ids) > 0 && !slices.Contains(ids, id) {
+			continue
+		}
+		p, err := LoadPack(ctx, id)
+		if err != nil {
+			return fmt.Errorf("the bundled pack %s: %w", id, err)
+		}
+		if _, err := a.IndexPack(ctx, p, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CampaignPack loads the campaign at dir (the bundled default when
+// empty) as a pack, for indexing its lore.
+func CampaignPack(ctx context.Context, dir string) (*content.Pack, error) {
+	if dir == "" {
+		dir = hearth.DefaultCampaign
+	}
+	if _, err := os.Stat(dir); err != nil {
+		if _, ferr := fs.Stat(hearth.Campaigns, dir); ferr == nil {
+			return content.LoadPackFS(ctx, hearth.Campaigns, dir)
+		}
+	}
+	return content.LoadPack(ctx, dir)
+}
+
+// BundledPacks lists the ids of the packs built into Hearth.
+func BundledPacks() []string {
+	ents, _ := fs.ReadDir(hearth.Packs, "packs")
+	var ids []string
+	for _, e := range ents {
+		if e.IsDir() {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids
+}
+
+// ErrNoPack is wrapped by LoadPack's error for an argument that is neither
+// a path nor a bundled pack or campaign.
+var ErrNoPack = fmt.Errorf("no such pack")
+
+// LoadPack loads a pack from a path or, failing that, a bundled pack or
+// campaign by id.
+func LoadPack(ctx context.Context, arg string) (*content.Pack, error) {
+	if _, err := os.Stat(arg); err == nil {
+		return content.LoadPack(ctx, arg)
+	}
+	if slices.Contains(BundledPacks(), arg) {
+		return content.LoadPackFS(ctx, hearth.Packs, "packs/"+arg)
+	}
+	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+arg); err == nil {
+		return content.LoadPackFS(ctx, hearth.Campaigns, "campaigns/"+arg)
+	}
+	return nil, fmt.Errorf("%w: %q", ErrNoPack, arg)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,188 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/anthropic"
+	"github.com/hearth-rpg/hearth/llm/cassette"
+	"github.com/hearth-rpg/hearth/llm/gemini"
+	"github.com/hearth-rpg/hearth/llm/offline"
+	"github.com/hearth-rpg/hearth/llm/ollama"
+	"github.com/hearth-rpg/hearth/llm/openai"
+	"github.com/hearth-rpg/hearth/prompt"
+)
+
+// Recorder receives every model call as a cassette line.
+type Recorder = io.Writer
+
+// gameRoles are the model roles a turn pipeline uses.
+var gameRoles = []string{"narrator", "interpreter", "planner", "summariser"}
+
+// Role is the configured model of role name ("narrator", "assistant",
+// "vision", …), with the narrator's settings filled in where a role
+// shares its provider.
+func (a *App) Role(name string) config.Role {
+	r, _ := a.cfg.Models.Role(name)
+	return r
+}
+
+// Offline reports whether role name plays without a model.
+func (a *App) Offline(name string) bool {
+	p := a.Role(name).Provider
+	return p == "" || p == "offline"
+}
+
+// Provider builds role name's provider, with the configured timeout and
+// retries. An offline role gets the offline provider.
+func (a *App) Provider(ctx context.Context, name string) (llm.Provider, error) {
+	return NewProvider(ctx, a.Role(name), a.cfg.Models.Timeout)
+}
+
+// NewProvider builds the provider of one configured role. Keys come from
+// api_key, api_key_file or the environment (api_key_env, default
+// OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY) and are never
+// logged.
+func NewProvider(ctx context.Context, r config.Role, timeout time.Duration) (llm.Provider, error) {
+	key, err := apiKey(r)
+	if err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		timeout = 120 * time.Second
+	}
+	var p llm.Provider
+	switch r.Provider {
+	case "offline", "":
+		return offline.New(), nil
+	case "ollama":
+		p, err = ollama.New(r.BaseURL, ollama.WithModel(r.Model))
+	case "openai":
+		p, err = openai.New(r.BaseURL, key)
+	case "anthropic":
+		p, err = anthropic.New(r.BaseURL, key)
+	case "gemini":
+		p, err = gemini.New(ctx, r.BaseURL, key, gemini.WithModel(r.Model))
+	default:
+		return nil, fmt.Errorf("unknown provider %q; use offline, ollama, openai, anthropic or gemini", r.Provider)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Provider, err)
+	}
+	return llm.WithRetry(llm.WithTimeout(p, timeout), llm.Retry{}), nil
+}
+
+func apiKey(r config.Role) (string, error) {
+	if r.APIKey != "" {
+		return string(r.APIKey), nil
+	}
+	if r.APIKeyFile != "" {
+		b, err := os.ReadFile(r.APIKeyFile)
+		if err != nil {
+			return "", fmt.Errorf("read the API key file: %w", err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	env := r.APIKeyEnv
+	if env == "" {
+		env = map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "gemini": "GEMINI_API_KEY"}[r.Provider]
+	}
+	if env == "" {
+		return "", nil
+	}
+	return os.Getenv(env), nil
+}
+
+// Endpoint is the URL a role talks to, for messages.
+func Endpoint(r config.Role) string {
+	if r.BaseURL != "" {
+		return r.BaseURL
+	}
+	return map[string]string{"ollama": ollama.DefaultBaseURL, "openai": openai.DefaultBaseURL,
+		"anthropic": anthropic.DefaultBaseURL, "gemini": "https://generativelanguage.googleapis.com"}[r.Provider]
+}
+
+// Reachable asks role's server for its models and reports whether it
+// answered within a few seconds; when it did not, it warns once
+// (cli.models.unreachable) so the caller can play offline instead.
+func (a *App) Reachable(ctx context.Context, name string, p llm.Provider) bool {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := p.Models(cctx); err != nil {
+		r := a.Role(name)
+		a.warn("cli.models.unreachable", map[string]any{"Provider": r.Provider, "URL": Endpoint(r), "Err": ShortError(err)})
+		return false
+	}
+	return true
+}
+
+// ShortError is a model error in a few words: an HTTP status or a kind.
+func ShortError(err error) string {
+	var e *llm.Error
+	if errors.As(err, &e) {
+		if e.Status != 0 {
+			return fmt.Sprintf("HTTP %d", e.Status)
+		}
+		return string(e.Kind)
+	}
+	s := err.Error()
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
+}
+
+// Prompts is the prompt registry for a campaign's pins: the configured
+// overrides directory and versions win over the campaign's.
+func (a *App) Prompts(campaignPins map[string]int) (*prompt.Registry, error) {
+	pins := campaignPins
+	if v := a.cfg.Models.PromptVersions; v != "" {
+		p, err := prompt.ParsePins(v)
+		if err != nil {
+			return nil, err
+		}
+		pins = p
+	}
+	return prompt.New(a.cfg.Models.Prompts, pins)
+}
+
+// Plan reports whether the multipass pipeline runs its planner pass.
+func (a *App) Plan() bool { return a.opts.Plan }
+
+// ModelPipeline builds the model game master (agentic or multipass), or
+// nil to play offline: when the narrator is offline, or its server
+// cannot be reached.
+func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[string]int, docs gm.Documents) (*gm.Pipeline, error) {
+	if a.Offline("narrator") {
+		return nil, nil
+	}
+	roles := map[string]gm.Role{}
+	for _, name := range gameRoles {
+		p, err := a.Provider(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s model: %w", name, err)
+		}
+		if a.opts.Record != nil {
+			p = cassette.NewRecorder(p, a.opts.Record)
+		}
+		roles[name] = gm.Role{Provider: p, Model: a.Role(name).Model}
+	}
+	if !a.Reachable(ctx, "narrator", roles["narrator"].Provider) {
+		return nil, nil
+	}
+	reg, err := a.Prompts(campaignPins)
+	if err != nil {
+		return nil, err
+	}
+	return gm.New(gm.Config{Mode: mode, Narrator: roles["narrator"], Interpreter: roles["interpreter"], Planner: roles["planner"],
+		Summariser: roles["summariser"], Prompts: reg, Budget: a.cfg.Models.ContextBudget, Documents: docs, Plan: a.opts.Plan,
+		Logger: a.log})
+}

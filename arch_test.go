@@ -1,0 +1,81 @@
+package hearth_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLayers keeps the layering true: it lists every package's imports
+// with "go list" and fails when one crosses a line it must not.
+func TestLayers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/hearth-rpg/hearth"
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		imports[strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")] = f[1:]
+	}
+	if len(imports) < 40 {
+		t.Fatalf("go list found only %d packages", len(imports))
+	}
+	in := func(pkg string, roots ...string) bool {
+		for _, r := range roots {
+			if pkg == r || strings.HasPrefix(pkg, r+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	local := func(imp string) (string, bool) {
+		if imp == mod {
+			return "", true
+		}
+		return strings.TrimPrefix(imp, mod+"/"), strings.HasPrefix(imp, mod+"/")
+	}
+	// Packages of the game's domain: model providers must know none of them.
+	gamePkgs := []string{"game", "gm", "rules", "world", "lore", "lorebook", "narrative", "memory", "content", "store", "skill", "app", "assistant", "server", "mcp"}
+	providers := []string{"llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cassette", "llm/structured", "prompt", "embed", "tokens"}
+	// Domain packages hold no SQL and no HTTP; storage and doors do.
+	domain := []string{"access", "dice", "world", "rules", "game", "gm", "lore", "lorebook", "memory", "narrative", "content", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent"}
+	rules := []struct {
+		name string
+		bad  func(pkg, imp string) bool
+	}{
+		{"nothing imports cmd", func(pkg, imp string) bool {
+			l, ok := local(imp)
+			return ok && in(l, "cmd")
+		}},
+		{"model providers import no game package", func(pkg, imp string) bool {
+			l, ok := local(imp)
+			return in(pkg, providers...) && ok && in(l, gamePkgs...)
+		}},
+		{"game plays with no concrete network provider", func(pkg, imp string) bool {
+			l, ok := local(imp)
+			return in(pkg, "game", "rules", "world") && ok && in(l, "llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini")
+		}},
+		{"domain packages hold no SQL and no HTTP", func(pkg, imp string) bool {
+			return in(pkg, domain...) && !strings.HasSuffix(pkg, "/sqlite") &&
+				(imp == "database/sql" || imp == "net/http" || strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx"))
+		}},
+		{"adapters are not imported by the core", func(pkg, imp string) bool {
+			l, ok := local(imp)
+			return !in(pkg, "server", "mcp", "cmd") && ok && in(l, "server", "mcp")
+		}},
+	}
+	for _, r := range rules {
+		for pkg, imps := range imports {
+			for _, imp := range imps {
+				if r.bad(pkg, imp) {
+					t.Errorf("%s: %s imports %s", r.name, pkg, imp)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"github.com/hearth-rpg/hearth/app"
+	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/i18n"
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/server/gameapi"
+)
+
+// doors are what the network doors (serve, mcp) put over the App: the
+// assistant and its tools, the live games, the keys.
+type doors struct {
+	app      *app.App
+	lib      *library.Library
+	keys     *auth.Keyring
+	convs    *assistant.Conversations
+	toolbox  *assistant.Toolbox
+	chat     *assistant.Assistant
+	games    *gameapi.Server
+	catalog  *i18n.Catalog
+	observer atomic.Pointer[func(llm.Call)]
+}
+
+func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err error) {
+	a, err := g.openApp(ctx, app.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	d := &doors{app: a}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if err := a.IndexBundled(ctx); err != nil {
+		return nil, err
+	}
+	if d.lib, err = a.Library(ctx); err != nil {
+		return nil, err
+	}
+	if d.keys, err = a.Keys(ctx); err != nil {
+		return nil, err
+	}
+	if d.convs, err = a.Conversations(ctx); err != nil {
+		return nil, err
+	}
+	if d.catalog, err = i18n.Load(); err != nil {
+		return nil, err
+	}
+	if d.toolbox, err = a.Toolbox(ctx); err != nil {
+		return nil, err
+	}
+	if d.chat, err = a.Assistant(ctx, d.toolbox, func(c llm.Call) {
+		if fn := d.observer.Load(); fn != nil {
+			(*fn)(c)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Prepare: a.Prepare, Logger: log,
+		OriginPatterns: originHosts(a.Config().Server.CORSOrigins)})
+	return d, nil
+}
+
+func (d *doors) close() { d.app.Close() }
+
+// campaign resolves a campaign name for the game API.
+func (d *doors) campaign(ctx context.Context, name string) (*content.Campaign, error) {
+	c, err := d.app.Campaign(ctx, name)
+	if errors.Is(err, app.ErrUnknownCampaign) {
+		return nil, fmt.Errorf("%w: %w", gameapi.ErrUnknownCampaign, err)
+	}
+	return c, err
+}
+
+// observe sends every model call of the assistant to fn (the metrics).
+func (d *doors) observe(fn func(llm.Call)) { d.observer.Store(&fn) }
+
+// cleanConversations applies the conversation retention policy now and
+// every interval until ctx ends.
+func (d *doors) cleanConversations(ctx context.Context, a config.Assistant, log *slog.Logger) {
+	t := time.NewTicker(a.CleanupInterval)
+	defer t.Stop()
+	for {
+		n, err := d.convs.Cleanup(ctx, time.Now(), a.ConversationTTL, a.MaxPerUser)
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
+			log.Warn("conversation cleanup failed", "err", err)
+		case n > 0:
+			log.Info("conversations cleaned up", "deleted", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// originHosts turns the CORS origins (https://foundry.example.com:30000)
+// into the host patterns the WebSocket origin check takes.
+func originHosts(origins []string) []string {
+	var out []string
+	for _, o := range origins {
+		if o == "*" {
+			return []string{"*"}
+		}
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			out = append(out, u.Host)
+		} else {
+			out = append(out, o)
+		}
+	}
+	return out
+}
