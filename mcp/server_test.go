@@ -118,7 +118,17 @@ func schema(s string) json.RawMessage { return json.RawMessage(s) }
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{game: newMemGame(), waitStarted: make(chan struct{}, 1), waitDone: make(chan error, 1)}
-	tools := []agent.Tool{
+	srv, err := mcp.New(mcp.Options{Tools: fixtureTools(f), Game: f.game, Version: "test"})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	f.srv = srv
+	return f
+}
+
+// fixtureTools are the test tools, reporting through f's hooks.
+func fixtureTools(f *fixture) []agent.Tool {
+	return []agent.Tool{
 		{Tool: llm.Tool{Name: "document_search", Description: "Search the rulebooks.",
 			Parameters: schema(`{"type":"object","properties":{"query":{"type":"string","description":"what to look for"},"limit":{"type":"integer","minimum":1}},"required":["query"]}`)},
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
@@ -158,12 +168,6 @@ func newFixture(t testing.TB) *fixture {
 		{Tool: llm.Tool{Name: "fvtt_read", Description: "Runs in the browser.", Parameters: schema(`{"type":"object"}`)},
 			External: true},
 	}
-	srv, err := mcp.New(mcp.Options{Tools: tools, Game: f.game, Version: "test"})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	f.srv = srv
-	return f
 }
 
 // transports connect a client to a fixture's server over each real
