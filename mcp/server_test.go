@@ -191,7 +191,7 @@ var transports = []struct {
 		clientIn, serverOut := io.Pipe()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- f.srv.Run(ctx, &sdk.IOTransport{Reader: serverIn, Writer: serverOut}) }()
+		go func() { done <- f.srv.Run(ctx, &mcp.StdioTransport{In: serverIn, Out: serverOut}) }()
 		cs := connect(t, &sdk.IOTransport{Reader: clientIn, Writer: clientOut})
 		t.Cleanup(func() {
 			cancel()
@@ -457,7 +457,7 @@ func TestRunEndsWhenClientCloses(t *testing.T) {
 	clientIn, serverOut := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- f.srv.Run(context.Background(), &sdk.IOTransport{Reader: serverIn, Writer: serverOut})
+		done <- f.srv.Run(context.Background(), &mcp.StdioTransport{In: serverIn, Out: serverOut})
 	}()
 	cs := connect(t, &sdk.IOTransport{Reader: clientIn, Writer: clientOut})
 	if err := cs.Close(); err != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/access"
@@ -53,7 +52,9 @@ HTTP) and /mcp/sse, behind an API key.`,
 			if err != nil {
 				return err
 			}
-			return srv.Run(cmd.Context(), &sdk.StdioTransport{})
+			// Hearth's stdio transport, not the SDK's: a malformed line is
+			// answered with a JSON-RPC error instead of ending the session.
+			return srv.Run(cmd.Context(), &mcp.StdioTransport{Logger: log})
 		},
 	}
 	cmd.Flags().StringVar(&cfgPath, "config", "", "configuration file (default ./hearth.toml when present)")
