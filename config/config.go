@@ -127,6 +127,11 @@ type Limits struct {
 	MaxDocumentSizeBytes int64 `toml:"max_document_size_bytes"`
 	RateLimitRPM         int   `toml:"rate_limit_rpm"`
 	RateLimitBurst       int   `toml:"rate_limit_burst"`
+	// MCP clients and tool-result posts have budgets of their own, per key
+	// and minute, with a tenth of that at once: an agent makes dozens of
+	// small requests a minute and must not spend the chat budget.
+	MCPRPM        int `toml:"mcp_rpm"`
+	ToolResultRPM int `toml:"tool_result_rpm"`
 }
 
 // Log is the server's structured log.
@@ -161,7 +166,7 @@ func Default() *Config {
 			MaxPerUser:             100,
 		},
 		MCP:    MCP{Path: "/mcp", SSEPath: "/mcp/sse", Enabled: true},
-		Limits: Limits{MaxDocumentSizeBytes: 100 << 20, RateLimitRPM: 60, RateLimitBurst: 10},
+		Limits: Limits{MaxDocumentSizeBytes: 100 << 20, RateLimitRPM: 60, RateLimitBurst: 10, MCPRPM: 600, ToolResultRPM: 600},
 		Log:    Log{Level: "info", Format: "json"},
 	}
 }
@@ -369,6 +374,8 @@ func (c *Config) problems() []*KeyError {
 	positive("limits.max_document_size_bytes", c.Limits.MaxDocumentSizeBytes)
 	positive("limits.rate_limit_rpm", int64(c.Limits.RateLimitRPM))
 	positive("limits.rate_limit_burst", int64(c.Limits.RateLimitBurst))
+	positive("limits.mcp_rpm", int64(c.Limits.MCPRPM))
+	positive("limits.tool_result_rpm", int64(c.Limits.ToolResultRPM))
 
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "json", "text")

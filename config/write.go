@@ -106,3 +106,60 @@ func tomlValue(f reflect.Value, secret bool) string {
 	}
 	return strconv.Quote(fmt.Sprint(f.Interface()))
 }
+
+// Template is a commented configuration file for "hearth config init":
+// every key with its default, commented out, except the values of c that
+// differ from the defaults (imported from an older file, say), which are
+// set. Secrets are never written: their keys stay commented out with a
+// note to fill them in or use api_key_env.
+func (c *Config) Template() string {
+	sch := newSchema()
+	v := reflect.ValueOf(c).Elem()
+	def := reflect.ValueOf(Default()).Elem()
+	var b strings.Builder
+	b.WriteString(`# Hearth configuration. Every command reads it: hearth play, serve, mcp,
+# ingest, models, replay. Values here override the built-in defaults shown
+# commented out; HEARTH__SECTION__KEY environment variables override this
+# file (HEARTH__SERVER__PORT=9000), and command-line flags override both.
+# 'hearth config show' prints the result and where each value came from.
+#
+# Model roles live under [models.NAME]: narrator, interpreter, planner,
+# summariser, embedder, assistant, vision. A role without a provider uses
+# the narrator's; vision stands alone. Keep API keys out of this file: name
+# the environment variable with api_key_env, or a file with api_key_file.
+`)
+	var walk func(section string)
+	walk = func(section string) {
+		var subs []string
+		header := false
+		for _, name := range sch.sections[section] {
+			key := name
+			if section != "" {
+				key = section + "." + name
+			}
+			l, ok := sch.leaves[key]
+			if !ok {
+				subs = append(subs, key)
+				continue
+			}
+			if !header && section != "" {
+				fmt.Fprintf(&b, "\n[%s]\n", section)
+				header = true
+			}
+			f, d := v.FieldByIndex(l.index), def.FieldByIndex(l.index)
+			switch {
+			case l.secret:
+				fmt.Fprintf(&b, "# %s = \"\"  # better: api_key_env or api_key_file\n", name)
+			case reflect.DeepEqual(f.Interface(), d.Interface()) || (f.Kind() == reflect.Slice && f.Len() == 0 && d.Len() == 0):
+				fmt.Fprintf(&b, "# %s = %s\n", name, tomlValue(d, false))
+			default:
+				fmt.Fprintf(&b, "%s = %s\n", name, tomlValue(f, false))
+			}
+		}
+		for _, s := range subs {
+			walk(s)
+		}
+	}
+	walk("")
+	return b.String()
+}

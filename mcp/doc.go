@@ -10,7 +10,9 @@
 // auth.User (stdio) runs as the GM. Over HTTP the handlers do no
 // authentication themselves; mount them behind the auth middleware, which
 // should admit GM keys only, and the user it puts on the session's first
-// request is the one the tools see. Tool failures reach the client as
+// request is the one the tools see. A session belongs to that user: a
+// request naming it (Mcp-Session-Id, sessionid) from anyone else gets 403,
+// and session ids, which open sessions, are never logged. Tool failures reach the client as
 // results with IsError set, so its model can correct itself; every call
 // runs on the request's context and stops when the client cancels.
 //

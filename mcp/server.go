@@ -57,9 +57,10 @@ type Options struct {
 // Server is an MCP server over Hearth's tools. It is safe for concurrent
 // use by many sessions on any mix of transports.
 type Server struct {
-	srv  *sdk.Server
-	log  *slog.Logger
-	opts Options
+	srv    *sdk.Server
+	log    *slog.Logger
+	sdkLog *slog.Logger
+	opts   Options
 }
 
 // New checks the tools (names, duplicates, schemas) and builds the server.
@@ -68,16 +69,19 @@ func New(o Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// The SDK logs session ids, at INFO too; they open sessions, so they
+	// are dropped.
+	sdkLog := slog.New(quietIDs{log.Handler()})
 	if o.Instructions == "" {
 		o.Instructions = DefaultInstructions
 	}
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{log: log, opts: o}
+	s := &Server{log: log, sdkLog: sdkLog, opts: o}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hearth", Title: "Hearth", Version: o.Version}, &sdk.ServerOptions{
 		Instructions: o.Instructions,
-		Logger:       log,
+		Logger:       sdkLog,
 		// Only tools: no logging capability, which the SDK advertises by default.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
@@ -139,23 +143,25 @@ func New(o Options) (*Server, error) {
 
 // Handler serves the streamable HTTP transport, the current MCP transport;
 // mount it at the configured path (default /mcp). Sessions belong to the
-// returned handler, so call it once.
+// returned handler, so call it once. Each session belongs to the user who
+// opened it (see owner.go): a request from anyone else naming it gets 403.
 func (s *Server) Handler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(s.server, &sdk.StreamableHTTPOptions{
-		Logger:                     s.log,
+	return s.bindStreamable(sdk.NewStreamableHTTPHandler(s.server, &sdk.StreamableHTTPOptions{
+		Logger:                     s.sdkLog,
 		SessionTimeout:             sessionIdle,
 		DisableLocalhostProtection: s.opts.DisableLocalhostProtection,
-	})
+	}))
 }
 
 // SSEHandler serves the HTTP+SSE transport of protocol version 2024-11-05,
 // for older clients; mount it at its own path (e.g. /mcp/sse) without
 // stripping the prefix, since the message endpoint it announces is the
-// request's own path. Call it once, like Handler.
+// request's own path. Call it once, like Handler. Sessions are bound to
+// their users as with Handler.
 func (s *Server) SSEHandler() http.Handler {
-	return sdk.NewSSEHandler(s.server, &sdk.SSEOptions{
+	return s.bindSSE(sdk.NewSSEHandler(s.server, &sdk.SSEOptions{
 		DisableLocalhostProtection: s.opts.DisableLocalhostProtection,
-	})
+	}))
 }
 
 func (s *Server) server(*http.Request) *sdk.Server { return s.srv }

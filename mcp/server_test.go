@@ -118,7 +118,17 @@ func schema(s string) json.RawMessage { return json.RawMessage(s) }
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{game: newMemGame(), waitStarted: make(chan struct{}, 1), waitDone: make(chan error, 1)}
-	tools := []agent.Tool{
+	srv, err := mcp.New(mcp.Options{Tools: fixtureTools(f), Game: f.game, Version: "test"})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	f.srv = srv
+	return f
+}
+
+// fixtureTools are the test tools, reporting through f's hooks.
+func fixtureTools(f *fixture) []agent.Tool {
+	return []agent.Tool{
 		{Tool: llm.Tool{Name: "document_search", Description: "Search the rulebooks.",
 			Parameters: schema(`{"type":"object","properties":{"query":{"type":"string","description":"what to look for"},"limit":{"type":"integer","minimum":1}},"required":["query"]}`)},
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
@@ -158,12 +168,6 @@ func newFixture(t testing.TB) *fixture {
 		{Tool: llm.Tool{Name: "fvtt_read", Description: "Runs in the browser.", Parameters: schema(`{"type":"object"}`)},
 			External: true},
 	}
-	srv, err := mcp.New(mcp.Options{Tools: tools, Game: f.game, Version: "test"})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	f.srv = srv
-	return f
 }
 
 // transports connect a client to a fixture's server over each real
@@ -187,7 +191,7 @@ var transports = []struct {
 		clientIn, serverOut := io.Pipe()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- f.srv.Run(ctx, &sdk.IOTransport{Reader: serverIn, Writer: serverOut}) }()
+		go func() { done <- f.srv.Run(ctx, &mcp.StdioTransport{In: serverIn, Out: serverOut}) }()
 		cs := connect(t, &sdk.IOTransport{Reader: clientIn, Writer: clientOut})
 		t.Cleanup(func() {
 			cancel()
@@ -453,7 +457,7 @@ func TestRunEndsWhenClientCloses(t *testing.T) {
 	clientIn, serverOut := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- f.srv.Run(context.Background(), &sdk.IOTransport{Reader: serverIn, Writer: serverOut})
+		done <- f.srv.Run(context.Background(), &mcp.StdioTransport{In: serverIn, Out: serverOut})
 	}()
 	cs := connect(t, &sdk.IOTransport{Reader: clientIn, Writer: clientOut})
 	if err := cs.Close(); err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -42,6 +43,11 @@ type Options struct {
 	// the caller's auth.User on the request context or answers 401/429
 	// itself.
 	Authenticate func(http.Handler) http.Handler
+	// AuthenticateAt replaces Authenticate for requests to the exact paths
+	// it names, so that a route can have a rate budget of its own: MCP
+	// clients and tool results make many small requests that must not
+	// spend the chat budget. Each must authenticate as Authenticate does.
+	AuthenticateAt map[string]func(http.Handler) http.Handler
 
 	// Mount adds routes of other doors (the game API, MCP) to the
 	// authenticated mux.
@@ -82,6 +88,11 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Authenticate == nil {
 		return nil, errors.New("server: Authenticate is required; every API route needs a user")
+	}
+	for path, a := range o.AuthenticateAt {
+		if a == nil {
+			return nil, fmt.Errorf("server: AuthenticateAt[%q] is nil; every API route needs a user", path)
+		}
 	}
 	if o.Catalog == nil {
 		c, err := i18n.Load()
@@ -135,10 +146,30 @@ func New(o Options) (*Server, error) {
 	root := http.NewServeMux()
 	root.HandleFunc("GET /health", s.health)
 	root.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
-	root.Handle("/", o.Authenticate(mux))
+	root.Handle("/", authenticate(o, mux))
 	s.root, s.mux = root, mux
 	s.handler = s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))
 	return s, nil
+}
+
+// authenticate wraps mux in Authenticate, or in AuthenticateAt's entry
+// for the request's path. Every path goes through one of them.
+func authenticate(o Options, mux http.Handler) http.Handler {
+	all := o.Authenticate(mux)
+	if len(o.AuthenticateAt) == 0 {
+		return all
+	}
+	at := make(map[string]http.Handler, len(o.AuthenticateAt))
+	for path, a := range o.AuthenticateAt {
+		at[path] = a(mux)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := at[r.URL.Path]; ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		all.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP implements http.Handler.

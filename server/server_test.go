@@ -55,6 +55,14 @@ type fixtureOpts struct {
 	burst      int
 	provider   llm.Provider
 	publicURL  string
+	// at gives exact paths their own rate budgets; mount adds routes.
+	at    map[string]budget
+	mount func(*http.ServeMux)
+}
+
+type budget struct {
+	perMin float64
+	burst  int
 }
 
 func newFixture(t *testing.T, o fixtureOpts) *fixture {
@@ -131,8 +139,14 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	var reg ingest.Registry
 	reg.Register(ingest.Markdown, markdown.Markdown{})
 	reg.Register(ingest.Text, markdown.Text{})
+	at := map[string]func(http.Handler) http.Handler{}
+	for path, b := range o.at {
+		lim := auth.NewLimiter(b.perMin, b.burst)
+		at[path] = func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) }
+	}
 	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: quiet,
 		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
+		AuthenticateAt: at, Mount: o.mount,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: filepath.Join(dir, "fvtt")})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/access"
@@ -49,7 +48,9 @@ HTTP) and /mcp/sse, behind an API key.`,
 			if err != nil {
 				return err
 			}
-			return srv.Run(cmd.Context(), &sdk.StdioTransport{})
+			// Hearth's stdio transport, not the SDK's: a malformed line is
+			// answered with a JSON-RPC error instead of ending the session.
+			return srv.Run(cmd.Context(), &mcp.StdioTransport{Logger: log})
 		},
 	}
 	return cmd

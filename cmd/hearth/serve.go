@@ -15,6 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/mcp"
 	"github.com/hearth-rpg/hearth/server"
 )
@@ -108,9 +109,10 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib,
 		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"),
-		Authenticate: func(h http.Handler) http.Handler {
-			return auth.Require(d.keys, auth.NewLimiter(float64(cfg.Limits.RateLimitRPM), cfg.Limits.RateLimitBurst), h)
-		},
+		Authenticate: authenticator(d.keys, cfg.Limits.RateLimitRPM, cfg.Limits.RateLimitBurst),
+		// MCP agents and tool results have their own budgets (one per
+		// route), so their many small requests leave the chat budget alone.
+		AuthenticateAt: budgets(d.keys, cfg),
 		Mount: func(mux *http.ServeMux) {
 			d.games.Register(mux)
 			if cfg.MCP.Enabled {
@@ -152,4 +154,24 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer cancel()
 	return errors.Join(hs.Shutdown(sctx), srv.Shutdown(sctx), d.games.Close(sctx))
+}
+
+// authenticator requires an API key, within perMinute requests a minute
+// and burst at once per key.
+func authenticator(keys auth.Authenticator, perMinute, burst int) func(http.Handler) http.Handler {
+	lim := auth.NewLimiter(float64(perMinute), burst)
+	return func(h http.Handler) http.Handler { return auth.Require(keys, lim, h) }
+}
+
+// budgets are the routes with rate budgets of their own: the MCP endpoints
+// (one budget for both) and tool results, each allowing a tenth of its
+// minute at once.
+func budgets(keys auth.Authenticator, cfg *config.Config) map[string]func(http.Handler) http.Handler {
+	results := authenticator(keys, cfg.Limits.ToolResultRPM, max(cfg.Limits.ToolResultRPM/10, 1))
+	at := map[string]func(http.Handler) http.Handler{"/api/tool_result": results}
+	if cfg.MCP.Enabled {
+		agents := authenticator(keys, cfg.Limits.MCPRPM, max(cfg.Limits.MCPRPM/10, 1))
+		at[cfg.MCP.Path], at[cfg.MCP.SSEPath] = agents, agents
+	}
+	return at
 }

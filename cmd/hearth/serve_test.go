@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -145,19 +146,19 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // startServe runs `hearth serve` on a free port until the test ends, then
 // stops it with SIGTERM and checks it shut down cleanly.
-func startServe(t *testing.T, dir string) string {
+// env adds configuration variables; the rate limits are the defaults.
+func startServe(t *testing.T, dir string, env ...string) string {
 	t.Helper()
-	return startServeIn(t, dir, "")
+	return startServeIn(t, dir, "", env...)
 }
 
 // startServeIn starts hearth serve with working directory wd ("" for the
 // test's).
-func startServeIn(t *testing.T, dir, wd string) string {
+func startServeIn(t *testing.T, dir, wd string, env ...string) string {
 	t.Helper()
 	cmd := exec.Command(hearthBin, "serve", "--data", dir, "--port", "0")
 	cmd.Dir = wd
-	// MCP clients make several requests per call: a test-sized limit.
-	cmd.Env = append(os.Environ(), "HEARTH__LOG__LEVEL=warn", "HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200")
+	cmd.Env = append(append(os.Environ(), "HEARTH__LOG__LEVEL=warn"), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -273,6 +274,33 @@ func TestServeEndToEnd(t *testing.T) {
 		if len(pl) == 0 || len(gm) == 0 || len(pb) >= len(gb) {
 			t.Errorf("the player's state is not smaller than the GM's")
 		}
+		// The player's key with the GM's session id: refused, nothing run.
+		req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"document_search","arguments":{"query":"purser Zhodani infiltrator"}}}`))
+		req.Header.Set("Authorization", "Bearer "+playerKey)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", gmCS.ID())
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || strings.Contains(string(b), "Karesh") {
+			t.Errorf("player on the GM's MCP session: %d %s", resp.StatusCode, b)
+		}
+		// An agent's burst of tool calls fits the MCP budget, with the
+		// default limits (the chat budget allows 10 at once).
+		for i := range 40 {
+			if _, isErr := callText(t, cs, "traveller_uwp_parse", map[string]any{"uwp": "A788899-C"}); isErr {
+				t.Fatalf("MCP call %d of 40 failed", i+1)
+			}
+		}
+	}
+	// The chat budget is untouched by all that MCP.
+	if code, body := get("/api/search", playerKey, q); code != 200 {
+		t.Fatalf("player search after the MCP burst: %d %s", code, body)
 	}
 	// Without a key, /mcp is refused.
 	if code, _ := get("/mcp", "", ""); code != 401 {
@@ -308,5 +336,95 @@ func TestServePrintConfig(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "HEARTH__SERVER__PORT") {
 		t.Fatalf("bad port: %v\n%s", err, out)
+	}
+}
+
+// `hearth mcp` answers a malformed line with a JSON-RPC parse error and
+// keeps serving; notifications/initialized right after initialize is no
+// error.
+func TestMCPStdioBadLine(t *testing.T) {
+	cmd := exec.Command(hearthBin, "mcp", "--data", t.TempDir())
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`this is not json`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	} {
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	var replies []map[string]any
+	for len(replies) < 3 && sc.Scan() {
+		var r map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("stdout line %q: %v", sc.Text(), err)
+		}
+		replies = append(replies, r)
+	}
+	in.Close() // the client goes: a normal end
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("hearth mcp: %v\n%s", err, stderr.String())
+	}
+	byID := map[string]map[string]any{}
+	for _, r := range replies {
+		byID[fmt.Sprint(r["id"])] = r
+	}
+	if e, _ := byID["<nil>"]["error"].(map[string]any); e == nil || e["code"] != -32700.0 {
+		t.Errorf("no parse error for the bad line: %v", replies)
+	}
+	if byID["1"]["result"] == nil || byID["2"]["result"] == nil {
+		t.Errorf("initialize and tools/list, around the bad line, were not both answered: %v", replies)
+	}
+	if strings.Contains(stderr.String(), `"level":"ERROR"`) {
+		t.Errorf("errors logged:\n%s", stderr.String())
+	}
+}
+
+// limits.mcp_rpm is MCP's own budget: spent, /mcp and /mcp/sse answer 429
+// with Retry-After while the chat budget is still whole.
+func TestServeMCPBudget(t *testing.T) {
+	dir := t.TempDir()
+	key := regexp.MustCompile(`hth_[a-z0-9_]+`).FindString(run(t, nil, "user", "add", "gm", "--role", "gm", "--data", dir))
+	url := startServe(t, dir, "HEARTH__LIMITS__MCP_RPM=1") // one request a minute, one at once
+	do := func(method, path string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := do("POST", "/mcp"); resp.StatusCode == http.StatusTooManyRequests {
+		t.Fatal("the first MCP request was refused")
+	}
+	for _, path := range []string{"/mcp", "/mcp/sse?sessionid=x"} {
+		resp := do("POST", path)
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s over the MCP budget: %d, Retry-After %q", path, resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	}
+	if resp := do("GET", "/api/documents"); resp.StatusCode != http.StatusOK {
+		t.Errorf("/api/documents with the MCP budget spent: %d", resp.StatusCode)
 	}
 }
