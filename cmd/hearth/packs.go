@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/embed"
 	"github.com/hearth-rpg/hearth/lore"
@@ -247,29 +248,15 @@ func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*rsqli
 }
 
 // bundledIDs lists the packs built into Hearth.
-func bundledIDs() []string {
-	ents, _ := fs.ReadDir(hearth.Packs, "packs")
-	var ids []string
-	for _, e := range ents {
-		if e.IsDir() {
-			ids = append(ids, e.Name())
-		}
-	}
-	return ids
-}
+func bundledIDs() []string { return app.BundledPacks() }
 
 // loadPack loads a pack from a path or, failing that, a bundled pack by id.
 func (g *globals) loadPack(ctx context.Context, arg string) (*content.Pack, error) {
-	if _, err := os.Stat(arg); err == nil {
-		return content.LoadPack(ctx, arg)
+	p, err := app.LoadPack(ctx, arg)
+	if errors.Is(err, app.ErrNoPack) {
+		return nil, g.noPack(arg)
 	}
-	if slices.Contains(bundledIDs(), arg) {
-		return content.LoadPackFS(ctx, hearth.Packs, "packs/"+arg)
-	}
-	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+arg); err == nil {
-		return content.LoadPackFS(ctx, hearth.Campaigns, "campaigns/"+arg)
-	}
-	return nil, g.noPack(arg)
+	return p, err
 }
 
 // packPath is a path Validate can read: the argument itself, or a bundled
@@ -286,7 +273,7 @@ func (g *globals) packPath(arg string) (string, func(), error) {
 		if err != nil {
 			continue
 		}
-		if _, err := fs.Stat(sub, "."); err != nil || !validName(arg) {
+		if _, err := fs.Stat(sub, "."); err != nil || !app.ValidName(arg) {
 			continue
 		}
 		tmp, err := os.MkdirTemp("", "hearth-pack-")
@@ -305,10 +292,6 @@ func (g *globals) packPath(arg string) (string, func(), error) {
 
 func (g *globals) noPack(arg string) error {
 	return errors.New(g.t("cli.pack.no_pack", map[string]any{"Pack": strconv.Quote(arg), "Bundled": strings.Join(bundledIDs(), ", ")}))
-}
-
-func validName(s string) bool {
-	return s != "" && !strings.ContainsAny(s, `/\`) && s != "." && s != ".."
 }
 
 func sortedKeys[V any](m map[string]V) []string {
