@@ -88,4 +88,3 @@ func (d gameDoor) Act(ctx context.Context, id, input string) (mcp.TurnResult, er
 	return mcp.TurnResult{Turn: r.Turn, Committed: r.Committed, Narrative: r.Narrative, Awaiting: r.Awaiting.Kind,
 		Prompt: r.Awaiting.Prompt, Choices: r.Awaiting.Options, Rejected: r.Rejected, Notice: r.Notice}, nil
 }
-

@@ -36,9 +36,9 @@ type globals struct {
 	environ    []string
 	cfg        *config.Config
 	src        *config.Source
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
 	// loc speaks the language of the user's locale (LANG and friends).
 	loc i18n.Localizer
 }

@@ -147,4 +147,3 @@ func discover(g *globals, flag string) (*skill.Set, []*skill.Warning, error) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
