@@ -27,7 +27,7 @@ var Migrations = sqlitedb.Migrations{Component: "narrative", FS: migrations, Dir
 // DB is a playthrough's narrative memory in one SQLite file.
 type DB struct {
 	h    *sqlitedb.DB
-	own  bool    // Close closes h: it was opened by Open
+	own  bool // Close closes h: it was opened by Open
 	path string
 	w    *sql.DB // one connection: all writes
 	r    *sql.DB // a pool for reads
