@@ -9,8 +9,8 @@ import (
 
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/embed"
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 
