@@ -10,11 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitefile"
-
-	_ "modernc.org/sqlite" // the "sqlite" driver
-
-	"github.com/hearth-rpg/hearth/internal/migrate"
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/llm"
 )
 
@@ -42,35 +38,45 @@ type Metadata struct {
 	SystemSchema        json.RawMessage `json:"system_schema,omitempty"`
 }
 
+// ConversationMigrations are the conversation tables' numbered files, for
+// a handle shared with the other stores (see package database).
+var ConversationMigrations = sqlitedb.Migrations{Component: "conversations", FS: migrations, Dir: "migrations",
+	Legacy: "assistant_schema", What: "the conversations"}
+
 // Conversations stores conversations in SQLite.
 type Conversations struct {
-	db *sql.DB
+	h   *sqlitedb.DB
+	own bool    // Close closes h: it was opened by OpenConversations
+	w   *sql.DB // the one writer
+	r   *sql.DB // the readers
+}
+
+// NewConversations keeps conversations in the shared handle h, whose
+// migrations must include ConversationMigrations. Close does not close h.
+func NewConversations(h *sqlitedb.DB) *Conversations {
+	return &Conversations{h: h, w: h.Writer(), r: h.Reader()}
 }
 
 // OpenConversations opens (creating if needed) the conversation tables in
-// the SQLite file at path.
+// the SQLite file at path, only those brought up to date, for tests and
+// tools; Hearth itself opens every store at once (package database).
 func OpenConversations(ctx context.Context, path string) (*Conversations, error) {
-	dsn, err := sqlitefile.DSN(path, "synchronous(NORMAL)")
+	h, err := sqlitedb.Open(ctx, path, sqlitedb.Options{Migrations: []sqlitedb.Migrations{ConversationMigrations}, SynchronousNormal: true})
 	if err != nil {
 		return nil, fmt.Errorf("open conversations: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open conversations: %w", err)
-	}
-	// SQLite writes one at a time; a few connections serve the reads
-	// without paying a connection's setup per request.
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
-	if err := migrate.Apply(ctx, db, migrations, "migrations", "assistant_schema", "conversations"); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &Conversations{db: db}, nil
+	c := NewConversations(h)
+	c.own = true
+	return c, nil
 }
 
-// Close closes the database.
-func (c *Conversations) Close() error { return c.db.Close() }
+// Close closes the database when OpenConversations opened it.
+func (c *Conversations) Close() error {
+	if c.own {
+		return c.h.Close()
+	}
+	return nil
+}
 
 // NewID returns a fresh conversation id.
 func NewID() string {
@@ -83,7 +89,7 @@ const timeFormat = time.RFC3339Nano
 func (c *Conversations) Get(ctx context.Context, userID, id string) (Conversation, error) {
 	var conv Conversation
 	var created, updated, msgs, meta string
-	err := c.db.QueryRowContext(ctx, `SELECT id, user_id, created_at, updated_at, messages, metadata
+	err := c.r.QueryRowContext(ctx, `SELECT id, user_id, created_at, updated_at, messages, metadata
 		FROM assistant_conversations WHERE id = ? AND user_id = ?`, id, userID).
 		Scan(&conv.ID, &conv.UserID, &created, &updated, &msgs, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -106,7 +112,7 @@ func (c *Conversations) Get(ctx context.Context, userID, id string) (Conversatio
 // Exists reports whether any user has a conversation with this id.
 func (c *Conversations) Exists(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM assistant_conversations WHERE id = ?`, id).Scan(&n); err != nil {
+	if err := c.r.QueryRowContext(ctx, `SELECT count(*) FROM assistant_conversations WHERE id = ?`, id).Scan(&n); err != nil {
 		return false, fmt.Errorf("look up conversation %s: %w", id, err)
 	}
 	return n > 0, nil
@@ -124,7 +130,7 @@ func (c *Conversations) Save(ctx context.Context, conv Conversation) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.db.ExecContext(ctx, `INSERT INTO assistant_conversations (id, user_id, created_at, updated_at, messages, metadata)
+	res, err := c.w.ExecContext(ctx, `INSERT INTO assistant_conversations (id, user_id, created_at, updated_at, messages, metadata)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, messages = excluded.messages, metadata = excluded.metadata
 		WHERE assistant_conversations.user_id = excluded.user_id`,
@@ -148,7 +154,7 @@ type Summary struct {
 
 // List returns the user's conversations, the latest first.
 func (c *Conversations) List(ctx context.Context, userID string) ([]Summary, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, created_at, updated_at, json_array_length(messages)
+	rows, err := c.r.QueryContext(ctx, `SELECT id, created_at, updated_at, json_array_length(messages)
 		FROM assistant_conversations WHERE user_id = ? ORDER BY updated_at DESC`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
@@ -170,7 +176,7 @@ func (c *Conversations) List(ctx context.Context, userID string) ([]Summary, err
 
 // Delete removes the user's conversation.
 func (c *Conversations) Delete(ctx context.Context, userID, id string) error {
-	res, err := c.db.ExecContext(ctx, `DELETE FROM assistant_conversations WHERE id = ? AND user_id = ?`, id, userID)
+	res, err := c.w.ExecContext(ctx, `DELETE FROM assistant_conversations WHERE id = ? AND user_id = ?`, id, userID)
 	if err != nil {
 		return fmt.Errorf("delete conversation %s: %w", id, err)
 	}
@@ -184,7 +190,7 @@ func (c *Conversations) Delete(ctx context.Context, userID, id string) error {
 // idle longer than ttl go, then each user's oldest beyond maxPerUser (0:
 // unlimited). It returns how many it deleted.
 func (c *Conversations) Cleanup(ctx context.Context, now time.Time, ttl time.Duration, maxPerUser int) (int64, error) {
-	tx, err := c.db.BeginTx(ctx, nil)
+	tx, err := c.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -20,10 +20,9 @@ import (
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
 	"golang.org/x/text/unicode/norm"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/internal/migrate"
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 )
 
 //go:embed migrations/*.sql
@@ -92,8 +91,11 @@ const (
 // Keyring holds users and their API keys in a SQLite file. It is safe for
 // concurrent use; Close it to stop its background writer.
 type Keyring struct {
+	h      *sqlitedb.DB
+	own    bool // Close closes h: it was opened by Open
 	path   string
-	db     *sql.DB
+	w      *sql.DB // the one writer
+	r      *sql.DB // the readers
 	lookup *sql.Stmt
 	params Params
 	now    func() time.Time
@@ -145,12 +147,20 @@ func WithClock(now func() time.Time) Option { return func(kr *Keyring) { kr.now 
 // again; 0 turns the cache off.
 func WithCacheTTL(d time.Duration) Option { return func(kr *Keyring) { kr.ttl = d } }
 
-// Open opens (creating if needed) the users and keys in the SQLite file at
-// path, which other stores may share: the tables are auth_*, versioned in
-// auth_schema.
-func Open(ctx context.Context, path string, opts ...Option) (*Keyring, error) {
+// Migrations are the users' and keys' numbered files, for a handle
+// shared with the other stores (see package database).
+var Migrations = sqlitedb.Migrations{Component: "auth", FS: migrations, Dir: "migrations",
+	Legacy: "auth_schema", What: "the users and keys"}
+
+// New keeps users and keys in the shared handle h, whose migrations must
+// include Migrations. Close stops its background writer and does not
+// close h.
+func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Keyring, error) {
 	kr := &Keyring{
-		path:   path,
+		h:      h,
+		path:   h.Path(),
+		w:      h.Writer(),
+		r:      h.Reader(),
 		params: DefaultParams(),
 		now:    time.Now,
 		ttl:    DefaultCacheTTL,
@@ -168,27 +178,30 @@ func Open(ctx context.Context, path string, opts ...Option) (*Keyring, error) {
 	if err := kr.params.validate(); err != nil {
 		return nil, fmt.Errorf("open the keyring: %w", err)
 	}
-	dsn, err := sqlitefile.DSN(path, "foreign_keys(1)", "synchronous(FULL)")
-	if err != nil {
-		return nil, fmt.Errorf("open the keyring: %w", err)
-	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open the keyring %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(max(4, runtime.NumCPU()))
-	kr.db = db
-	if err := migrate.Apply(ctx, db, migrations, "migrations", "auth_schema", "the users and keys in "+path); err != nil {
-		db.Close()
-		return nil, kr.explain("open the keyring", err)
-	}
-	kr.lookup, err = db.PrepareContext(ctx, `SELECT k.hash, k.revoked_at, u.id, u.name, u.role
+	var err error
+	kr.lookup, err = kr.r.PrepareContext(ctx, `SELECT k.hash, k.revoked_at, u.id, u.name, u.role
 		FROM auth_keys k JOIN auth_users u ON u.id = k.user_id WHERE k.id = ?`)
 	if err != nil {
-		db.Close()
 		return nil, kr.explain("open the keyring", err)
 	}
 	go kr.flushLoop()
+	return kr, nil
+}
+
+// Open opens (creating if needed) the users and keys in the SQLite file at
+// path, only their tables brought up to date, for tests and tools; Hearth
+// itself opens every store at once (package database).
+func Open(ctx context.Context, path string, opts ...Option) (*Keyring, error) {
+	h, err := sqlitedb.Open(ctx, path, sqlitedb.Options{Migrations: []sqlitedb.Migrations{Migrations}})
+	if err != nil {
+		return nil, fmt.Errorf("open the keyring: %w", err)
+	}
+	kr, err := New(ctx, h, opts...)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	kr.own = true
 	return kr, nil
 }
 
@@ -199,7 +212,10 @@ func (kr *Keyring) Close() error {
 		<-kr.done
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		kr.closeErr = errors.Join(kr.flush(ctx), kr.lookup.Close(), kr.db.Close())
+		kr.closeErr = errors.Join(kr.flush(ctx), kr.lookup.Close())
+		if kr.own {
+			kr.closeErr = errors.Join(kr.closeErr, kr.h.Close())
+		}
 	})
 	return kr.closeErr
 }
@@ -378,7 +394,7 @@ func (kr *Keyring) flush(ctx context.Context) error {
 }
 
 func (kr *Keyring) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := kr.db.BeginTx(ctx, nil)
+	tx, err := kr.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -400,7 +416,7 @@ func (kr *Keyring) AddUser(ctx context.Context, name string, role access.Level) 
 		return User{}, fmt.Errorf("%w %d: use player, trusted, assistant or gm", ErrInvalidRole, int(role))
 	}
 	u := User{ID: newID(), Name: name, Role: role}
-	res, err := kr.db.ExecContext(ctx, `INSERT INTO auth_users (id, name, role, created_at)
+	res, err := kr.w.ExecContext(ctx, `INSERT INTO auth_users (id, name, role, created_at)
 		SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM auth_users WHERE name = ?)`,
 		u.ID, u.Name, int(u.Role), kr.now().UnixNano(), u.Name)
 	if err != nil {
@@ -447,7 +463,7 @@ func (kr *Keyring) user(ctx context.Context, q interface {
 // IssueKey creates a key for the named user and returns it in plain text:
 // this is the only time it exists outside the caller's hands.
 func (kr *Keyring) IssueKey(ctx context.Context, userName string) (string, KeyInfo, error) {
-	u, err := kr.user(ctx, kr.db, userName)
+	u, err := kr.user(ctx, kr.r, userName)
 	if err != nil {
 		return "", KeyInfo{}, err
 	}
@@ -458,7 +474,7 @@ func (kr *Keyring) IssueKey(ctx context.Context, userName string) (string, KeyIn
 	hash := hashSecret(secret, kr.params)
 	kr.release()
 	now := kr.now()
-	res, err := kr.db.ExecContext(ctx, `INSERT INTO auth_keys (id, user_id, hash, created_at)
+	res, err := kr.w.ExecContext(ctx, `INSERT INTO auth_keys (id, user_id, hash, created_at)
 		SELECT ?, id, ?, ? FROM auth_users WHERE id = ?`, id, hash, now.UnixNano(), u.ID)
 	if err != nil {
 		return "", KeyInfo{}, kr.explain("issue a key for "+u.Name, err)
@@ -471,7 +487,7 @@ func (kr *Keyring) IssueKey(ctx context.Context, userName string) (string, KeyIn
 
 // Users returns every user, by name.
 func (kr *Keyring) Users(ctx context.Context) ([]User, error) {
-	rows, err := kr.db.QueryContext(ctx, `SELECT id, name, role FROM auth_users ORDER BY name, id`)
+	rows, err := kr.r.QueryContext(ctx, `SELECT id, name, role FROM auth_users ORDER BY name, id`)
 	if err != nil {
 		return nil, kr.explain("list users", err)
 	}
@@ -492,11 +508,11 @@ func (kr *Keyring) Users(ctx context.Context) ([]User, error) {
 
 // Keys returns the named user's keys, revoked ones included, oldest first.
 func (kr *Keyring) Keys(ctx context.Context, userName string) ([]KeyInfo, error) {
-	u, err := kr.user(ctx, kr.db, userName)
+	u, err := kr.user(ctx, kr.r, userName)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := kr.db.QueryContext(ctx, `SELECT id, created_at, last_used_at, revoked_at
+	rows, err := kr.r.QueryContext(ctx, `SELECT id, created_at, last_used_at, revoked_at
 		FROM auth_keys WHERE user_id = ? ORDER BY created_at, id`, u.ID)
 	if err != nil {
 		return nil, kr.explain("list the keys of "+u.Name, err)
@@ -541,7 +557,7 @@ func (kr *Keyring) Revoke(ctx context.Context, keyID string) error {
 	if !validKeyID(keyID) {
 		return fmt.Errorf("key %q: %w", keyID, ErrNoKey)
 	}
-	res, err := kr.db.ExecContext(ctx, `UPDATE auth_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, kr.now().UnixNano(), keyID)
+	res, err := kr.w.ExecContext(ctx, `UPDATE auth_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, kr.now().UnixNano(), keyID)
 	if err != nil {
 		return kr.explain("revoke key "+keyID, err)
 	}

@@ -16,26 +16,56 @@ import (
 
 // Memories keeps what happened in play as narrative memory events (seed
 // 001 §4.1.3) and recalls them by relevance (package narrative/sqlite).
+// A turn's own events are not stored through it: they are prepared here
+// and committed with the turn (store.Turn.Memories).
 type Memories interface {
+	// Prepare readies events for storing (normalised, embedded) without
+	// writing them.
+	Prepare(ctx context.Context, evs ...narrative.Event) ([]narrative.Event, error)
 	Remember(ctx context.Context, evs ...narrative.Event) ([]int64, error)
 	Recall(ctx context.Context, q narrative.Query) ([]narrative.Match, error)
 }
 
-// remember stores a committed turn as a memory event when it changed
-// something beyond the clock. Memories are derived from the turn record,
-// so a failure to store one is logged, never fatal.
-func (s *Session) remember(ctx context.Context, t *Turn) {
+// Remember adds memory events to the turn, committed with it (a skill's
+// remember). Playthrough, Session (the branch) and Turn are the turn's.
+// Without a memory store it keeps nothing.
+func (t *Turn) Remember(evs ...narrative.Event) error {
+	if t.s.opts.Memories == nil {
+		return nil
+	}
+	for _, e := range evs {
+		e.Playthrough, e.Session, e.Turn = t.s.meta.ID, t.s.branch.ID, t.Number
+		// Checked now: a bad event would otherwise fail the whole turn.
+		if err := e.Normalize(); err != nil {
+			return err
+		}
+		t.remembered = append(t.remembered, e)
+	}
+	return nil
+}
+
+// memoriesForCommit returns the turn's memory events, ready to commit
+// with it: those added through Remember, and the turn itself when it
+// changed something beyond the clock. They are derived from the turn, so
+// failing to prepare them is logged and the turn commits without them.
+func (s *Session) memoriesForCommit(ctx context.Context, t *Turn) []narrative.Event {
 	m := s.opts.Memories
 	if m == nil {
-		return
+		return nil
 	}
-	ev, ok := memoryOf(s.meta.ID, s.branch.ID, t, s.w)
-	if !ok {
-		return
+	evs := t.remembered
+	if ev, ok := memoryOf(s.meta.ID, s.branch.ID, t, s.w); ok {
+		evs = append(evs, ev)
 	}
-	if _, err := m.Remember(ctx, ev); err != nil {
-		s.opts.Logger.Warn("memory of the turn not stored", "turn", t.Number, "err", err)
+	if len(evs) == 0 {
+		return nil
 	}
+	evs, err := m.Prepare(ctx, evs...)
+	if err != nil {
+		s.opts.Logger.Warn("memories of the turn not stored", "turn", t.Number, "err", err)
+		return nil
+	}
+	return evs
 }
 
 // memoryOf summarises a turn as an event: its first sentence, who was

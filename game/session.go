@@ -47,8 +47,9 @@ type Options struct {
 	// Choices, when set, ends every committed turn with three or four
 	// choices (choice-based play).
 	Choices ChoiceMaker
-	// Memories stores each eventful turn as a memory event and recalls
-	// them for model context; nil keeps none.
+	// Memories recalls memory events for model context and readies each
+	// eventful turn's event, which the store commits with the turn; nil
+	// keeps none.
 	Memories Memories
 	// SnapshotEvery writes a snapshot every this many turns (default 50).
 	SnapshotEvery int
@@ -612,6 +613,7 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 	if st.Timings, err = enc(map[string]int64{"play_us": played.Sub(began).Microseconds()}); err != nil {
 		return err
 	}
+	st.Memories = s.memoriesForCommit(ctx, t)
 	var snap *store.Snapshot
 	if n%s.opts.SnapshotEvery == 0 {
 		state, err := enc(s.w)
@@ -624,7 +626,6 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 		return fmt.Errorf("save turn %d: %w", n, err)
 	}
 	s.head = n
-	s.remember(ctx, t)
 	if t.lore != nil {
 		s.lore = t.lore
 	}

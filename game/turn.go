@@ -49,6 +49,7 @@ type Turn struct {
 	turnLore     *lore.TurnLore
 	keywordState *lorebook.State
 	memories     *[]narrative.Match
+	remembered   []narrative.Event // committed with the turn
 
 	sceneAtStart   int
 	beatsTriggered []string

@@ -19,6 +19,7 @@ type turnStore struct {
 	at          world.GameTime
 	location    string
 	memories    game.Memories
+	game        *game.Turn
 	reputation  map[string]int
 	perception  map[string]int
 }
@@ -26,7 +27,7 @@ type turnStore struct {
 func newTurnStore(t *game.Turn) *turnStore {
 	w := t.World()
 	st := &turnStore{playthrough: t.Session(), turn: t.Number, at: w.Time, location: w.Scene.Location,
-		memories: t.Memories(), reputation: map[string]int{}, perception: map[string]int{}}
+		memories: t.Memories(), game: t, reputation: map[string]int{}, perception: map[string]int{}}
 	for id := range w.Factions {
 		st.reputation[id] = w.Reputation(id)
 	}
@@ -63,9 +64,9 @@ func (s *turnStore) Remember(ctx context.Context, m host.NewMemory) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.memories.Remember(ctx, narrative.Event{Playthrough: s.playthrough, Turn: s.turn, At: s.at, Wall: time.Now(),
+	// Committed with the turn, so a turn that fails leaves no memory.
+	return s.game.Remember(narrative.Event{At: s.at, Wall: time.Now(),
 		Summary: m.Summary, Characters: m.Characters, Location: s.location, Significance: max(1, min(m.Significance, 10)), Kind: kind})
-	return err
 }
 
 func (s *turnStore) Reputation(f string) (int, bool) { v, ok := s.reputation[f]; return v, ok }

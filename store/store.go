@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/hearth-rpg/hearth/narrative"
 )
 
 // Errors a Store returns, wrapped with context; test with errors.Is.
@@ -55,6 +57,10 @@ type Turn struct {
 	// SceneLore is the lore cache of the scene this turn began, when it
 	// began one; it is committed with the turn.
 	SceneLore *SceneLore
+	// Memories are the memory events the turn leaves (package narrative),
+	// committed with it: a turn is stored with all of them or not at all.
+	// Turns does not return them; they are read through narrative recall.
+	Memories  []narrative.Event
 	CreatedAt time.Time
 }
 
@@ -122,8 +128,9 @@ type Store interface {
 	// Tip is the number of the last turn on the branch's line.
 	Tip(ctx context.Context, branchID string) (int, error)
 
-	// AppendTurn commits t, and snap when not nil, and moves the session's
-	// head to (t.BranchID, t.Number), in one transaction. t.Number must be
+	// AppendTurn commits t (with its scene lore and memory events), and
+	// snap when not nil, and moves the session's head to (t.BranchID,
+	// t.Number), in one transaction. t.Number must be
 	// the branch's Tip+1, else ErrConflict.
 	AppendTurn(ctx context.Context, t *Turn, snap *Snapshot) error
 	// Turns returns the turns numbered from..to (inclusive) on the branch's

@@ -75,7 +75,7 @@ func (l *Library) SearchImages(ctx context.Context, q ImageQuery) ([]Image, erro
 			ORDER BY bm25(library_images_fts, %.1f, 1.0), i.id LIMIT ?`, descriptionWeight)
 		args = append([]any{match}, args...)
 	}
-	rows, err := l.db.QueryContext(ctx, query, append(args, limit)...)
+	rows, err := l.r.QueryContext(ctx, query, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("search images: %w", err)
 	}
@@ -140,7 +140,7 @@ func (l *Library) Image(ctx context.Context, id int64, role access.Level, withDa
 	if withData {
 		cols += ", i.webp"
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT `+cols+` FROM library_images i JOIN library_documents d ON d.id = i.document
+	rows, err := l.r.QueryContext(ctx, `SELECT `+cols+` FROM library_images i JOIN library_documents d ON d.id = i.document
 		WHERE i.id = ? AND d.access <= ?`, id, level(role))
 	if err != nil {
 		return Image{}, fmt.Errorf("image %d: %w", id, err)

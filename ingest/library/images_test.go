@@ -103,7 +103,7 @@ func TestSearchImages(t *testing.T) {
 		t.Errorf("after delete: %v", names(got))
 	}
 	var n int
-	if err := l.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM library_images_fts`).Scan(&n); err != nil || n != 1 {
+	if err := l.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM library_images_fts`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("the full-text index holds %d rows, want 1 (%v)", n, err)
 	}
 }
@@ -150,7 +150,7 @@ func TestMigrateOldLibrary(t *testing.T) {
 		t.Fatalf("after migrating: %+v %v", got, err)
 	}
 	var n int
-	l.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'library_schema'`).Scan(&n)
+	l.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'library_schema'`).Scan(&n)
 	if n != 0 {
 		t.Errorf("the old version table is still there")
 	}

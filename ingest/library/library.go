@@ -9,13 +9,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitefile"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
-	"github.com/hearth-rpg/hearth/internal/migrate"
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 
@@ -78,38 +74,48 @@ type Image struct {
 	Context string `json:"context,omitempty"`
 }
 
+// Migrations are the library's numbered files, for a handle shared with
+// the other stores (see package database).
+var Migrations = sqlitedb.Migrations{Component: "library", FS: migrations, Dir: "migrations",
+	Legacy: "library_migrations", What: "the library"}
+
 // Library is the document store. It is safe for concurrent use.
 type Library struct {
-	db   *sql.DB
+	h    *sqlitedb.DB
+	own  bool    // Close closes h: it was opened by Open
+	w    *sql.DB // the one writer
+	r    *sql.DB // the readers
 	ix   retrieve.Index
 	path string
 }
 
-// Open opens (creating if needed) the library in the SQLite file at path;
-// ix receives the documents' chunks and is not closed by Close.
+// New keeps documents in the shared handle h, whose migrations must
+// include Migrations; ix receives the documents' chunks. Close closes
+// neither.
+func New(ctx context.Context, h *sqlitedb.DB, ix retrieve.Index) *Library {
+	return &Library{h: h, w: h.Writer(), r: h.Reader(), ix: ix, path: h.Path()}
+}
+
+// Open opens (creating if needed) the library in the SQLite file at path
+// with only its own tables brought up to date, for tests and tools;
+// Hearth itself opens every store at once (package database). ix
+// receives the documents' chunks and is not closed by Close.
 func Open(ctx context.Context, path string, ix retrieve.Index) (*Library, error) {
-	dsn, err := sqlitefile.DSN(path, "synchronous(NORMAL)", "foreign_keys(1)")
+	h, err := sqlitedb.Open(ctx, path, sqlitedb.Options{Migrations: []sqlitedb.Migrations{Migrations}, SynchronousNormal: true})
 	if err != nil {
 		return nil, fmt.Errorf("open library: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open library %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1) // one writer; reads are small
-	l := &Library{db: db, ix: ix, path: path}
-	if err := l.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
+	l := New(ctx, h, ix)
+	l.own = true
 	return l, nil
 }
 
-// Close closes the database.
-func (l *Library) Close() error { return l.db.Close() }
-
-func (l *Library) migrate(ctx context.Context) error {
-	return migrate.Apply(ctx, l.db, migrations, "migrations", "library_migrations", "the library in "+l.path)
+// Close closes the database when Open opened it.
+func (l *Library) Close() error {
+	if l.own {
+		return l.h.Close()
+	}
+	return nil
 }
 
 // Put stores a document whole, replacing one with the same id: chunks go
@@ -147,7 +153,7 @@ func (l *Library) Put(ctx context.Context, d Document, pages []Page, images []Im
 }
 
 func (l *Library) putRows(ctx context.Context, d Document, pages []Page, images []Image) error {
-	tx, err := l.db.BeginTx(ctx, nil)
+	tx, err := l.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store document %s: %w", d.ID, err)
 	}

@@ -93,7 +93,7 @@ func TestPutGetAccess(t *testing.T) {
 	}
 	// Images follow their document's access, by join: lowering the
 	// document's level shows them to players without touching the image.
-	if _, err := l.db.ExecContext(ctx, `UPDATE library_documents SET access = ? WHERE id = 'a1'`, int(access.Player)); err != nil {
+	if _, err := l.w.ExecContext(ctx, `UPDATE library_documents SET access = ? WHERE id = 'a1'`, int(access.Player)); err != nil {
 		t.Fatal(err)
 	}
 	if ims, err := l.Images(ctx, "a1", 0, access.Player, false); err != nil || len(ims) != 1 || ims[0].Width != 3 || ims[0].WebP != nil {

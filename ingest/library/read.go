@@ -41,7 +41,7 @@ func scanDoc(row interface{ Scan(...any) error }) (Document, error) {
 
 // Document returns a document's record if role may read it.
 func (l *Library) Document(ctx context.Context, id string, role access.Level) (Document, error) {
-	d, err := scanDoc(l.db.QueryRowContext(ctx, `SELECT `+docColumns+` FROM library_documents WHERE id = ? AND access <= ?`, id, level(role)))
+	d, err := scanDoc(l.r.QueryRowContext(ctx, `SELECT `+docColumns+` FROM library_documents WHERE id = ? AND access <= ?`, id, level(role)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("document %q: %w", id, ErrNotFound)
 	}
@@ -50,7 +50,7 @@ func (l *Library) Document(ctx context.Context, id string, role access.Level) (D
 
 // List returns the documents role may read, by title.
 func (l *Library) List(ctx context.Context, role access.Level) ([]Document, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT `+docColumns+` FROM library_documents WHERE access <= ? ORDER BY title, id`, level(role))
+	rows, err := l.r.QueryContext(ctx, `SELECT `+docColumns+` FROM library_documents WHERE access <= ? ORDER BY title, id`, level(role))
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}
@@ -69,7 +69,7 @@ func (l *Library) List(ctx context.Context, role access.Level) ([]Document, erro
 // Get returns one page's text if role may read its document.
 func (l *Library) Get(ctx context.Context, docID string, page int, role access.Level) (Page, error) {
 	p := Page{Number: page}
-	err := l.db.QueryRowContext(ctx, `SELECT p.label, p.text FROM library_pages p
+	err := l.r.QueryRowContext(ctx, `SELECT p.label, p.text FROM library_pages p
 		JOIN library_documents d ON d.id = p.document
 		WHERE p.document = ? AND p.number = ? AND d.access <= ?`, docID, page, level(role)).Scan(&p.Label, &p.Text)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -84,7 +84,7 @@ func (l *Library) Get(ctx context.Context, docID string, page int, role access.L
 // Delete removes a document, its pages and images, and its chunks from
 // the index. Deleting what is not there is not an error.
 func (l *Library) Delete(ctx context.Context, id string) error {
-	if _, err := l.db.ExecContext(ctx, `DELETE FROM library_documents WHERE id = ?`, id); err != nil {
+	if _, err := l.w.ExecContext(ctx, `DELETE FROM library_documents WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("delete document %s: %w", id, err)
 	}
 	if err := l.ix.DeletePack(ctx, PackOf(id)); err != nil {

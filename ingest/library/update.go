@@ -64,7 +64,7 @@ func (l *Library) Update(ctx context.Context, id string, role access.Level, ch C
 		return old, err
 	}
 	tags, _ := json.Marshal(nonNil(d.Tags))
-	if _, err := l.db.ExecContext(ctx, `UPDATE library_documents SET title = ?, tags = ?, access = ? WHERE id = ?`,
+	if _, err := l.w.ExecContext(ctx, `UPDATE library_documents SET title = ?, tags = ?, access = ? WHERE id = ?`,
 		d.Title, string(tags), int(d.Access), id); err != nil {
 		// Put the chunks back as they were, so search matches the record.
 		return old, errors.Join(fmt.Errorf("update document %s: %w", id, err), l.reindex(context.WithoutCancel(ctx), d, old, cs))

@@ -24,7 +24,41 @@ var ErrNotFound = errors.New("not found")
 // in one call; if that call fails they are stored without (recall by text
 // still finds them lexically). Every event's embedding must have the
 // dimension of the playthrough's other embeddings.
+//
+// A turn's own memory events are not stored here but with the turn, in
+// its transaction (Turn.Memories in package store, InsertEvents).
 func (db *DB) Remember(ctx context.Context, evs ...narrative.Event) ([]int64, error) {
+	evs, err := db.Prepare(ctx, evs...)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	err = db.tx(ctx, "remember events", func(tx *sql.Tx) error {
+		ids, err = InsertEvents(ctx, tx, evs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// Prepare readies events to be stored: normalised, stamped with the wall
+// time when they have none, and embedded (see Remember) when there is an
+// embedder. It writes nothing: a turn prepares its events before its
+// transaction begins, so that no model call holds the write lock.
+func (db *DB) Prepare(ctx context.Context, evs ...narrative.Event) ([]narrative.Event, error) {
+	evs, err := normalize(evs)
+	if err != nil {
+		return nil, err
+	}
+	db.embedMissing(ctx, evs)
+	return evs, nil
+}
+
+// normalize returns a normalised copy of evs, refusing a batch over
+// MaxBatch.
+func normalize(evs []narrative.Event) ([]narrative.Event, error) {
 	if len(evs) > MaxBatch {
 		return nil, fmt.Errorf("remember %d events at once; the limit is %d: split the batch", len(evs), MaxBatch)
 	}
@@ -38,55 +72,43 @@ func (db *DB) Remember(ctx context.Context, evs ...narrative.Event) ([]int64, er
 			evs[i].Wall = time.Now().UTC()
 		}
 	}
-	db.embedMissing(ctx, evs)
+	return evs, nil
+}
 
-	db.writing.Lock()
-	defer db.writing.Unlock()
-	ids := make([]int64, len(evs))
-	err := db.tx(ctx, "remember events", func(tx *sql.Tx) error {
-		dims := map[string]int{}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO narrative_events
-			(playthrough, session, turn, scene, game_time, wall_time, summary, characters, location, action_type, significance, tags, kind, embedding)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for i := range evs {
-			e := &evs[i]
-			if len(e.Embedding) > 0 {
-				if err := checkDimension(ctx, tx, dims, e); err != nil {
-					return err
-				}
-			}
-			chars, _ := json.Marshal(nonNil(e.Characters))
-			tags, _ := json.Marshal(nonNil(e.Tags))
-			res, err := stmt.ExecContext(ctx, e.Playthrough, e.Session, e.Turn, e.Scene, int64(e.At), e.Wall.UnixNano(),
-				e.Summary, string(chars), e.Location, e.Action, e.Significance, string(tags), string(e.Kind), encodeVector(e.Embedding))
-			if err != nil {
-				return err
-			}
-			if ids[i], err = res.LastInsertId(); err != nil {
-				return err
-			}
-			e.ID = ids[i]
-		}
-		return nil
-	})
+// InsertEvents stores events inside tx, a transaction on the writer of a
+// handle whose migrations include Migrations, and returns their IDs. It
+// normalises them but embeds nothing (see Prepare). Recall finds them once
+// tx commits: every DB reads back events committed since it last looked.
+func InsertEvents(ctx context.Context, tx *sql.Tx, evs []narrative.Event) ([]int64, error) {
+	evs, err := normalize(evs)
 	if err != nil {
 		return nil, err
 	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	for _, e := range evs {
-		x := db.idx[e.Playthrough]
-		if x == nil {
-			continue
+	dims := map[string]int{}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO narrative_events
+		(playthrough, session, turn, scene, game_time, wall_time, summary, characters, location, action_type, significance, tags, kind, embedding)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	ids := make([]int64, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		if len(e.Embedding) > 0 {
+			if err := checkDimension(ctx, tx, dims, e); err != nil {
+				return nil, err
+			}
 		}
-		if err := x.Add(e); err != nil {
-			// Stored but not indexed: reload the playthrough next time.
-			delete(db.idx, e.Playthrough)
-			db.o.log.Warn("narrative: index out of step; will reload", "playthrough", e.Playthrough, "err", err)
+		chars, _ := json.Marshal(nonNil(e.Characters))
+		tags, _ := json.Marshal(nonNil(e.Tags))
+		res, err := stmt.ExecContext(ctx, e.Playthrough, e.Session, e.Turn, e.Scene, int64(e.At), e.Wall.UnixNano(),
+			e.Summary, string(chars), e.Location, e.Action, e.Significance, string(tags), string(e.Kind), encodeVector(e.Embedding))
+		if err != nil {
+			return nil, err
+		}
+		if ids[i], err = res.LastInsertId(); err != nil {
+			return nil, err
 		}
 	}
 	return ids, nil
@@ -196,8 +218,8 @@ func (db *DB) Event(ctx context.Context, playthrough string, id int64) (narrativ
 
 // Forget deletes an event (the seed's retention policies).
 func (db *DB) Forget(ctx context.Context, playthrough string, id int64) error {
-	db.writing.Lock()
-	defer db.writing.Unlock()
+	db.loading.Lock() // no catch-up adds it back while it goes
+	defer db.loading.Unlock()
 	var n int64
 	err := db.tx(ctx, "forget a memory", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM narrative_events WHERE playthrough = ? AND id = ?`, playthrough, id)
@@ -214,8 +236,13 @@ func (db *DB) Forget(ctx context.Context, playthrough string, id int64) error {
 		return fmt.Errorf("forget memory %d of playthrough %s: %w", id, playthrough, ErrNotFound)
 	}
 	db.mu.Lock()
-	if x := db.idx[playthrough]; x != nil {
-		x.Remove(playthrough, id)
+	if l := db.idx[playthrough]; l != nil {
+		l.x.Remove(playthrough, id)
+		// SQLite gives the next event the highest ID plus one, so the ID
+		// of a deleted last event comes back: read it again when it does.
+		if id <= l.last {
+			l.last = min(l.last, id-1)
+		}
 	}
 	db.mu.Unlock()
 	return nil
@@ -269,49 +296,68 @@ func (db *DB) recall(ctx context.Context, q narrative.Query, exact bool) ([]narr
 	return ms, nil
 }
 
-// index returns a playthrough's index, reading its events on first use.
+// index returns a playthrough's index, reading its events on first use
+// and, after that, the events committed since it last read.
 func (db *DB) index(ctx context.Context, playthrough string) (*narrative.Index, error) {
+	db.loading.Lock()
+	defer db.loading.Unlock()
 	db.mu.RLock()
-	x := db.idx[playthrough]
+	l := db.idx[playthrough]
 	db.mu.RUnlock()
-	if x != nil {
-		return x, nil
+	if l == nil {
+		// Read without holding mu, so recalls in other playthroughs go on.
+		l = &loaded{x: narrative.NewIndex(db.o.index)}
+		var n, dim int
+		err := db.r.QueryRowContext(ctx, `SELECT count(*), COALESCE(MAX(length(embedding)), 0) / 4 FROM narrative_events WHERE playthrough = ?`, playthrough).Scan(&n, &dim)
+		if err != nil {
+			return nil, db.explain("count memories", err)
+		}
+		l.x.Reserve(playthrough, n, dim)
+		if err := db.catchUp(ctx, playthrough, l, false); err != nil {
+			return nil, err
+		}
+		db.mu.Lock()
+		db.idx[playthrough] = l
+		db.mu.Unlock()
+		return l.x, nil
 	}
-	db.writing.Lock()
-	defer db.writing.Unlock()
-	db.mu.RLock()
-	x = db.idx[playthrough]
-	db.mu.RUnlock()
-	if x != nil {
-		return x, nil
+	if err := db.catchUp(ctx, playthrough, l, true); err != nil {
+		db.mu.Lock()
+		delete(db.idx, playthrough) // out of step: reload next time
+		db.mu.Unlock()
+		return nil, err
 	}
-	// Read without holding mu, so recalls in other playthroughs go on.
-	x = narrative.NewIndex(db.o.index)
-	var n, dim int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*), COALESCE(MAX(length(embedding)), 0) / 4 FROM narrative_events WHERE playthrough = ?`, playthrough).Scan(&n, &dim)
+	return l.x, nil
+}
+
+// catchUp adds the playthrough's events after l.last to l, in ID order.
+// Committed events form a prefix of the IDs (one writer at a time), so
+// nothing is skipped. shared says l is in db.idx, read by recalls.
+func (db *DB) catchUp(ctx context.Context, playthrough string, l *loaded, shared bool) error {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM narrative_events WHERE playthrough = ? AND id > ? ORDER BY id`, playthrough, l.last)
 	if err != nil {
-		return nil, db.explain("count memories", err)
-	}
-	x.Reserve(playthrough, n, dim)
-	rows, err := db.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM narrative_events WHERE playthrough = ? ORDER BY id`, playthrough)
-	if err != nil {
-		return nil, db.explain("load memories", err)
+		return db.explain("load memories", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
-			return nil, db.explain("load memories", err)
+			return db.explain("load memories", err)
 		}
-		if err := x.Add(e); err != nil {
-			return nil, fmt.Errorf("load memories of playthrough %s from %s: %w", playthrough, db.path, err)
+		if shared {
+			db.mu.Lock()
+		}
+		err = l.x.Add(e)
+		l.last = e.ID
+		if shared {
+			db.mu.Unlock()
+		}
+		if err != nil {
+			return fmt.Errorf("load memories of playthrough %s from %s: %w", playthrough, db.path, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, db.explain("load memories", err)
+		return db.explain("load memories", err)
 	}
-	db.mu.Lock()
-	db.idx[playthrough] = x
-	db.mu.Unlock()
-	return x, nil
+	return nil
 }

@@ -8,33 +8,44 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime"
 	"sync"
 
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
-	"github.com/hearth-rpg/hearth/internal/migrate"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/narrative"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Migrations are the narrative tables' numbered files, for a handle
+// shared with the other stores (see package database).
+var Migrations = sqlitedb.Migrations{Component: "narrative", FS: migrations, Dir: "migrations",
+	Legacy: "narrative_schema", What: "the narrative tables"}
+
 // DB is a playthrough's narrative memory in one SQLite file.
 type DB struct {
+	h    *sqlitedb.DB
+	own  bool // Close closes h: it was opened by Open
 	path string
 	w    *sql.DB // one connection: all writes
 	r    *sql.DB // a pool for reads
 	o    options
 
-	// writing serialises event writes with index loads, so a load never
-	// misses an event committed while it reads.
-	writing sync.Mutex
-	mu      sync.RWMutex                // guards idx
-	idx     map[string]*narrative.Index // by playthrough, once loaded
+	// loading serialises index loads and catch-ups, so each event is
+	// added to an index once.
+	loading sync.Mutex
+	mu      sync.RWMutex       // guards idx and each index
+	idx     map[string]*loaded // by playthrough, once loaded
+}
+
+// loaded is a playthrough's recall index and the last event it holds:
+// events are added in ID order as they are read back after commit, by
+// whoever committed them (a turn, Remember, another process).
+type loaded struct {
+	x    *narrative.Index
+	last int64
 }
 
 type options struct {
@@ -79,9 +90,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 // lose the last transactions. The default is FULL.
 func WithSynchronousNormal() Option { return func(o *options) { o.synchronous = "NORMAL" } }
 
-// Open opens (creating if needed) the database file at path and brings
-// the narrative tables up to date. The file may hold other tables too.
-func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+// New serves narrative memory from the shared handle h, whose
+// migrations must include Migrations. Close does not close h.
+func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*DB, error) {
 	o := options{synchronous: "FULL"}
 	for _, f := range opts {
 		f(&o)
@@ -97,46 +108,43 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if o.log == nil {
 		o.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	return &DB{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), o: o, idx: map[string]*loaded{}}, nil
+}
+
+// Open opens (creating if needed) the database file at path with only
+// the narrative tables brought up to date, for tests and tools; the file
+// may hold other tables too. Hearth itself opens every store at once
+// (package database).
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	o := options{synchronous: "FULL"}
+	for _, f := range opts {
+		f(&o)
+	}
 	if path == "" {
 		return nil, errors.New("open narrative memory: the database path is empty")
 	}
-	if _, err := sqlitefile.DSN(path); err != nil {
+	h, err := sqlitedb.Open(ctx, path, sqlitedb.Options{Migrations: []sqlitedb.Migrations{Migrations},
+		SynchronousNormal: o.synchronous == "NORMAL"})
+	if err != nil {
 		return nil, fmt.Errorf("open narrative memory: %w", err)
 	}
-	dsn := func(extra ...string) string {
-		d, _ := sqlitefile.DSN(path, append([]string{"synchronous(" + o.synchronous + ")"}, extra...)...)
-		return d // checked above
-	}
-	w, err := sql.Open("sqlite", dsn())
+	db, err := New(ctx, h, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	db := &DB{path: path, w: w, o: o, idx: map[string]*narrative.Index{}}
-	if err := db.migrate(ctx); err != nil {
-		w.Close()
+		h.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", dsn("query_only(1)"))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	r.SetMaxOpenConns(max(4, runtime.NumCPU()))
-	db.r = r
+	db.own = true
 	return db, nil
 }
 
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 
-// Close closes the database.
-func (db *DB) Close() error { return errors.Join(db.r.Close(), db.w.Close()) }
-
-// migrate applies the embedded migrations the database lacks.
-func (db *DB) migrate(ctx context.Context) error {
-	if err := migrate.Apply(ctx, db.w, migrations, "migrations", "narrative_schema", "the narrative tables in "+db.path); err != nil {
-		return db.explain("open the narrative tables", err)
+// Close closes the database when Open opened it; over a shared handle it
+// does nothing.
+func (db *DB) Close() error {
+	if db.own {
+		return db.h.Close()
 	}
 	return nil
 }

@@ -170,7 +170,7 @@ func TestOpen(t *testing.T) {
 	if err := db.r.QueryRow(`SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("other tables lost: %d, %v", n, err)
 	}
-	if err := db.r.QueryRow(`SELECT max(version) FROM narrative_schema`).Scan(&n); err != nil || n != 1 {
+	if err := db.r.QueryRow(`SELECT max(version) FROM hearth_schema WHERE component = 'narrative'`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("schema version %d, %v", n, err)
 	}
 	db.Close()
@@ -178,7 +178,7 @@ func TestOpen(t *testing.T) {
 
 	// A newer schema is refused.
 	raw, _ = sql.Open("sqlite", "file:"+shared)
-	raw.Exec(`INSERT INTO narrative_schema VALUES (99, 0)`)
+	raw.Exec(`INSERT INTO hearth_schema VALUES ('narrative', 99, 0)`)
 	raw.Close()
 	if _, err := Open(ctx, shared); err == nil || !strings.Contains(err.Error(), "upgrade") {
 		t.Errorf("newer schema: %v", err)

@@ -2,10 +2,11 @@
 // index (FTS5, Porter stemming, BM25) and their embeddings in one SQLite
 // file through the pure-Go modernc.org/sqlite driver.
 //
-// The index may live in the same file as Hearth's other tables, so its
-// tables are all named lore_* and it keeps its own schema version in
-// lore_schema. It can be rebuilt from its sources at any time, so it
-// writes with synchronous=NORMAL.
+// The index lives in the same file as Hearth's other tables, so its
+// tables are all named lore_*; its schema is versioned as component
+// "lore" in the shared hearth_schema (package internal/sqlitedb). Open,
+// for tools and tests, writes with synchronous=NORMAL, since the index can
+// be rebuilt from its sources; New shares the data directory's handle.
 //
 // A search narrows by metadata and by the reader's role in SQL, ranks the
 // survivors by BM25 and, when an embedder is configured, by an exact scan

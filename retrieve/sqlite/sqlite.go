@@ -4,27 +4,29 @@ import (
 	"context"
 	"database/sql"
 	stdembed "embed"
-	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
-	"github.com/hearth-rpg/hearth/internal/migrate"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
 	"github.com/hearth-rpg/hearth/embed"
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 
 //go:embed migrations/*.sql
 var migrations stdembed.FS
 
+// Migrations are the lore index's numbered files, for a handle shared
+// with the other stores (see package database).
+var Migrations = sqlitedb.Migrations{Component: "lore", FS: migrations, Dir: "migrations",
+	Legacy: "lore_schema", What: "the lore index"}
+
 // Index is a retrieve.Index in a SQLite file. It is safe for concurrent
 // use.
 type Index struct {
+	h    *sqlitedb.DB
+	own  bool // Close closes h: it was opened by Open
 	path string
 	w    *sql.DB // one connection: all writes
 	r    *sql.DB // a pool for reads
@@ -54,8 +56,35 @@ func WithEmbedder(e embed.Embedder) Option {
 	return func(o *options) { o.emb = e }
 }
 
-// Open opens (creating if needed) the index in the SQLite file at path and
-// brings its schema up to date.
+// New serves the lore index from the shared handle h, whose migrations
+// must include Migrations. With an embedder, chunks with no vector in its
+// space are embedded before New returns. Close does not close h.
+func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Index, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.emb != nil && o.emb.Dim() <= 0 {
+		return nil, fmt.Errorf("open lore index %s: embedder %s has dimension %d", h.Path(), o.emb.Name(), o.emb.Dim())
+	}
+	ix := &Index{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), emb: o.emb}
+	ix.stmts.db = ix.r
+	if err := ix.prepare(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if err := ix.syncEmbeddings(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Open opens (creating if needed) the index in the SQLite file at path
+// with only its own tables brought up to date, for tests and tools.
+// Hearth itself opens every store at once (package database). The index
+// can be rebuilt from its sources, so it is written with synchronous
+// NORMAL.
 func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	var o options
 	for _, f := range opts {
@@ -64,70 +93,36 @@ func Open(ctx context.Context, path string, opts ...Option) (*Index, error) {
 	if o.emb != nil && o.emb.Dim() <= 0 {
 		return nil, fmt.Errorf("open lore index %s: embedder %s has dimension %d", path, o.emb.Name(), o.emb.Dim())
 	}
-	if _, err := sqlitefile.DSN(path); err != nil {
+	h, err := sqlitedb.Open(ctx, path, sqlitedb.Options{Migrations: []sqlitedb.Migrations{Migrations}, SynchronousNormal: true})
+	if err != nil {
 		return nil, fmt.Errorf("open lore index: %w", err)
 	}
-	dsn := func(extra ...string) string {
-		d, _ := sqlitefile.DSN(path, append([]string{"synchronous(NORMAL)"}, extra...)...)
-		return d // checked above
-	}
-	w, err := sql.Open("sqlite", dsn())
+	ix, err := New(ctx, h, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("open lore index %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	ix := &Index{path: path, w: w, emb: o.emb}
-	if err := ix.migrate(ctx); err != nil {
-		w.Close()
+		h.Close()
 		return nil, err
 	}
-	if err := ix.prepare(ctx); err != nil {
-		ix.Close()
-		return nil, err
-	}
-	// Readers map the file rather than copy pages through read(2): on a
-	// 100,000-chunk index, page reads were a third of a search's time.
-	r, err := sql.Open("sqlite", dsn("query_only(1)", "mmap_size(1073741824)"))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open lore index %s: %w", path, err)
-	}
-	r.SetMaxOpenConns(max(4, runtime.NumCPU()))
-	ix.r = r
-	ix.stmts.db = r
-	if err := ix.syncEmbeddings(ctx); err != nil {
-		ix.Close()
-		return nil, err
-	}
+	ix.own = true
 	return ix, nil
 }
 
 // Path returns the database file's path.
 func (ix *Index) Path() string { return ix.path }
 
-// Close closes the index.
+// Close releases the index's statements, and closes the database when
+// Open opened it.
 func (ix *Index) Close() error {
 	ix.vmu.Lock()
 	ix.vecs = nil
 	ix.vmu.Unlock()
-	ix.stmts.close() // a no-op before the readers are open
+	ix.stmts.close()
 	for _, s := range []*sql.Stmt{ix.insChunk, ix.insKey, ix.insVec} {
 		if s != nil {
 			s.Close()
 		}
 	}
-	var err error
-	if ix.r != nil {
-		err = ix.r.Close()
-	}
-	return errors.Join(err, ix.w.Close())
-}
-
-// migrate applies the embedded migrations the index lacks, each in its
-// own transaction, and refuses a database from a newer Hearth.
-func (ix *Index) migrate(ctx context.Context) error {
-	if err := migrate.Apply(ctx, ix.w, migrations, "migrations", "lore_schema", "the lore index in "+ix.path); err != nil {
-		return ix.explain("open the lore index", err)
+	if ix.own {
+		return ix.h.Close()
 	}
 	return nil
 }

@@ -4,8 +4,11 @@
 // survives a crash or power loss and a kill -9 loses at most the turn in
 // flight.
 //
-// Schema changes are numbered SQL files in migrations/, applied in order
-// in their own transactions and recorded in schema_migrations. A database
-// from a newer Hearth is refused rather than misread. Writes go through one
-// connection with immediate transactions; reads use a pool.
+// Schema changes are numbered SQL files in migrations/ (Migrations),
+// applied with every other store's by the one runner of package
+// internal/sqlitedb and recorded as component "store" in hearth_schema. A
+// database from a newer Hearth is refused rather than misread. Writes go
+// through the handle's one connection with immediate transactions; reads
+// use its pool. A turn's memory events are written in the turn's
+// transaction (narrative/sqlite's InsertEvents).
 package sqlite

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
 	"github.com/hearth-rpg/hearth/store"
 )
 
@@ -336,6 +337,11 @@ func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapsho
 			return db.explain("append turn", err)
 		}
 		l.BranchID, l.Turn = t.BranchID, t.Number
+	}
+	if len(t.Memories) > 0 {
+		if _, err := nsqlite.InsertEvents(ctx, tx, t.Memories); err != nil {
+			return db.explain("append turn: store its memory events", err)
+		}
 	}
 	if snap != nil {
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO snapshots (branch_id, turn, state, rng_state) VALUES (?, ?, ?, ?)`,

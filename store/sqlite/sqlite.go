@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"embed"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,21 +15,28 @@ import (
 
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
-	"github.com/hearth-rpg/hearth/internal/migrate"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
 	"github.com/hearth-rpg/hearth/store"
 )
 
 // FileName is the database file inside a data directory.
-const FileName = "hearth.db"
+const FileName = sqlitedb.FileName
 
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Migrations are the store's numbered files, for a handle shared with
+// the other stores (see package database). A turn's memory events go to
+// the narrative tables, so a handle that stores turns with memories also
+// needs nsqlite.Migrations.
+var Migrations = sqlitedb.Migrations{Component: "store", FS: migrations, Dir: "migrations",
+	Legacy: "schema_migrations", What: "the sessions and turns"}
+
 // DB is a store.Store in one SQLite file.
 type DB struct {
+	h    *sqlitedb.DB
+	own  bool // Close closes h: it was opened by Open
 	path string
 	w    *sql.DB // one connection: all writes
 	r    *sql.DB // a pool for reads
@@ -42,7 +48,7 @@ type DB struct {
 var _ store.Store = (*DB)(nil)
 
 type options struct {
-	synchronous string
+	synchronousNormal bool
 }
 
 // Option configures Open.
@@ -52,7 +58,7 @@ type Option func(*options)
 // with NORMAL, a crash of the process still loses nothing committed, but
 // a power cut may lose the last transactions. The default is FULL.
 func WithSynchronousNormal() Option {
-	return func(o *options) { o.synchronous = "NORMAL" }
+	return func(o *options) { o.synchronousNormal = true }
 }
 
 // DefaultDir is where Hearth keeps data when --data is not given:
@@ -84,53 +90,42 @@ func DefaultDir() (string, error) {
 	return "", fmt.Errorf("no home directory to keep data in (%v); set HEARTH_DATA", err)
 }
 
-// Open opens (creating if needed) the database in dir and brings its
-// schema up to date.
+// New stores sessions in the shared handle h, whose migrations must
+// include Migrations and nsqlite.Migrations. Close does not close h.
+func New(h *sqlitedb.DB) *DB {
+	return &DB{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), branches: map[string]store.Branch{}}
+}
+
+// Open opens (creating if needed) the database in dir with the store's
+// tables (and the narrative tables a turn's memory events go to) brought
+// up to date, for tests and tools. Hearth itself opens every store at
+// once (package database).
 func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
-	o := options{synchronous: "FULL"}
+	var o options
 	for _, f := range opts {
 		f(&o)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, FileName)
-	dsn := func(extra ...string) string {
-		d, _ := sqlitefile.DSN(path, append([]string{"foreign_keys(1)", "synchronous(" + o.synchronous + ")"}, extra...)...)
-		return d // the directory exists and FileName has no ? or #
-	}
-	w, err := sql.Open("sqlite", dsn())
+	h, err := sqlitedb.Open(ctx, filepath.Join(dir, FileName), sqlitedb.Options{
+		Migrations: []sqlitedb.Migrations{Migrations, nsqlite.Migrations}, SynchronousNormal: o.synchronousNormal})
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	db := &DB{path: path, w: w, branches: map[string]store.Branch{}}
-	if err := db.migrate(ctx); err != nil {
-		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", dsn("query_only(1)"))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	r.SetMaxOpenConns(max(4, runtime.NumCPU()))
-	db.r = r
+	db := New(h)
+	db.own = true
 	return db, nil
 }
 
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 
-// Close closes the database.
+// Close closes the database when Open opened it; over a shared handle it
+// does nothing.
 func (db *DB) Close() error {
-	return errors.Join(db.r.Close(), db.w.Close())
-}
-
-// migrate applies the embedded migrations the database lacks.
-func (db *DB) migrate(ctx context.Context) error {
-	if err := migrate.Apply(ctx, db.w, migrations, "migrations", "schema_migrations", db.path); err != nil {
-		return db.explain("open", err)
+	if db.own {
+		return db.h.Close()
 	}
 	return nil
 }

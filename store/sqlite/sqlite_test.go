@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/store/storetest"
 )
@@ -21,6 +22,22 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		return db
+	})
+}
+
+func TestConformanceMemories(t *testing.T) {
+	storetest.RunMemories(t, func(t *testing.T) (store.Store, storetest.Recaller) {
+		dir := t.TempDir()
+		db, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, err := nsqlite.Open(context.Background(), filepath.Join(dir, FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { mem.Close() })
+		return db, mem
 	})
 }
 
@@ -67,8 +84,8 @@ func TestReopenPersists(t *testing.T) {
 	}
 	var versions int
 	files, _ := fs.Glob(migrations, "migrations/*.sql")
-	if err := db.r.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&versions); err != nil || versions != len(files) {
-		t.Errorf("schema_migrations rows: %d, want one per migration (%d) %v", versions, len(files), err)
+	if err := db.r.QueryRow(`SELECT COUNT(*) FROM hearth_schema WHERE component = 'store'`).Scan(&versions); err != nil || versions != len(files) {
+		t.Errorf("hearth_schema rows of the store: %d, want one per migration (%d) %v", versions, len(files), err)
 	}
 }
 
@@ -79,7 +96,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.w.Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)`); err != nil {
+	if _, err := db.w.Exec(`INSERT INTO hearth_schema (component, version, applied_at) VALUES ('store', 999, 0)`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

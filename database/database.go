@@ -1,0 +1,129 @@
+package database
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
+	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	storesqlite "github.com/hearth-rpg/hearth/store/sqlite"
+)
+
+// FileName is the database file inside a data directory.
+const FileName = sqlitedb.FileName
+
+// Migrations is every store's migration set in the order they apply. The
+// store's turns carry memory events into the narrative tables, so the
+// narrative set is there whenever the store's is.
+func Migrations() []sqlitedb.Migrations {
+	return []sqlitedb.Migrations{
+		storesqlite.Migrations,
+		nsqlite.Migrations,
+		rsqlite.Migrations,
+		library.Migrations,
+		assistant.ConversationMigrations,
+		auth.Migrations,
+	}
+}
+
+// DB is a data directory's storage, open.
+type DB struct {
+	h *sqlitedb.DB
+
+	Games         *storesqlite.DB // sessions, branches, turns (store.Store)
+	Memories      *nsqlite.DB     // memory events, standing, beats, stats
+	Index         *rsqlite.Index  // the lore index
+	Library       *library.Library
+	Conversations *assistant.Conversations
+	Keys          *auth.Keyring
+}
+
+type options struct {
+	synchronousNormal bool
+	memories          []nsqlite.Option
+	index             []rsqlite.Option
+	keys              []auth.Option
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithSynchronousNormal trades durability against power loss for speed:
+// a crashed process still loses nothing committed, a power cut may lose
+// the last transactions. The default is FULL.
+func WithSynchronousNormal() Option { return func(o *options) { o.synchronousNormal = true } }
+
+// WithMemoryOptions configures the narrative memory (embedder, logger, …).
+func WithMemoryOptions(opts ...nsqlite.Option) Option {
+	return func(o *options) { o.memories = append(o.memories, opts...) }
+}
+
+// WithIndexOptions configures the lore index (its embedder).
+func WithIndexOptions(opts ...rsqlite.Option) Option {
+	return func(o *options) { o.index = append(o.index, opts...) }
+}
+
+// WithKeyOptions configures the keyring.
+func WithKeyOptions(opts ...auth.Option) Option {
+	return func(o *options) { o.keys = append(o.keys, opts...) }
+}
+
+// Open opens (creating if needed) DATA/hearth.db in dir, brings every
+// store's tables up to date (adopting a round-1 database in place) and
+// returns the stores over one handle.
+func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
+	}
+	h, err := sqlitedb.Open(ctx, sqlitedb.FileIn(dir), sqlitedb.Options{Migrations: Migrations(), SynchronousNormal: o.synchronousNormal})
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{h: h, Games: storesqlite.New(h), Conversations: assistant.NewConversations(h)}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	if db.Memories, err = nsqlite.New(ctx, h, o.memories...); err != nil {
+		return nil, err
+	}
+	if db.Index, err = rsqlite.New(ctx, h, o.index...); err != nil {
+		return nil, err
+	}
+	db.Library = library.New(ctx, h, db.Index)
+	if db.Keys, err = auth.New(ctx, h, o.keys...); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// Handle is the one handle the stores share, for what none of them does
+// (a health check, a backup).
+func (db *DB) Handle() *sqlitedb.DB { return db.h }
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.h.Path() }
+
+// Close closes the stores, then the handle.
+func (db *DB) Close() error {
+	var errs []error
+	if db.Keys != nil {
+		errs = append(errs, db.Keys.Close()) // writes pending last-used times
+	}
+	if db.Index != nil {
+		errs = append(errs, db.Index.Close())
+	}
+	errs = append(errs, db.h.Close())
+	return errors.Join(errs...)
+}
