@@ -13,6 +13,7 @@ import (
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/lore"
 	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
@@ -67,20 +68,18 @@ type App struct {
 	log  *slog.Logger
 	dir  string
 
+	db       *database.DB
 	games    *sqlite.DB
 	index    *rsqlite.Index
 	memories *nsqlite.DB
 
 	mu      sync.Mutex
 	closers []func() error
-	lib     *library.Library
-	convs   *assistant.Conversations
-	keys    *auth.Keyring
 	keepers map[string]*campaignLore // by campaign slug
 }
 
-// Open opens the data directory's database and brings its schema up to
-// date. What needs a model or a network is built when first used.
+// Open opens the data directory's database once, with every store in
+// it, and brings its schema up to date. What needs a model or a network is built when first used.
 func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	cfg := opts.Config
 	if cfg == nil {
@@ -111,22 +110,15 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the data directory %s: %w", a.dir, err)
 	}
-	var sopts []sqlite.Option
+	var dopts []database.Option
 	if opts.SynchronousNormal {
-		sopts = append(sopts, sqlite.WithSynchronousNormal())
+		dopts = append(dopts, database.WithSynchronousNormal())
 	}
-	if a.games, err = sqlite.Open(ctx, a.dir, sopts...); err != nil {
+	if a.db, err = database.Open(ctx, a.dir, dopts...); err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, a.games.Close)
-	if a.index, err = rsqlite.Open(ctx, a.DatabasePath()); err != nil {
-		return nil, err
-	}
-	a.closers = append(a.closers, a.index.Close)
-	if a.memories, err = nsqlite.Open(ctx, a.DatabasePath()); err != nil {
-		return nil, err
-	}
-	a.closers = append(a.closers, a.memories.Close)
+	a.closers = append(a.closers, a.db.Close)
+	a.games, a.index, a.memories = a.db.Games, a.db.Index, a.db.Memories
 	return a, nil
 }
 
@@ -170,51 +162,16 @@ func (a *App) Index() *rsqlite.Index { return a.index }
 // Memories is the narrative memory store.
 func (a *App) Memories() *nsqlite.DB { return a.memories }
 
-// Library is the documents library, opened on first use.
-func (a *App) Library(ctx context.Context) (*library.Library, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.lib == nil {
-		l, err := library.Open(ctx, a.DatabasePath(), a.index)
-		if err != nil {
-			return nil, err
-		}
-		a.lib = l
-		a.closers = append(a.closers, l.Close)
-	}
-	return a.lib, nil
+// Library is the documents library.
+func (a *App) Library(context.Context) (*library.Library, error) { return a.db.Library, nil }
+
+// Conversations are the GM assistant's saved conversations.
+func (a *App) Conversations(context.Context) (*assistant.Conversations, error) {
+	return a.db.Conversations, nil
 }
 
-// Conversations are the GM assistant's saved conversations, opened on
-// first use.
-func (a *App) Conversations(ctx context.Context) (*assistant.Conversations, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.convs == nil {
-		c, err := assistant.OpenConversations(ctx, a.DatabasePath())
-		if err != nil {
-			return nil, err
-		}
-		a.convs = c
-		a.closers = append(a.closers, c.Close)
-	}
-	return a.convs, nil
-}
-
-// Keys are the users and their API keys, opened on first use.
-func (a *App) Keys(ctx context.Context) (*auth.Keyring, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.keys == nil {
-		k, err := auth.Open(ctx, a.DatabasePath())
-		if err != nil {
-			return nil, err
-		}
-		a.keys = k
-		a.closers = append(a.closers, k.Close)
-	}
-	return a.keys, nil
-}
+// Keys are the users and their API keys.
+func (a *App) Keys(context.Context) (*auth.Keyring, error) { return a.db.Keys, nil }
 
 // warn reports through Hooks.Warn, or logs.
 func (a *App) warn(id string, data map[string]any) {

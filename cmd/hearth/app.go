@@ -9,6 +9,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/lore"
 )
 
@@ -92,4 +93,19 @@ func (g *globals) hooks() app.Hooks {
 		}
 	}
 	return h
+}
+
+// withDatabase runs fn with the data directory's database open once, every
+// store in it over one handle.
+func (g *globals) withDatabase(ctx context.Context, fn func(*database.DB) error, opts ...database.Option) error {
+	dir, err := g.dataDir()
+	if err != nil {
+		return g.fail("cli.no_data_dir", nil, err)
+	}
+	db, err := database.Open(ctx, dir, opts...)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
 }

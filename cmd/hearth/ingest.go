@@ -17,13 +17,12 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/ingest/llmassist"
 	"github.com/hearth-rpg/hearth/ingest/pipeline"
 	"github.com/hearth-rpg/hearth/llm"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
-	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
 // pauseEnv is a test hook: with HEARTH_INGEST_PAUSE_AFTER=STAGE, hearth
@@ -177,12 +176,8 @@ func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) 
 	}
 	reg, closeReg := app.NewExtractors()
 	defer closeReg()
-	return g.withIndex(ctx, "", func(ix *rsqlite.Index) error {
-		lib, err := library.Open(ctx, filepath.Join(dir, sqlite.FileName), ix)
-		if err != nil {
-			return err
-		}
-		defer lib.Close()
+	return g.withDatabase(ctx, func(db *database.DB) error {
+		lib := db.Library
 		for i, name := range files {
 			o := pipeline.Options{
 				Name: name, Data: datas[i], Registry: reg, Store: lib, WorkDir: filepath.Join(dir, "ingest"),

@@ -13,25 +13,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/ingest/library"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
-	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
 // withLibrary opens the document library (and the index it writes to).
 func (g *globals) withLibrary(ctx context.Context, fn func(*library.Library) error) error {
-	dir, err := g.dataDir()
-	if err != nil {
-		return g.fail("cli.no_data_dir", nil, err)
-	}
-	return g.withIndex(ctx, "", func(ix *rsqlite.Index) error {
-		lib, err := library.Open(ctx, filepath.Join(dir, sqlite.FileName), ix)
-		if err != nil {
-			return err
-		}
-		defer lib.Close()
-		return fn(lib)
-	})
+	return g.withDatabase(ctx, func(db *database.DB) error { return fn(db.Library) })
 }
 
 func newLibrary(g *globals) *cobra.Command {

@@ -18,10 +18,10 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/embed"
 	"github.com/hearth-rpg/hearth/lore"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
-	"github.com/hearth-rpg/hearth/store/sqlite"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
@@ -224,13 +224,6 @@ func (g *globals) index(ctx context.Context, ix *rsqlite.Index, p *content.Pack,
 
 // withIndex opens the lore index in the data directory's database.
 func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*rsqlite.Index) error) error {
-	dir, err := g.dataDir()
-	if err != nil {
-		return g.fail("cli.no_data_dir", nil, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return g.fail("cli.data_dir_failed", nil, err)
-	}
 	var opts []rsqlite.Option
 	switch embedder {
 	case "", "none":
@@ -239,12 +232,7 @@ func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*rsqli
 	default:
 		return usageError{errors.New(g.t("cli.pack.bad_embedder", map[string]any{"Value": strconv.Quote(embedder)}))}
 	}
-	ix, err := rsqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), opts...)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	return fn(ix)
+	return g.withDatabase(ctx, func(db *database.DB) error { return fn(db.Index) }, database.WithIndexOptions(opts...))
 }
 
 // bundledIDs lists the packs built into Hearth.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
@@ -120,22 +121,9 @@ config init' writes a commented file to start from.`,
 	return root
 }
 
-func (g *globals) openStore(ctx context.Context) (*sqlite.DB, error) {
-	dir, err := g.dataDir()
-	if err != nil {
-		return nil, g.fail("cli.no_data_dir", nil, err)
-	}
-	return sqlite.Open(ctx, dir)
-}
-
 // withStore runs fn with the database open.
 func (g *globals) withStore(ctx context.Context, fn func(*sqlite.DB) error) error {
-	db, err := g.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return fn(db)
+	return g.withDatabase(ctx, func(db *database.DB) error { return fn(db.Games) })
 }
 
 func newVersion(g *globals) *cobra.Command {

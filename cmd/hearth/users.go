@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/i18n"
-	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
 func newUser(g *globals) *cobra.Command {
@@ -125,16 +124,7 @@ A lost key cannot be recovered: revoke it and issue another.`,
 
 // withKeyring runs fn with the data directory's users and keys open.
 func withKeyring(ctx context.Context, g *globals, fn func(*auth.Keyring) error) error {
-	dir, err := g.dataDir()
-	if err != nil {
-		return g.fail("cli.no_data_dir", nil, err)
-	}
-	kr, err := auth.Open(ctx, filepath.Join(dir, sqlite.FileName))
-	if err != nil {
-		return err
-	}
-	err = fn(kr)
-	return errors.Join(err, kr.Close())
+	return g.withDatabase(ctx, func(db *database.DB) error { return fn(db.Keys) })
 }
 
 // printNewKey shows a key the one time it can be shown, alone on its line
