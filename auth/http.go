@@ -44,7 +44,7 @@ func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 			return
 		}
 		ctx := r.Context()
-		client := clientFrom(ctx)
+		client := ClientFrom(ctx)
 		if client == "" {
 			client = clientHost(r.RemoteAddr)
 			ctx = WithClient(ctx, client)

@@ -39,7 +39,8 @@ func WithClient(ctx context.Context, client string) context.Context {
 	return context.WithValue(ctx, clientKey{}, client)
 }
 
-func clientFrom(ctx context.Context) string {
+// ClientFrom returns the client WithClient put on ctx, or "".
+func ClientFrom(ctx context.Context) string {
 	c, _ := ctx.Value(clientKey{}).(string)
 	return c
 }
@@ -291,7 +292,7 @@ func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 	}
 
 	budget := id
-	if c := clientFrom(ctx); c != "" {
+	if c := ClientFrom(ctx); c != "" {
 		budget += " " + c
 	}
 	throttled, wait := kr.fails.Blocked(budget)

@@ -55,6 +55,7 @@ type fixtureOpts struct {
 	burst      int
 	provider   llm.Provider
 	publicURL  string
+	proxies    []string // server.trusted_proxies
 }
 
 func newFixture(t *testing.T, o fixtureOpts) *fixture {
@@ -133,7 +134,8 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	reg.Register(ingest.Text, markdown.Text{})
 	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: quiet,
 		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
-		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: filepath.Join(dir, "fvtt")})
+		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: filepath.Join(dir, "fvtt"),
+		TrustedProxies: o.proxies})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -683,5 +685,63 @@ func TestMetricsAndErrorsInGerman(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+}
+
+// With a trusted proxy, X-Forwarded-For names the client the wrong-secret
+// budget is counted for, so two clients behind it do not share one; from
+// an untrusted peer the header is ignored.
+func TestTrustedProxyClientBudgets(t *testing.T) {
+	tests := []struct {
+		name     string
+		proxies  []string
+		separate bool
+	}{
+		{"trusted proxy", []string{"127.0.0.0/8", "::1"}, true},
+		{"untrusted peer", []string{"10.0.0.0/8"}, false},
+		{"no proxies", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, fixtureOpts{proxies: tt.proxies})
+			i := strings.LastIndex(f.gmKey, "_")
+			wrong := f.gmKey[:i+1] + strings.Repeat("a", len(f.gmKey)-i-1)
+			as := func(client, key string) int {
+				t.Helper()
+				req, err := http.NewRequest("GET", f.url+"/api/documents", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("X-Forwarded-For", client)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
+					t.Errorf("429 without Retry-After")
+				}
+				return resp.StatusCode
+			}
+			for n := range auth.FailureBurst {
+				if got := as("203.0.113.9", wrong); got != 401 {
+					t.Fatalf("wrong secret %d: %d, want 401", n+1, got)
+				}
+			}
+			if got := as("203.0.113.9", wrong); got != 429 {
+				t.Fatalf("past the budget: %d, want 429", got)
+			}
+			want := 429
+			if tt.separate {
+				want = 401
+			}
+			if got := as("198.51.100.7", wrong); got != want {
+				t.Errorf("another client behind the same peer: %d, want %d", got, want)
+			}
+			if got := as("203.0.113.9", f.gmKey); got != 200 {
+				t.Errorf("the real key from the throttled client: %d, want 200", got)
+			}
+		})
 	}
 }
