@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,6 +47,7 @@ type fixture struct {
 	lib     *library.Library
 	imageGM int64
 	srv     *server.Server
+	assets  string // fvtt.assets_path
 }
 
 type fixtureOpts struct {
@@ -123,7 +126,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		}
 		return k
 	}
-	f := &fixture{t: t, model: model, chat: chat, lib: lib, imageGM: ims[0].ID}
+	f := &fixture{t: t, model: model, chat: chat, lib: lib, imageGM: ims[0].ID, assets: filepath.Join(dir, "fvtt")}
 	f.gmKey, f.plKey = key("gm", access.GM), key("player", access.Player)
 	var lim *auth.Limiter
 	if o.ratePerMin > 0 {
@@ -134,7 +137,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	reg.Register(ingest.Text, markdown.Text{})
 	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: quiet,
 		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
-		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: filepath.Join(dir, "fvtt"),
+		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
 		TrustedProxies: o.proxies})
 	if err != nil {
 		t.Fatal(err)
@@ -743,5 +746,80 @@ func TestTrustedProxyClientBudgets(t *testing.T) {
 				t.Errorf("the real key from the throttled client: %d, want 200", got)
 			}
 		})
+	}
+}
+
+// Image delivery never writes outside fvtt.assets_path, even through a
+// symbolic link inside it: such a link is refused with a clear error; a
+// link that stays inside is followed; a link at the target itself is
+// replaced, not written through.
+func TestDeliverConfinedToAssets(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim.webp")
+	if err := os.WriteFile(victim, []byte("not yours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mkdir := func(p string) {
+		if err := os.MkdirAll(filepath.Join(f.assets, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(to, at string) {
+		if err := os.Symlink(to, filepath.Join(f.assets, at)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	mkdir("seneschal/Real")
+	mkdir("seneschal/Files")
+	link(outside, "seneschal/Out")                                      // a folder leading out
+	link("Real", "seneschal/In")                                        // one staying inside
+	link(filepath.Join(f.assets, "seneschal", "Real"), "seneschal/Abs") // inside, but absolute
+	link(victim, "seneschal/Files/deck.webp")                           // a file leading out
+	mkdir("elsewhere")
+	link(outside, "elsewhere/deeper")
+	link("../elsewhere/deeper", "seneschal/Chain") // inside, then out
+
+	deliver := func(target string) *http.Response {
+		return f.do("POST", "/api/images/"+itoa(f.imageGM)+"/deliver", f.gmKey, map[string]any{"target_path": target})
+	}
+	for _, tt := range []struct{ target, why string }{
+		{"seneschal/Out/deck.webp", "leads outside"},
+		{"seneschal/Out/new/deck.webp", "leads outside"},
+		{"seneschal/Chain/deck.webp", "leads outside"},
+		{"seneschal/Abs/deck.webp", "absolute path"},
+	} {
+		resp := deliver(tt.target)
+		if resp.StatusCode != 400 {
+			t.Errorf("%s: status %d, want 400: %s", tt.target, resp.StatusCode, body(resp))
+			continue
+		}
+		e := decode[api.ErrorBody](t, resp)
+		if e.Error.Code != api.Invalid || !strings.Contains(e.Error.Message, "symbolic link") || !strings.Contains(e.Error.Message, tt.why) {
+			t.Errorf("%s: %+v; want a message about a link that %s", tt.target, e, tt.why)
+		}
+	}
+	for _, tt := range []struct{ target, lands string }{
+		{"seneschal/In/deck.webp", "seneschal/Real/deck.webp"},
+		{"seneschal/Files/deck.webp", "seneschal/Files/deck.webp"},
+	} {
+		got := decode[map[string]any](t, deliver(tt.target))
+		if got["mode"] != "direct" {
+			t.Errorf("%s: %v, want direct", tt.target, got)
+		}
+		fi, err := os.Lstat(filepath.Join(f.assets, filepath.FromSlash(tt.lands)))
+		if err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s: %s is %v, %v; want the image file", tt.target, tt.lands, fi, err)
+		}
+	}
+	var written []string
+	filepath.WalkDir(outside, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			written = append(written, p)
+		}
+		return nil
+	})
+	if b, _ := os.ReadFile(victim); string(b) != "not yours" || len(written) != 1 {
+		t.Errorf("outside the assets: %q, victim holds %q", written, b)
 	}
 }
