@@ -11,5 +11,12 @@
 // key revoked by another process stops working at once. Last-used times are
 // batched into one write a minute.
 //
+// Wrong secrets are rate-limited per key id and client address, and from
+// all clients together; the key itself never is. Past the budget a wrong
+// secret is refused (429, not 401) after a cheap check instead of a hash,
+// while the right one, which passes that check, is hashed and accepted.
+// Unknown key ids are hashed against a dummy, so refusing one costs what
+// refusing a known one does.
+//
 // It must not know about games, documents or models.
 package auth

@@ -4,17 +4,20 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hearth-rpg/hearth/internal/api"
 )
 
 // Authenticator turns an API key into the user it belongs to. *Keyring is
-// one; errors wrapping ErrInvalidKey mean the key is not good, any other
-// error that it could not be checked.
+// one; errors wrapping ErrInvalidKey mean the key is not good, a
+// *ThrottledError that it was wrong too often lately, any other error that
+// it could not be checked.
 type Authenticator interface {
 	Authenticate(ctx context.Context, key string) (User, error)
 }
@@ -27,8 +30,11 @@ var _ Authenticator = (*Keyring)(nil)
 // whatever the request says.
 //
 // A missing or bad key is answered 401 with WWW-Authenticate: Bearer; a key
-// over its rate, 429 with Retry-After. Error messages come from the
-// localizer on the request's context (see i18n.With).
+// over its rate, or a wrong one while its key id is throttled, 429 with
+// Retry-After. Error messages come from the localizer on the request's
+// context (see i18n.With). The client address failures are counted for is
+// the one WithClient put on the request's context (a server behind a
+// trusted proxy does), else the request's peer.
 func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r.Header.Get("Authorization"))
@@ -37,9 +43,20 @@ func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 			api.Error(w, r, api.Unauthorized, "auth.missing_key", nil)
 			return
 		}
-		u, err := a.Authenticate(WithClient(r.Context(), clientHost(r.RemoteAddr)), key)
+		ctx := r.Context()
+		client := ClientFrom(ctx)
+		if client == "" {
+			client = clientHost(r.RemoteAddr)
+			ctx = WithClient(ctx, client)
+		}
+		u, err := a.Authenticate(ctx, key)
+		if te := (*ThrottledError)(nil); errors.As(err, &te) {
+			slog.InfoContext(ctx, "refused API key: throttled", "client", client, "path", r.URL.Path, "err", err)
+			tooMany(w, r, "auth.throttled", te.RetryAfter)
+			return
+		}
 		if errors.Is(err, ErrInvalidKey) {
-			slog.InfoContext(r.Context(), "refused API key", "remote", r.RemoteAddr, "path", r.URL.Path, "err", err)
+			slog.InfoContext(ctx, "refused API key", "client", client, "path", r.URL.Path, "err", err)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hearth", error="invalid_token"`)
 			api.Error(w, r, api.Unauthorized, "auth.invalid_key", nil)
 			return
@@ -58,13 +75,18 @@ func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 			id = "user:" + u.ID
 		}
 		if ok, wait := lim.Allow(id); !ok {
-			secs := int(wait.Seconds())
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			api.Error(w, r, api.RateLimited, "auth.rate_limited", map[string]any{"Seconds": secs})
+			tooMany(w, r, "auth.rate_limited", wait)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), u)))
+		next.ServeHTTP(w, r.WithContext(WithUser(ctx, u)))
 	})
+}
+
+// tooMany answers 429 with Retry-After in whole seconds, at least one.
+func tooMany(w http.ResponseWriter, r *http.Request, msg string, wait time.Duration) {
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	api.Error(w, r, api.RateLimited, msg, map[string]any{"Seconds": secs})
 }
 
 // bearer returns the token of an Authorization header with the Bearer

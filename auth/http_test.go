@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,5 +220,56 @@ func TestLimiter(t *testing.T) {
 	lim.Allow("d")
 	if n := auth.Buckets(lim); n != 2 {
 		t.Errorf("after idle keys went: %d buckets, want 2 (c, d)", n)
+	}
+}
+
+// Ten wrong secrets for a key id from one address: past the budget they
+// are answered 429 with Retry-After, not a misleading 401, and the real
+// key, not cached, still gets in from that same address.
+func TestRequireThrottle(t *testing.T) {
+	kr := open(t, "", auth.WithCacheTTL(0))
+	gmKey, _ := userWithKey(t, kr, "gm", access.GM)
+	srv := serve(t, auth.Require(kr, nil, whoami))
+	for i, w := range wrongSecrets(t, gmKey, 10) {
+		got := call(t, srv, "Bearer "+w, "")
+		if i < auth.FailureBurst {
+			if got.status != 401 || got.retry != "" {
+				t.Errorf("wrong secret %d, within the budget: %+v; want 401", i+1, got)
+			}
+			continue
+		}
+		if got.status != 429 || got.code != api.RateLimited || got.retry == "" || got.retry == "0" ||
+			!strings.Contains(got.message, got.retry) || got.wwwAuth != "" {
+			t.Errorf("wrong secret %d, past the budget: %+v; want 429 rate_limited with Retry-After", i+1, got)
+		}
+	}
+	if got := call(t, srv, "Bearer "+gmKey, ""); got.status != 200 || got.name != "gm" {
+		t.Errorf("the real key after 10 wrong ones from its address: %+v", got)
+	}
+	if got := call(t, srv, "Bearer "+gmKey, "de"); got.status != 200 {
+		t.Errorf("the real key again: %+v", got)
+	}
+}
+
+// A client address put on the context ahead of Require (a server behind
+// a trusted proxy does) is the one failures are counted for.
+func TestRequireClientFromContext(t *testing.T) {
+	kr := open(t, "", auth.WithCacheTTL(0))
+	gmKey, _ := userWithKey(t, kr, "gm", access.GM)
+	var client atomic.Value
+	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth.Require(kr, nil, whoami).ServeHTTP(w, r.WithContext(auth.WithClient(r.Context(), client.Load().(string))))
+	}))
+	wrong := wrongSecrets(t, gmKey, auth.FailureBurst+1)
+	client.Store("203.0.113.9")
+	for _, w := range wrong[:auth.FailureBurst] {
+		call(t, srv, "Bearer "+w, "")
+	}
+	if got := call(t, srv, "Bearer "+wrong[auth.FailureBurst], ""); got.status != 429 {
+		t.Fatalf("past the budget: %+v; want 429", got)
+	}
+	client.Store("198.51.100.7")
+	if got := call(t, srv, "Bearer "+wrong[auth.FailureBurst], ""); got.status != 401 {
+		t.Errorf("another client, same peer: %+v; want 401, its own budget", got)
 	}
 }

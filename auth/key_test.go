@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/argon2"
 )
 
 func TestParseKey(t *testing.T) {
@@ -87,7 +89,7 @@ func TestHash(t *testing.T) {
 		secret string
 		want   bool
 	}{{"right", true}, {"wrong", false}, {"", false}, {"right ", false}} {
-		got, err := verifySecret(tt.secret, h)
+		got, err := verifySecret(argon2.IDKey, tt.secret, h)
 		if err != nil || got != tt.want {
 			t.Errorf("verifySecret(%q) = %v, %v; want %v", tt.secret, got, err, tt.want)
 		}
@@ -96,7 +98,7 @@ func TestHash(t *testing.T) {
 	p2 := p
 	p2.Time, p2.Memory, p2.KeyLen = 2, 128, 24
 	h2 := hashSecret("right", p2)
-	if ok, err := verifySecret("right", h2); !ok || err != nil {
+	if ok, err := verifySecret(argon2.IDKey, "right", h2); !ok || err != nil {
 		t.Errorf("hash with other parameters %q: %v, %v", h2, ok, err)
 	}
 }
@@ -122,7 +124,7 @@ func TestParseHashRejects(t *testing.T) {
 		if _, _, _, err := parseHash(s); err == nil {
 			t.Errorf("%s: parseHash(%q) accepted it", name, s)
 		}
-		if _, err := verifySecret("x", s); err == nil {
+		if _, err := verifySecret(argon2.IDKey, "x", s); err == nil {
 			t.Errorf("%s: verifySecret accepted %q", name, s)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 
+	"golang.org/x/crypto/argon2"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/hearth-rpg/hearth/access"
@@ -37,33 +38,54 @@ func WithClient(ctx context.Context, client string) context.Context {
 	return context.WithValue(ctx, clientKey{}, client)
 }
 
-func clientFrom(ctx context.Context) string {
+// ClientFrom returns the client WithClient put on ctx, or "".
+func ClientFrom(ctx context.Context) string {
 	c, _ := ctx.Value(clientKey{}).(string)
 	return c
 }
 
-// Errors of Authenticate. Every one of them wraps ErrInvalidKey, which is
-// all a client should be told.
+// Errors of Authenticate. Every one of them but ErrTooManyFailures wraps
+// ErrInvalidKey, which is all a client should be told.
 var (
 	ErrInvalidKey  = errors.New("invalid API key")
 	ErrMalformed   = fmt.Errorf("%w: not a Hearth API key", ErrInvalidKey)
 	ErrUnknownKey  = fmt.Errorf("%w: no such key (never issued, or its user was removed)", ErrInvalidKey)
 	ErrRevoked     = fmt.Errorf("%w: the key was revoked", ErrInvalidKey)
 	ErrWrongSecret = fmt.Errorf("%w: the secret does not match", ErrInvalidKey)
-	// ErrTooManyFailures: the key id had too many wrong secrets lately, so
-	// its next uncached attempts are refused without hashing.
-	ErrTooManyFailures = fmt.Errorf("%w: too many wrong secrets for this key; try again in a minute", ErrInvalidKey)
+	// ErrTooManyFailures is wrapped by a *ThrottledError: too many wrong
+	// secrets lately for this key id from this client (or from everywhere),
+	// and this one was wrong too. It says nothing about whether the key is
+	// good, so it does not wrap ErrInvalidKey; answer 429, not 401.
+	ErrTooManyFailures = errors.New("too many wrong secrets")
 )
 
-// Wrong secrets allowed per key id and client before uncached attempts
-// are refused unhashed: each costs a full argon2id hash, so a known key id
-// must not become a way to burn the server's CPU. A holder of the real key
-// whose verification is cached is never refused, and one calling from
-// another address (see WithClient) is not refused for an attacker's
-// failures.
+// ThrottledError refuses a wrong secret sent while its key id is
+// throttled. The right secret is never refused this way.
+type ThrottledError struct {
+	KeyID      string
+	RetryAfter time.Duration // at least a second
+}
+
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("key %s: %v from this client; try again in %v", e.KeyID, ErrTooManyFailures, e.RetryAfter)
+}
+
+func (e *ThrottledError) Unwrap() error { return ErrTooManyFailures }
+
+// Wrong secrets allowed per key id and client, and from all clients
+// together, before a key id is throttled. Each costs a full argon2id hash,
+// so a known (or guessed) key id must not become a way to burn the
+// server's CPU. Throttling rate-limits wrong secrets, not the key: while
+// throttled, a secret that fails a cheap 16-bit check (see quickCheck) is
+// refused without hashing, and one that passes it, the right one always
+// does, is hashed as usual.
 const (
 	FailuresPerMinute = 10
 	FailureBurst      = 5
+	// The budget all clients share, so that many addresses or many
+	// made-up key ids cannot buy a hash each.
+	GlobalFailuresPerMinute = 120
+	GlobalFailureBurst      = 30
 )
 
 // Errors of managing users and keys.
@@ -100,11 +122,19 @@ type Keyring struct {
 	params Params
 	now    func() time.Time
 	ttl    time.Duration
-	fails  *Limiter // wrong secrets per key id
-	// sem bounds concurrent argon2id runs: each takes Params.Memory, and
-	// a burst of uncached keys must not take the server's memory with it.
-	sem           chan struct{}
-	verifications atomic.Int64
+	fails  *Limiter // wrong secrets per key id and client
+	global *Limiter // wrong secrets from everywhere, under the key ""
+	// sem bounds concurrent argon2id runs: each takes Params.Memory and
+	// several cores, and a burst of uncached keys must take neither all
+	// the memory nor all the CPU. Waiters are served in order, so a right
+	// secret queued behind a flood is verified in its turn.
+	sem    chan struct{}
+	idKey  func(secret, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte
+	hashes atomic.Int64 // argon2id runs to check a key, the dummy ones too
+	// dummy is what an unknown key id's secret is hashed against, so that
+	// it takes the work of a known one to refuse.
+	dummy      string
+	dummyCheck int64
 
 	mu    sync.Mutex
 	cache map[[sha256.Size]byte]verified
@@ -143,6 +173,12 @@ func WithParams(p Params) Option { return func(kr *Keyring) { kr.params = p } }
 // WithClock replaces time.Now, for tests.
 func WithClock(now func() time.Time) Option { return func(kr *Keyring) { kr.now = now } }
 
+// WithHashConcurrency sets how many argon2id verifications may run at
+// once; the default is half the CPUs, at least one.
+func WithHashConcurrency(n int) Option {
+	return func(kr *Keyring) { kr.sem = make(chan struct{}, max(1, n)) }
+}
+
 // WithCacheTTL sets how long a verified key is trusted without hashing it
 // again; 0 turns the cache off.
 func WithCacheTTL(d time.Duration) Option { return func(kr *Keyring) { kr.ttl = d } }
@@ -164,7 +200,8 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Keyring, error) 
 		params: DefaultParams(),
 		now:    time.Now,
 		ttl:    DefaultCacheTTL,
-		sem:    make(chan struct{}, max(1, runtime.NumCPU())),
+		sem:    make(chan struct{}, max(1, runtime.NumCPU()/2)),
+		idKey:  argon2.IDKey,
 		cache:  map[[sha256.Size]byte]verified{},
 		used:   map[string]time.Time{},
 		stop:   make(chan struct{}),
@@ -175,11 +212,22 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Keyring, error) 
 	}
 	kr.fails = NewLimiter(FailuresPerMinute, FailureBurst)
 	kr.fails.now = kr.now
+	kr.global = NewLimiter(GlobalFailuresPerMinute, GlobalFailureBurst)
+	kr.global.now = kr.now
 	if err := kr.params.validate(); err != nil {
 		return nil, fmt.Errorf("open the keyring: %w", err)
 	}
+	// A hash of nothing: checking a secret against it costs what checking
+	// one against a key issued now does, and never matches.
+	salt, sum := make([]byte, kr.params.SaltLen), make([]byte, kr.params.KeyLen)
+	_, _ = rand.Read(salt)
+	_, _ = rand.Read(sum)
+	kr.dummy = encodeHash(kr.params, salt, sum)
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	kr.dummyCheck = int64(b[0])<<8 | int64(b[1])
 	var err error
-	kr.lookup, err = kr.r.PrepareContext(ctx, `SELECT k.hash, k.revoked_at, u.id, u.name, u.role
+	kr.lookup, err = kr.r.PrepareContext(ctx, `SELECT k.hash, k.check_bits, k.revoked_at, u.id, u.name, u.role
 		FROM auth_keys k JOIN auth_users u ON u.id = k.user_id WHERE k.id = ?`)
 	if err != nil {
 		return nil, kr.explain("open the keyring", err)
@@ -221,12 +269,15 @@ func (kr *Keyring) Close() error {
 }
 
 // Authenticate returns the user key belongs to. Its errors wrap
-// ErrInvalidKey when the key is not good, and are otherwise failures to
-// read the database.
+// ErrInvalidKey when the key is not good, ErrTooManyFailures (a
+// *ThrottledError) when it is wrong and its key id is throttled, and are
+// otherwise failures to read the database.
 //
 // The key's row is read on every call, so a revocation or removal made by
 // another process (the CLI beside a running server) takes effect at once;
-// only the argon2id comparison is cached.
+// only the argon2id comparison is cached. An unknown key id, a revoked key
+// and a wrong secret cost the same argon2id hash to refuse, so how long a
+// refusal takes does not tell which key ids exist.
 func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 	id, secret, err := parseKey(key)
 	if err != nil {
@@ -234,45 +285,84 @@ func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 	}
 	var (
 		hash    string
+		check   sql.NullInt64
 		revoked sql.NullInt64
 		u       User
 	)
-	err = kr.lookup.QueryRowContext(ctx, id).Scan(&hash, &revoked, &u.ID, &u.Name, &u.Role)
-	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, fmt.Errorf("key %s: %w", id, ErrUnknownKey)
-	}
-	if err != nil {
+	err = kr.lookup.QueryRowContext(ctx, id).Scan(&hash, &check, &revoked, &u.ID, &u.Name, &u.Role)
+	known := err == nil
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		hash, check = kr.dummy, sql.NullInt64{Int64: kr.dummyCheck, Valid: true}
+	case err != nil:
 		return User{}, kr.explain("look up key "+id, err)
-	}
-	if revoked.Valid {
-		return User{}, fmt.Errorf("key %s: %w", id, ErrRevoked)
 	}
 	sum := sha256.Sum256([]byte(key))
 	now := kr.now()
-	if !kr.cached(sum, hash, now) {
-		budget := id
-		if c := clientFrom(ctx); c != "" {
-			budget += " " + c
+	if known && kr.cached(sum, hash, now) {
+		if revoked.Valid { // revoked by another process: not yet forgotten here
+			return User{}, fmt.Errorf("key %s: %w", id, ErrRevoked)
 		}
-		if blocked, _ := kr.fails.Blocked(budget); blocked {
-			return User{}, fmt.Errorf("key %s: %w", id, ErrTooManyFailures)
-		}
-		ok, err := kr.verify(ctx, secret, hash)
-		if err != nil {
-			return User{}, fmt.Errorf("key %s: %w", id, err)
-		}
-		if !ok {
-			kr.fails.Allow(budget)
-			return User{}, fmt.Errorf("key %s: %w", id, ErrWrongSecret)
-		}
-		kr.remember(sum, verified{keyID: id, userID: u.ID, hash: hash, expires: now.Add(kr.ttl)}, now)
+		kr.touch(id, now)
+		return u, nil
 	}
+
+	budget := id
+	if c := ClientFrom(ctx); c != "" {
+		budget += " " + c
+	}
+	throttled, wait := kr.fails.Blocked(budget)
+	if gt, gw := kr.global.Blocked(""); gt {
+		throttled, wait = true, max(wait, gw)
+	}
+	// While throttled, only a secret that passes the cheap check is worth a
+	// hash. A key issued before check_bits existed has none: it is hashed.
+	if throttled && check.Valid && quickCheck(id, secret) != check.Int64 {
+		return User{}, &ThrottledError{KeyID: id, RetryAfter: wait}
+	}
+	ok, err := kr.verify(ctx, secret, hash)
+	if err != nil {
+		return User{}, fmt.Errorf("key %s: %w", id, err)
+	}
+	if ok && known && !revoked.Valid {
+		kr.remember(sum, verified{keyID: id, userID: u.ID, hash: hash, expires: now.Add(kr.ttl)}, now)
+		if !check.Valid {
+			kr.fillCheck(ctx, id, hash, quickCheck(id, secret))
+		}
+		kr.touch(id, now)
+		return u, nil
+	}
+	kr.fails.Allow(budget)
+	kr.global.Allow("")
+	switch {
+	case ok && known: // the right secret of a revoked key
+		err = ErrRevoked
+	case throttled:
+		return User{}, &ThrottledError{KeyID: id, RetryAfter: wait}
+	case !known:
+		err = ErrUnknownKey
+	default:
+		err = ErrWrongSecret
+	}
+	return User{}, fmt.Errorf("key %s: %w", id, err)
+}
+
+// touch records that key id was used at now.
+func (kr *Keyring) touch(id string, now time.Time) {
 	kr.mu.Lock()
 	if now.After(kr.used[id]) {
 		kr.used[id] = now
 	}
 	kr.mu.Unlock()
-	return u, nil
+}
+
+// fillCheck stores the check bits of a key issued before they existed,
+// now that its secret has been seen. Failing only delays that.
+func (kr *Keyring) fillCheck(ctx context.Context, id, hash string, check int64) {
+	_, err := kr.w.ExecContext(ctx, `UPDATE auth_keys SET check_bits = ? WHERE id = ? AND hash = ? AND check_bits IS NULL`, check, id, hash)
+	if err != nil {
+		slog.WarnContext(ctx, "record the check bits of an API key", "key", id, "err", err)
+	}
 }
 
 func (kr *Keyring) verify(ctx context.Context, secret, hash string) (bool, error) {
@@ -280,8 +370,8 @@ func (kr *Keyring) verify(ctx context.Context, secret, hash string) (bool, error
 		return false, err
 	}
 	defer kr.release()
-	kr.verifications.Add(1)
-	return verifySecret(secret, hash)
+	kr.hashes.Add(1)
+	return verifySecret(kr.idKey, secret, hash)
 }
 
 func (kr *Keyring) acquire(ctx context.Context) error {
@@ -474,8 +564,8 @@ func (kr *Keyring) IssueKey(ctx context.Context, userName string) (string, KeyIn
 	hash := hashSecret(secret, kr.params)
 	kr.release()
 	now := kr.now()
-	res, err := kr.w.ExecContext(ctx, `INSERT INTO auth_keys (id, user_id, hash, created_at)
-		SELECT ?, id, ?, ? FROM auth_users WHERE id = ?`, id, hash, now.UnixNano(), u.ID)
+	res, err := kr.w.ExecContext(ctx, `INSERT INTO auth_keys (id, user_id, hash, check_bits, created_at)
+		SELECT ?, id, ?, ?, ? FROM auth_users WHERE id = ?`, id, hash, quickCheck(id, secret), now.UnixNano(), u.ID)
 	if err != nil {
 		return "", KeyInfo{}, kr.explain("issue a key for "+u.Name, err)
 	}

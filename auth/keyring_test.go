@@ -5,12 +5,17 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/argon2"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
@@ -249,16 +254,17 @@ func TestCache(t *testing.T) {
 	if err := server.Revoke(ctx, info1.ID); err != nil {
 		t.Fatal(err)
 	}
-	check("revoked here", key1, auth.ErrRevoked, 5)
+	// Refusing a revoked or unknown key costs the hash a wrong secret does.
+	check("revoked here", key1, auth.ErrRevoked, 6)
 	if err := cli.Revoke(ctx, info2.ID); err != nil {
 		t.Fatal(err)
 	}
-	check("revoked by another process", key2, auth.ErrRevoked, 5)
-	check("still cached", key3, nil, 5)
+	check("revoked by another process, still cached here", key2, auth.ErrRevoked, 6)
+	check("still cached", key3, nil, 6)
 	if err := cli.RemoveUser(ctx, "bob"); err != nil {
 		t.Fatal(err)
 	}
-	check("removed by another process", key3, auth.ErrUnknownKey, 5)
+	check("removed by another process", key3, auth.ErrUnknownKey, 7)
 }
 
 func TestCacheExpires(t *testing.T) {
@@ -423,63 +429,237 @@ func BenchmarkAuthenticate(b *testing.B) {
 	}
 }
 
-// Wrong secrets for one key id stop costing a hash after a few; the holder
-// of the real key, verified and cached, is never refused, and the budget
-// refills with time.
+// wrongSecrets returns n keys with key's id and wrong secrets that also
+// fail its quick check, so no test depends on a 1 in 65,536 chance.
+func wrongSecrets(t testing.TB, key string, n int) []string {
+	t.Helper()
+	i := strings.LastIndex(key, "_")
+	id, secret := key[4:i], key[i+1:]
+	var out []string
+	for j := 0; len(out) < n; j++ {
+		w := []byte(secret)
+		for k, c := range fmt.Sprintf("%08d", j) {
+			w[k] = byte('a' + c - '0')
+		}
+		if string(w) != secret && auth.QuickCheck(id, string(w)) != auth.QuickCheck(id, secret) {
+			out = append(out, key[:i+1]+string(w))
+		}
+	}
+	return out
+}
+
+// Past the budget, wrong secrets for a key id cost no hash and are told
+// they are throttled, not that the key is bad; the right key, cached or
+// not, is accepted all along; the budget refills with time.
 func TestWrongSecretsStopCostingHashes(t *testing.T) {
-	ctx := context.Background()
+	ctx := auth.WithClient(context.Background(), "203.0.113.9")
 	clk := newClock()
-	kr := open(t, "", auth.WithClock(clk.Now))
+	kr := open(t, "", auth.WithClock(clk.Now), auth.WithCacheTTL(0))
 	key, _ := userWithKey(t, kr, "alice", access.GM)
-	if _, err := kr.Authenticate(ctx, key); err != nil { // now cached
-		t.Fatal(err)
-	}
-	wrong := key[:len(key)-4] + "aaaa"
-	if wrong == key {
-		wrong = key[:len(key)-4] + "bbbb"
-	}
+	wrong := wrongSecrets(t, key, 30)
 	for i := range auth.FailureBurst {
-		if _, err := kr.Authenticate(ctx, wrong); !errors.Is(err, auth.ErrWrongSecret) {
+		if _, err := kr.Authenticate(ctx, wrong[i]); !errors.Is(err, auth.ErrWrongSecret) {
 			t.Fatalf("attempt %d: %v", i+1, err)
 		}
 	}
 	hashed := auth.Verifications(kr)
-	for range 20 {
-		if _, err := kr.Authenticate(ctx, wrong); !errors.Is(err, auth.ErrTooManyFailures) || !errors.Is(err, auth.ErrInvalidKey) {
-			t.Fatalf("after the budget: %v", err)
+	for _, w := range wrong[auth.FailureBurst:] {
+		_, err := kr.Authenticate(ctx, w)
+		var te *auth.ThrottledError
+		if !errors.As(err, &te) || !errors.Is(err, auth.ErrTooManyFailures) || errors.Is(err, auth.ErrInvalidKey) || te.RetryAfter < time.Second {
+			t.Fatalf("after the budget: %v; want a *ThrottledError that does not claim the key is invalid", err)
 		}
 	}
 	if n := auth.Verifications(kr); n != hashed {
-		t.Errorf("%d more argon2id runs for refused attempts", n-hashed)
+		t.Errorf("%d argon2id runs for throttled attempts, want 0", n-hashed)
 	}
-	if _, err := kr.Authenticate(ctx, key); err != nil {
-		t.Fatalf("the real, cached key during the attack: %v", err)
+	if u, err := kr.Authenticate(ctx, key); err != nil || u.Name != "alice" {
+		t.Fatalf("the real key, not cached, from the attacker's address: %+v, %v", u, err)
+	}
+	if n := auth.Verifications(kr); n != hashed+1 {
+		t.Errorf("the real key while throttled: %d argon2id runs, want 1", n-hashed)
 	}
 	clk.Add(time.Minute)
-	if _, err := kr.Authenticate(ctx, wrong); !errors.Is(err, auth.ErrWrongSecret) {
+	if _, err := kr.Authenticate(ctx, wrong[0]); !errors.Is(err, auth.ErrWrongSecret) {
 		t.Fatalf("a minute later: %v", err)
 	}
 }
 
-// An attacker who knows a key id can use up the wrong-secret budget only
-// for the address it calls from: the owner, calling from elsewhere with a
-// key not yet cached (say, after a restart), still gets in.
-func TestWrongSecretsLockOutOnlyTheirClient(t *testing.T) {
-	kr := open(t, "")
+// The budget is per key id and client: an attacker's failures do not
+// throttle the same key id from another address, nor another key id.
+func TestWrongSecretsThrottleOnlyTheirClient(t *testing.T) {
+	kr := open(t, "", auth.WithCacheTTL(0))
 	key, _ := userWithKey(t, kr, "alice", access.GM)
-	wrong := key[:len(key)-4] + "aaaa"
-	if wrong == key {
-		wrong = key[:len(key)-4] + "bbbb"
-	}
+	other, _ := userWithKey(t, kr, "bob", access.Player)
 	attacker := auth.WithClient(context.Background(), "203.0.113.9")
 	owner := auth.WithClient(context.Background(), "198.51.100.7")
-	for range auth.FailureBurst {
-		kr.Authenticate(attacker, wrong)
+	wrong := wrongSecrets(t, key, auth.FailureBurst+1)
+	for _, w := range wrong[:auth.FailureBurst] {
+		kr.Authenticate(attacker, w)
 	}
-	if _, err := kr.Authenticate(attacker, key); !errors.Is(err, auth.ErrTooManyFailures) {
+	if _, err := kr.Authenticate(attacker, wrong[auth.FailureBurst]); !errors.Is(err, auth.ErrTooManyFailures) {
 		t.Fatalf("the attacker's address after the budget: %v", err)
 	}
-	if _, err := kr.Authenticate(owner, key); err != nil {
-		t.Fatalf("the owner from another address, key not cached: %v", err)
+	if _, err := kr.Authenticate(owner, wrongSecrets(t, key, 1)[0]); !errors.Is(err, auth.ErrWrongSecret) {
+		t.Errorf("a wrong secret from another address: %v; want it checked", err)
+	}
+	if _, err := kr.Authenticate(attacker, wrongSecrets(t, other, 1)[0]); !errors.Is(err, auth.ErrWrongSecret) {
+		t.Errorf("another key id from the attacker's address: %v; want it checked", err)
+	}
+	for name, ctx := range map[string]context.Context{"owner": owner, "attacker": attacker} {
+		if _, err := kr.Authenticate(ctx, key); err != nil {
+			t.Errorf("the real key from the %s's address: %v", name, err)
+		}
+	}
+}
+
+// Wrong secrets from many addresses and made-up key ids share one budget,
+// so they cannot buy unlimited hashes; the right key still gets in.
+func TestGlobalFailureBudget(t *testing.T) {
+	kr := open(t, "", auth.WithCacheTTL(0), auth.WithClock(newClock().Now))
+	key, _ := userWithKey(t, kr, "alice", access.GM)
+	i := strings.LastIndex(key, "_")
+	madeUp := func(n int) string {
+		id := []byte("aaaaaaaaaaaaaaaa")
+		for k, c := range fmt.Sprintf("%08d", n) {
+			id[8+k] = byte('a' + c - '0')
+		}
+		return "hth_" + string(id) + key[i:]
+	}
+	for n := range auth.GlobalFailureBurst {
+		ctx := auth.WithClient(context.Background(), fmt.Sprintf("192.0.2.%d", n))
+		if _, err := kr.Authenticate(ctx, madeUp(n)); !errors.Is(err, auth.ErrUnknownKey) {
+			t.Fatalf("attempt %d: %v", n+1, err)
+		}
+	}
+	hashed := auth.Verifications(kr)
+	throttled := 0
+	for n := range 50 {
+		ctx := auth.WithClient(context.Background(), fmt.Sprintf("198.51.100.%d", n))
+		if _, err := kr.Authenticate(ctx, madeUp(1000+n)); errors.Is(err, auth.ErrTooManyFailures) {
+			throttled++
+		}
+	}
+	// A made-up secret passes the dummy's quick check once in 65,536.
+	if extra := auth.Verifications(kr) - hashed; throttled < 49 || extra > 1 {
+		t.Errorf("past the global budget: %d of 50 throttled, %d argon2id runs", throttled, extra)
+	}
+	if _, err := kr.Authenticate(auth.WithClient(context.Background(), "192.0.2.1"), key); err != nil {
+		t.Errorf("the real key past the global budget: %v", err)
+	}
+}
+
+// Rejecting an unknown key id costs what rejecting a known one's wrong
+// secret does: one argon2id run, and the same throttling after.
+func TestUnknownKeyIDCostsAHash(t *testing.T) {
+	kr := open(t, "", auth.WithCacheTTL(0))
+	key, _ := userWithKey(t, kr, "alice", access.GM)
+	i := strings.LastIndex(key, "_")
+	unknown := "hth_" + strings.Repeat("a", 16) + key[i:]
+	if unknown[:i] == key[:i] {
+		t.Fatal("the made-up key id is the real one")
+	}
+	for _, tt := range []struct {
+		name, key string
+		want      error
+	}{
+		{"known id, wrong secret", wrongSecrets(t, key, 1)[0], auth.ErrWrongSecret},
+		{"unknown id", unknown, auth.ErrUnknownKey},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := auth.WithClient(context.Background(), "203.0.113.9")
+			var runs []int64
+			for range auth.FailureBurst {
+				before := auth.Verifications(kr)
+				if _, err := kr.Authenticate(ctx, tt.key); !errors.Is(err, tt.want) {
+					t.Fatalf("%v, want %v", err, tt.want)
+				}
+				runs = append(runs, auth.Verifications(kr)-before)
+			}
+			if !slices.Equal(runs, slices.Repeat([]int64{1}, auth.FailureBurst)) {
+				t.Errorf("argon2id runs per refusal: %v, want 1 each", runs)
+			}
+		})
+	}
+	// The dummy hash costs what a key's does: the same parameters.
+	var params []string
+	auth.SetIDKey(kr, func(secret, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
+		params = append(params, fmt.Sprint(time, memory, threads, keyLen, len(salt)))
+		return argon2.IDKey(secret, salt, time, memory, threads, keyLen)
+	})
+	ctx := auth.WithClient(context.Background(), "198.51.100.7")
+	kr.Authenticate(ctx, unknown)
+	kr.Authenticate(ctx, key)
+	if len(params) != 2 || params[0] != params[1] {
+		t.Errorf("argon2id parameters, unknown id then known: %q", params)
+	}
+}
+
+// A key issued before check bits existed is hashed even while throttled,
+// so its holder is never refused, and gets its check bits on first use.
+func TestKeyWithoutCheckBits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hearth.db")
+	kr := open(t, path, auth.WithCacheTTL(0))
+	key, info := userWithKey(t, kr, "alice", access.GM)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE auth_keys SET check_bits = NULL WHERE id = ?`, info.ID); err != nil {
+		t.Fatal(err)
+	}
+	ctx := auth.WithClient(context.Background(), "203.0.113.9")
+	wrong := wrongSecrets(t, key, auth.FailureBurst+1)
+	for _, w := range wrong {
+		kr.Authenticate(ctx, w)
+	}
+	before := auth.Verifications(kr)
+	if _, err := kr.Authenticate(ctx, key); err != nil || auth.Verifications(kr) != before+1 {
+		t.Fatalf("the real key without check bits, throttled: %v, %d hashes", err, auth.Verifications(kr)-before)
+	}
+	var bits sql.NullInt64
+	if err := db.QueryRow(`SELECT check_bits FROM auth_keys WHERE id = ?`, info.ID).Scan(&bits); err != nil || !bits.Valid {
+		t.Fatalf("check bits after use: %v, %v", bits, err)
+	}
+	before = auth.Verifications(kr)
+	if _, err := kr.Authenticate(ctx, wrong[0]); !errors.Is(err, auth.ErrTooManyFailures) || auth.Verifications(kr) != before {
+		t.Errorf("a wrong secret once the bits are filled: %v, %d hashes", err, auth.Verifications(kr)-before)
+	}
+}
+
+// A flood of uncached attempts runs at most the allowed number of
+// argon2id hashes at once, and a right key queued among them gets in.
+func TestHashConcurrencyBounded(t *testing.T) {
+	const limit = 1
+	kr := open(t, "", auth.WithCacheTTL(0), auth.WithHashConcurrency(limit))
+	key, _ := userWithKey(t, kr, "alice", access.GM)
+	var mu sync.Mutex
+	running, peak := 0, 0
+	auth.SetIDKey(kr, func(secret, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
+		mu.Lock()
+		running++
+		peak = max(peak, running)
+		mu.Unlock()
+		runtime.Gosched() // room for another hash to start, were it allowed
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		return argon2.IDKey(secret, salt, time, memory, threads, keyLen)
+	})
+	i := strings.LastIndex(key, "_")
+	var wg sync.WaitGroup
+	for n := range 40 {
+		wg.Go(func() {
+			ctx := auth.WithClient(context.Background(), fmt.Sprintf("192.0.2.%d", n))
+			kr.Authenticate(ctx, "hth_aaaaaaaacccccccc"+key[i:])
+		})
+	}
+	var rightErr error
+	wg.Go(func() { _, rightErr = kr.Authenticate(context.Background(), key) })
+	wg.Wait()
+	if rightErr != nil {
+		t.Errorf("the right key among the flood: %v", rightErr)
+	}
+	if peak != limit {
+		t.Errorf("%d argon2id hashes at once, want %d", peak, limit)
 	}
 }

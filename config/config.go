@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -36,6 +37,11 @@ type Server struct {
 	MaxBodyBytes      int64         `toml:"max_body_bytes"`
 	ReadHeaderTimeout time.Duration `toml:"read_header_timeout"`
 	ShutdownTimeout   time.Duration `toml:"shutdown_timeout"`
+	// TrustedProxies are the CIDRs (or single addresses) of reverse proxies
+	// whose X-Forwarded-For is believed: a request from one of them counts
+	// as coming from the right-most address in that header not itself a
+	// trusted proxy. Empty: the peer is the client, the header is ignored.
+	TrustedProxies []string `toml:"trusted_proxies"`
 }
 
 // Storage is where data lives.
@@ -150,6 +156,7 @@ func Default() *Config {
 			Host:              "127.0.0.1",
 			Port:              8080,
 			CORSOrigins:       []string{},
+			TrustedProxies:    []string{},
 			MaxBodyBytes:      1 << 20,
 			ReadHeaderTimeout: 10 * time.Second,
 			ShutdownTimeout:   30 * time.Second,
@@ -319,6 +326,13 @@ func (c *Config) problems() []*KeyError {
 	for _, o := range s.CORSOrigins {
 		if err := checkOrigin(o); err != nil {
 			bad("server.cors_origins", "%v", err)
+		}
+	}
+	for _, p := range s.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				bad("server.trusted_proxies", "want CIDRs such as \"10.0.0.0/8\" or addresses, got %q", p)
+			}
 		}
 	}
 	positive("server.max_body_bytes", s.MaxBodyBytes)

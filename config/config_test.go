@@ -439,6 +439,8 @@ func TestValidate(t *testing.T) {
 		{"server.public_url", func(c *Config) { c.Server.PublicURL = "https://hearth.example.org/?a=1" }},
 		{"server.cors_origins", func(c *Config) { c.Server.CORSOrigins = []string{"http://localhost:30000/game"} }},
 		{"server.cors_origins", func(c *Config) { c.Server.CORSOrigins = []string{"localhost:30000"} }},
+		{"server.trusted_proxies", func(c *Config) { c.Server.TrustedProxies = []string{"10.0.0.0/33"} }},
+		{"server.trusted_proxies", func(c *Config) { c.Server.TrustedProxies = []string{"proxy.lan"} }},
 		{"server.max_body_bytes", func(c *Config) { c.Server.MaxBodyBytes = 0 }},
 		{"server.read_header_timeout", func(c *Config) { c.Server.ReadHeaderTimeout = 0 }},
 		{"server.shutdown_timeout", func(c *Config) { c.Server.ShutdownTimeout = -time.Second }},
@@ -552,6 +554,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	c.Server.Host = "0.0.0.0"
 	c.Server.PublicURL = "https://hearth.example.org"
 	c.Server.CORSOrigins = []string{"http://localhost:30000", "https://vtt.example.org"}
+	c.Server.TrustedProxies = []string{"10.0.0.0/8", "::1"}
 	c.Server.ReadHeaderTimeout = 1500 * time.Millisecond
 	c.Models.Narrator = Role{Provider: "ollama", Model: "llama3.2", BaseURL: "http://gpu.lan:11434"}
 	c.Models.Embedder = Role{Provider: "openai", APIKeyEnv: "OPENAI_API_KEY", APIKeyFile: "/run/k"}

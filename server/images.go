@@ -1,8 +1,10 @@
 package server
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path"
@@ -163,10 +165,16 @@ func (s *Server) deliverImage(w http.ResponseWriter, r *http.Request) {
 		api.JSON(w, http.StatusOK, map[string]any{"mode": "shuttle", "image_id": im.ID, "suggested_path": target, "data_url": info.DataURL})
 		return
 	}
-	dst := filepath.Join(s.o.AssetsPath, filepath.FromSlash(target))
-	if err := writeAsset(dst, im.WebP); err != nil {
+	if err := writeAsset(s.o.AssetsPath, target, im.WebP); err != nil {
+		var out *outsideError
+		if errors.As(err, &out) {
+			s.log.WarnContext(r.Context(), "image delivery refused: a symbolic link leads outside fvtt.assets_path",
+				"assets_path", s.o.AssetsPath, "target", target, "link", out.link, "to", out.to)
+			api.Error(w, r, api.Invalid, "images.bad_target", map[string]any{"Reason": out.Error()})
+			return
+		}
 		// Not writable here: the client can still shuttle it.
-		s.log.WarnContext(r.Context(), "direct image delivery failed; answering shuttle", "path", dst, "err", err)
+		s.log.WarnContext(r.Context(), "direct image delivery failed; answering shuttle", "assets_path", s.o.AssetsPath, "target", target, "err", err)
 		api.JSON(w, http.StatusOK, map[string]any{"mode": "shuttle", "image_id": im.ID, "suggested_path": target, "data_url": info.DataURL})
 		return
 	}
@@ -197,29 +205,100 @@ func confineAsset(p string) (string, error) {
 	return c, nil
 }
 
-// writeAsset writes atomically (temp file, rename) so Foundry never serves
-// half an image, creating the folders it needs.
-func writeAsset(dst string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+// outsideError refuses a delivery whose target passes through a symbolic
+// link that leads outside the assets directory, or that could: one with an
+// absolute target.
+type outsideError struct {
+	link     string // the link, relative to the assets directory
+	to       string // where it resolves
+	absolute bool   // it resolves inside, but names an absolute path
+}
+
+func (e *outsideError) Error() string {
+	if e.absolute {
+		return fmt.Sprintf("%s is a symbolic link to an absolute path; Hearth follows only relative links that stay inside the Foundry assets directory", e.link)
+	}
+	return fmt.Sprintf("%s is a symbolic link that leads outside the Foundry assets directory; Hearth writes only inside it", e.link)
+}
+
+// writeAsset writes data to target (slash-separated, relative, as
+// confineAsset returns it) inside the directory dir, atomically (temp
+// file, rename) so Foundry never serves half an image, creating the
+// folders it needs. Relative symbolic links that stay inside dir are
+// followed; others are refused with an *outsideError. The writing itself
+// goes through an os.Root, which refuses any escape, so a link swapped in
+// after the check cannot redirect the write either.
+func writeAsset(dir, target string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(dst), ".hearth-*")
+	if err := checkLinks(dir, target); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	name := filepath.FromSlash(target)
+	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(name), ".hearth-"+rand.Text())
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
 	_, werr := f.Write(data)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
+		root.Remove(tmp)
 		return err
 	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
+	if err := root.Chmod(tmp, 0o644); err != nil { // whatever the umask
+		root.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(f.Name(), dst); err != nil {
-		os.Remove(f.Name())
+	// Rename replaces a link at the target itself, never what it points to.
+	if err := root.Rename(tmp, name); err != nil {
+		root.Remove(tmp)
 		return err
+	}
+	return nil
+}
+
+// checkLinks resolves each existing folder on the way to target and
+// refuses the first symbolic link among them that leads outside dir, or
+// is absolute (os.Root does not follow those).
+func checkLinks(dir, target string) error {
+	base, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	parts := strings.Split(path.Dir(target), "/")
+	for i := range parts {
+		rel := filepath.Join(parts[:i+1]...)
+		p := filepath.Join(dir, rel)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // the rest is created, as real folders
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		to, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return &outsideError{link: filepath.ToSlash(rel), to: "(unresolvable: " + err.Error() + ")"}
+		}
+		if r, err := filepath.Rel(base, to); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+			return &outsideError{link: filepath.ToSlash(rel), to: to}
+		}
+		if l, err := os.Readlink(p); err != nil || filepath.IsAbs(l) {
+			return &outsideError{link: filepath.ToSlash(rel), to: to, absolute: true}
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/internal/api"
 )
 
@@ -108,8 +109,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}
 			d := time.Since(start)
 			s.metrics.observeRequest(s.endpoint(r), r.Method, code, d)
-			s.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", code), slog.Duration("duration", d), slog.String("remote", r.RemoteAddr))
+			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", code), slog.Duration("duration", d), slog.String("remote", r.RemoteAddr)}
+			if c := auth.ClientFrom(ctx); c != "" { // behind a trusted proxy
+				attrs = append(attrs, slog.String("client", c))
+			}
+			s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		}()
 		next.ServeHTTP(sw, r)
 	})

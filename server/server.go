@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -63,6 +64,9 @@ type Options struct {
 	// AssetsPath is the Foundry VTT assets directory for direct image
 	// delivery; empty means shuttle mode.
 	AssetsPath string
+	// TrustedProxies are the CIDRs (or addresses) of reverse proxies whose
+	// X-Forwarded-For names the client, for the wrong-secret throttle.
+	TrustedProxies []string
 
 	Metrics *Metrics
 	Logger  *slog.Logger
@@ -76,6 +80,7 @@ type Server struct {
 	metrics *Metrics
 	start   time.Time
 	jobs    *jobs
+	proxies []netip.Prefix
 	handler http.Handler
 	root    *http.ServeMux
 	mux     *http.ServeMux
@@ -116,7 +121,11 @@ func New(o Options) (*Server, error) {
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(o.Assistant.ActiveCount, nil)
 	}
-	s := &Server{o: o, log: o.Logger, metrics: o.Metrics, start: o.Now()}
+	proxies, err := parseProxies(o.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{o: o, log: o.Logger, metrics: o.Metrics, start: o.Now(), proxies: proxies}
 	s.jobs = newJobs()
 
 	mux := http.NewServeMux()
@@ -148,7 +157,7 @@ func New(o Options) (*Server, error) {
 	root.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
 	root.Handle("/", authenticate(o, mux))
 	s.root, s.mux = root, mux
-	s.handler = s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))
+	s.handler = s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root))))
 	return s, nil
 }
 

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,6 +47,7 @@ type fixture struct {
 	lib     *library.Library
 	imageGM int64
 	srv     *server.Server
+	assets  string // fvtt.assets_path
 }
 
 type fixtureOpts struct {
@@ -55,6 +58,7 @@ type fixtureOpts struct {
 	burst      int
 	provider   llm.Provider
 	publicURL  string
+	proxies    []string // server.trusted_proxies
 	// at gives exact paths their own rate budgets; mount adds routes.
 	at    map[string]budget
 	mount func(*http.ServeMux)
@@ -130,7 +134,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		}
 		return k
 	}
-	f := &fixture{t: t, model: model, chat: chat, lib: lib, imageGM: ims[0].ID}
+	f := &fixture{t: t, model: model, chat: chat, lib: lib, imageGM: ims[0].ID, assets: filepath.Join(dir, "fvtt")}
 	f.gmKey, f.plKey = key("gm", access.GM), key("player", access.Player)
 	var lim *auth.Limiter
 	if o.ratePerMin > 0 {
@@ -147,7 +151,8 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: quiet,
 		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
 		AuthenticateAt: at, Mount: o.mount,
-		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: filepath.Join(dir, "fvtt")})
+		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
+		TrustedProxies: o.proxies})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,5 +702,138 @@ func TestMetricsAndErrorsInGerman(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+}
+
+// With a trusted proxy, X-Forwarded-For names the client the wrong-secret
+// budget is counted for, so two clients behind it do not share one; from
+// an untrusted peer the header is ignored.
+func TestTrustedProxyClientBudgets(t *testing.T) {
+	tests := []struct {
+		name     string
+		proxies  []string
+		separate bool
+	}{
+		{"trusted proxy", []string{"127.0.0.0/8", "::1"}, true},
+		{"untrusted peer", []string{"10.0.0.0/8"}, false},
+		{"no proxies", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, fixtureOpts{proxies: tt.proxies})
+			i := strings.LastIndex(f.gmKey, "_")
+			wrong := f.gmKey[:i+1] + strings.Repeat("a", len(f.gmKey)-i-1)
+			as := func(client, key string) int {
+				t.Helper()
+				req, err := http.NewRequest("GET", f.url+"/api/documents", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("X-Forwarded-For", client)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
+					t.Errorf("429 without Retry-After")
+				}
+				return resp.StatusCode
+			}
+			for n := range auth.FailureBurst {
+				if got := as("203.0.113.9", wrong); got != 401 {
+					t.Fatalf("wrong secret %d: %d, want 401", n+1, got)
+				}
+			}
+			if got := as("203.0.113.9", wrong); got != 429 {
+				t.Fatalf("past the budget: %d, want 429", got)
+			}
+			want := 429
+			if tt.separate {
+				want = 401
+			}
+			if got := as("198.51.100.7", wrong); got != want {
+				t.Errorf("another client behind the same peer: %d, want %d", got, want)
+			}
+			if got := as("203.0.113.9", f.gmKey); got != 200 {
+				t.Errorf("the real key from the throttled client: %d, want 200", got)
+			}
+		})
+	}
+}
+
+// Image delivery never writes outside fvtt.assets_path, even through a
+// symbolic link inside it: such a link is refused with a clear error; a
+// link that stays inside is followed; a link at the target itself is
+// replaced, not written through.
+func TestDeliverConfinedToAssets(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim.webp")
+	if err := os.WriteFile(victim, []byte("not yours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mkdir := func(p string) {
+		if err := os.MkdirAll(filepath.Join(f.assets, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(to, at string) {
+		if err := os.Symlink(to, filepath.Join(f.assets, at)); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	mkdir("seneschal/Real")
+	mkdir("seneschal/Files")
+	link(outside, "seneschal/Out")                                      // a folder leading out
+	link("Real", "seneschal/In")                                        // one staying inside
+	link(filepath.Join(f.assets, "seneschal", "Real"), "seneschal/Abs") // inside, but absolute
+	link(victim, "seneschal/Files/deck.webp")                           // a file leading out
+	mkdir("elsewhere")
+	link(outside, "elsewhere/deeper")
+	link("../elsewhere/deeper", "seneschal/Chain") // inside, then out
+
+	deliver := func(target string) *http.Response {
+		return f.do("POST", "/api/images/"+itoa(f.imageGM)+"/deliver", f.gmKey, map[string]any{"target_path": target})
+	}
+	for _, tt := range []struct{ target, why string }{
+		{"seneschal/Out/deck.webp", "leads outside"},
+		{"seneschal/Out/new/deck.webp", "leads outside"},
+		{"seneschal/Chain/deck.webp", "leads outside"},
+		{"seneschal/Abs/deck.webp", "absolute path"},
+	} {
+		resp := deliver(tt.target)
+		if resp.StatusCode != 400 {
+			t.Errorf("%s: status %d, want 400: %s", tt.target, resp.StatusCode, body(resp))
+			continue
+		}
+		e := decode[api.ErrorBody](t, resp)
+		if e.Error.Code != api.Invalid || !strings.Contains(e.Error.Message, "symbolic link") || !strings.Contains(e.Error.Message, tt.why) {
+			t.Errorf("%s: %+v; want a message about a link that %s", tt.target, e, tt.why)
+		}
+	}
+	for _, tt := range []struct{ target, lands string }{
+		{"seneschal/In/deck.webp", "seneschal/Real/deck.webp"},
+		{"seneschal/Files/deck.webp", "seneschal/Files/deck.webp"},
+	} {
+		got := decode[map[string]any](t, deliver(tt.target))
+		if got["mode"] != "direct" {
+			t.Errorf("%s: %v, want direct", tt.target, got)
+		}
+		fi, err := os.Lstat(filepath.Join(f.assets, filepath.FromSlash(tt.lands)))
+		if err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s: %s is %v, %v; want the image file", tt.target, tt.lands, fi, err)
+		}
+	}
+	var written []string
+	filepath.WalkDir(outside, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			written = append(written, p)
+		}
+		return nil
+	})
+	if b, _ := os.ReadFile(victim); string(b) != "not yours" || len(written) != 1 {
+		t.Errorf("outside the assets: %q, victim holds %q", written, b)
 	}
 }

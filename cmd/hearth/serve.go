@@ -122,7 +122,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 		},
 		Catalog: d.catalog, CORSOrigins: cfg.Server.CORSOrigins, MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		MaxUploadBytes: cfg.Limits.MaxDocumentSizeBytes, AssetsPath: cfg.FVTT.AssetsPath, PublicURL: cfg.Server.PublicURL,
-		Metrics: metrics, Logger: log,
+		Metrics: metrics, Logger: log, TrustedProxies: cfg.Server.TrustedProxies,
 	})
 	if err != nil {
 		return err
