@@ -337,7 +337,10 @@ func TestConsecutiveInternalLimitWithdrawsTools(t *testing.T) {
 
 func TestHardTimeout(t *testing.T) {
 	loop := &agent.Loop{Provider: cassette.Script(cassette.Calls("fvtt_read", `{}`)), Tools: []agent.Tool{{Tool: llm.Tool{Name: "fvtt_read"}, External: true}},
-		Config: agent.Config{HardTimeout: 30 * time.Millisecond, ExternalToolTimeout: time.Hour}}
+		// The external tool never answers, so the hard limit always ends
+		// the run; it is long enough for the model's call to come first on
+		// a loaded machine.
+		Config: agent.Config{HardTimeout: 2 * time.Second, ExternalToolTimeout: time.Hour}}
 	rec := newRecorder()
 	out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, &auto{}, rec.sink)
 	if !errors.Is(err, agent.ErrHardTimeout) || out.Stopped != "hard_timeout" {

@@ -580,15 +580,21 @@ func (s *splitter) hardSplit(text string) []unit {
 		if len(w) > window {
 			w = text[:runeBack(text, window)]
 		}
-		if len(w) == len(text) {
+		// The tokenizer reads bytes that are not UTF-8 as U+FFFD, so its
+		// prefix of such a window is no prefix of text, and a window of
+		// them costs it the square of its length: cut those by bytes.
+		valid := utf8.ValidString(w)
+		if len(w) == len(text) && (valid || len(text) <= s.opt.Max) {
 			if n := s.tok.Count(text); n <= s.opt.Max {
 				out = append(out, unit{text: text, tokens: n, line: line})
 				break
 			}
 		}
 		cut := 0
-		if p, _ := s.tok.Truncate(w, s.opt.Max); strings.HasPrefix(text, p) {
-			cut = len(p)
+		if valid {
+			if p, _ := s.tok.Truncate(w, s.opt.Max); strings.HasPrefix(text, p) {
+				cut = len(p)
+			}
 		}
 		cut = runeBack(text, cut)
 		if sp := strings.LastIndexFunc(text[:cut], unicode.IsSpace); sp > cut/2 {
@@ -614,10 +620,20 @@ func (s *splitter) hardSplit(text string) []unit {
 	return out
 }
 
-// runeBack moves i back to the start of a rune.
+// runeBack moves i back to the start of the rune it falls inside. Bytes
+// that are not UTF-8 are no rune: i stays, so a run of them is cut where
+// asked, not one byte at a time.
 func runeBack(s string, i int) int {
-	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
-		i--
+	if i <= 0 || i >= len(s) {
+		return i
+	}
+	for k := i - 1; k >= 0 && k > i-utf8.UTFMax; k-- {
+		if utf8.RuneStart(s[k]) {
+			if _, size := utf8.DecodeRuneInString(s[k:]); k+size > i {
+				return k
+			}
+			return i
+		}
 	}
 	return i
 }

@@ -17,8 +17,11 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("server:\n  port: 1\n  host: ::1\n"), "HEARTH__SERVER__CORS_ORIGINS=*,http://a")
 	f.Add([]byte("[assistant]\nhard_timeout = \"90s\"\n[sever]\n"), "HEARTH__SERVER=1")
 	f.Add([]byte("a.b.c = 1\n\"server.port\" = 2\n"), "HEARTH____=")
+	// One directory per fuzzing process, not per input: the iterations of a
+	// process run one at a time, and making and removing a directory cost
+	// more than loading the file.
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, env string) {
-		dir := t.TempDir()
 		for _, name := range []string{"hearth.toml", "hearth.yaml"} {
 			path := filepath.Join(dir, name)
 			if err := os.WriteFile(path, data, 0o600); err != nil {

@@ -29,9 +29,11 @@ func skillsLoop(t *testing.T, dir string) *replan.Loop {
 	if err != nil || len(warns) > 0 {
 		t.Fatal(err, warns)
 	}
+	// The shipped skills build their Go program on first use, which takes
+	// long on a loaded machine: the timeout only guards a hang.
 	return &replan.Loop{
 		Planner:  pattern.Planner{},
-		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set, Timeout: 20 * time.Second}, RetryDefaults: set.RetryPolicy},
+		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set, Timeout: 5 * time.Minute}, RetryDefaults: set.RetryPolicy},
 		Skills:   set.Summaries(nil),
 		Health:   &skill.Health{},
 	}

@@ -116,10 +116,15 @@ func TestRetry(t *testing.T) {
 	}
 }
 
+// callTimeout ends the hanging calls below. The server outlives it by
+// design, and it is long enough for a loaded machine to deliver the first
+// chunk and the second, answered call within it.
+const callTimeout = 2 * time.Second
+
 // A call that has streamed text is not retried: the text would repeat.
 func TestNoRetryAfterStreaming(t *testing.T) {
 	srv, n := ollamaServer(t, hang, answer("ok"))
-	p := llm.WithRetry(llm.WithTimeout(provider(t, srv.URL), 50*time.Millisecond), llm.Retry{
+	p := llm.WithRetry(llm.WithTimeout(provider(t, srv.URL), callTimeout), llm.Retry{
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	var got strings.Builder
 	_, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}},
@@ -136,7 +141,7 @@ func TestNoRetryAfterStreaming(t *testing.T) {
 // Without streaming, a timed-out call is retried and can succeed.
 func TestTimeoutRetried(t *testing.T) {
 	srv, n := ollamaServer(t, hang, answer("ok"))
-	p := llm.WithRetry(llm.WithTimeout(provider(t, srv.URL), 50*time.Millisecond), llm.Retry{
+	p := llm.WithRetry(llm.WithTimeout(provider(t, srv.URL), callTimeout), llm.Retry{
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	resp, err := p.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hi"}}}, nil)
 	if err != nil || resp.Message.Content != "ok" || n.Load() != 2 {

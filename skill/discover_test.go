@@ -245,7 +245,7 @@ func TestPrepareRunsInsideTheSkill(t *testing.T) {
 	env := map[string]string{"ORACLE_KEY_SOURCE": "sk-test"}
 	inv, err := o.Prepare("ask", Call{
 		RequestID: "plan-1/ask", Input: map[string]any{"question": "who?"}, CampaignDir: campaign,
-		Timeout:   2 * time.Second,
+		Timeout:   time.Minute,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 	})
 	if err != nil {

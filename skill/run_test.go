@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,10 +15,15 @@ import (
 	"github.com/hearth-rpg/hearth/skill/protocol"
 )
 
-// testTimeout is the per-invocation timeout of these tests: short, so a
-// script that never ends costs little, and long enough for sh to start on
-// a busy machine.
-const testTimeout = 300 * time.Millisecond
+// Timeouts of these tests. long bounds a script expected to end by itself
+// (or to be stopped by Run for what it printed): it is a hang guard only,
+// so a loaded machine never turns a pass into a timeout. short is used
+// only where the timeout is the expected outcome and the script outlives
+// it by far (it sleeps 1000 s).
+const (
+	long  = time.Minute
+	short = 300 * time.Millisecond
+)
 
 func script(name string) string { return filepath.Join("testdata", "scripts", name) }
 
@@ -45,7 +51,7 @@ func TestRunMinimalTool(t *testing.T) {
 	t.Parallel()
 	var streamed []protocol.Type
 	res, err := Run(t.Context(), Invocation{
-		Skill: "torch", Script: script("minimal"), Timeout: time.Second,
+		Skill: "torch", Script: script("minimal"), Timeout: long,
 		OnEvent: func(e protocol.Event) { streamed = append(streamed, e.Type()) },
 	})
 	if err != nil {
@@ -71,7 +77,7 @@ func TestRunMinimalTool(t *testing.T) {
 func TestRunPassesInputOnStdin(t *testing.T) {
 	t.Parallel()
 	in := []byte(`{"requestId":"r1","tool":"stdin","input":{"notation":"2d6"}}` + "\n")
-	res, err := Run(t.Context(), Invocation{Script: script("stdin"), Input: in, Timeout: time.Second})
+	res, err := Run(t.Context(), Invocation{Script: script("stdin"), Input: in, Timeout: long})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -84,18 +90,20 @@ func TestRunPassesInputOnStdin(t *testing.T) {
 }
 
 // TestRunFailures is the must-show list: each script ends in its
-// documented state within its timeout, and leaves no process behind.
+// documented state and leaves no process behind. Only "hang" may end by
+// its timeout; every other script must be stopped by what it does, so its
+// timeout is the long hang guard.
 func TestRunFailures(t *testing.T) {
 	tests := []struct {
 		script   string
 		category Category
 		code     string
 		msg      string
-		events   int // events accepted before the end
+		events   int // events accepted before the end; -1: see below
 	}{
 		{"crash", ProcessError, CodeExitStatus, "exited with status 3; stderr: panic: the goblin ate the dice", 1},
 		{"segv", ProcessError, CodeSignaled, "killed by signal segmentation fault", 1},
-		{"hang", Timeout, CodeTimeout, "timed out after 300ms", 1},
+		{"hang", Timeout, CodeTimeout, "timed out after 300ms", -1},
 		{"garbage", InvalidJSON, protocol.CodeInvalidJSON, "line 2: not valid JSON", 1},
 		{"unknown", InvalidJSON, protocol.CodeUnknownType, `line 1: unknown event type "teleport"`, 0},
 		{"flood", ProcessError, CodeOutputLimit, "output limit", -1},
@@ -106,9 +114,15 @@ func TestRunFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
 			t.Parallel()
+			timeout := long
+			if tt.category == Timeout {
+				timeout = short
+			}
+			var streamed int
 			res, err := Run(t.Context(), Invocation{
-				Skill: "test", Script: script(tt.script), Timeout: testTimeout,
-				Limits: Limits{MaxOutput: 64 << 10},
+				Skill: "test", Script: script(tt.script), Timeout: timeout,
+				Limits:  Limits{MaxOutput: 64 << 10},
+				OnEvent: func(protocol.Event) { streamed++ },
 			})
 			var e *Error
 			if !errors.As(err, &e) {
@@ -119,6 +133,11 @@ func TestRunFailures(t *testing.T) {
 			}
 			if tt.events >= 0 && len(res.Events) != tt.events {
 				t.Errorf("%d events accepted, want %d: %v", len(res.Events), tt.events, types(res.Events))
+			}
+			// Whether sh printed before a short timeout is up to the
+			// scheduler; what it did print must be kept.
+			if len(res.Events) != streamed {
+				t.Errorf("%d events kept, %d streamed", len(res.Events), streamed)
 			}
 			if tt.script == "flood" && int64(len(res.Events))*100 > 64<<10 {
 				t.Errorf("flood kept %d events, more than the 64 KiB limit allows", len(res.Events))
@@ -133,9 +152,7 @@ func TestRunFailures(t *testing.T) {
 
 func TestRunForkedChildDoesNotOutliveIt(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	res, err := Run(ctx, Invocation{Script: script("fork"), Timeout: 5 * time.Second})
+	res, err := Run(t.Context(), Invocation{Script: script("fork"), Timeout: long})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -149,7 +166,7 @@ func TestRunForkedChildDoesNotOutliveIt(t *testing.T) {
 
 func TestRunIgnoresEventsAfterDone(t *testing.T) {
 	t.Parallel()
-	res, err := Run(t.Context(), Invocation{Script: script("afterdone"), Timeout: time.Second})
+	res, err := Run(t.Context(), Invocation{Script: script("afterdone"), Timeout: long})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -161,7 +178,7 @@ func TestRunIgnoresEventsAfterDone(t *testing.T) {
 
 func TestRunKeepsTheEndOfStderr(t *testing.T) {
 	t.Parallel()
-	res, err := Run(t.Context(), Invocation{Script: script("stderrflood"), Timeout: 5 * time.Second, Limits: Limits{MaxStderr: 1024}})
+	res, err := Run(t.Context(), Invocation{Script: script("stderrflood"), Timeout: long, Limits: Limits{MaxStderr: 1024}})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -173,7 +190,7 @@ func TestRunKeepsTheEndOfStderr(t *testing.T) {
 func TestRunScriptThatNeverReadsLargeInput(t *testing.T) {
 	t.Parallel()
 	in := []byte(`{"input":{"blob":"` + strings.Repeat("x", 1<<20) + `"}}`)
-	res, err := Run(t.Context(), Invocation{Script: script("noread"), Input: in, Timeout: 5 * time.Second})
+	res, err := Run(t.Context(), Invocation{Script: script("noread"), Input: in, Timeout: long})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -183,8 +200,11 @@ func TestRunScriptThatNeverReadsLargeInput(t *testing.T) {
 func TestRunCanceledByCaller(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	res, err := Run(ctx, Invocation{Script: script("hang"), Timeout: 10 * time.Second})
+	defer cancel()
+	// Cancel once the script has started and spoken, not after a delay
+	// that may end before it starts.
+	res, err := Run(ctx, Invocation{Script: script("hang"), Timeout: long,
+		OnEvent: func(protocol.Event) { cancel() }})
 	var e *Error
 	if !errors.As(err, &e) || e.Code != CodeCanceled {
 		t.Fatalf("Run error = %v, want code %s", err, CodeCanceled)
@@ -194,10 +214,13 @@ func TestRunCanceledByCaller(t *testing.T) {
 
 func TestRunPlanDeadlineIsATimeout(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-	defer cancel()
-	res, err := Run(ctx, Invocation{Script: script("hang"), Timeout: 10 * time.Second})
-	if CategoryOf(err) != Timeout {
+	// The plan's deadline passes once the script has started and spoken.
+	ctx, expire := withDeadlineSignal(t.Context())
+	defer expire()
+	res, err := Run(ctx, Invocation{Script: script("hang"), Timeout: long,
+		OnEvent: func(protocol.Event) { expire() }})
+	var e *Error
+	if !errors.As(err, &e) || e.Category != Timeout || !strings.Contains(e.Msg, "plan ran out of time") {
 		t.Fatalf("Run error = %v, want category timeout", err)
 	}
 	assertGone(t, res)
@@ -242,7 +265,7 @@ func TestRunAssets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := append(BaseEnv(), "ASSET_DIR="+data, "ASSET_PATH="+tt.path)
 			res, err := Run(t.Context(), Invocation{
-				Script: script("asset"), Env: env, Dir: tt.dir, Timeout: time.Second,
+				Script: script("asset"), Env: env, Dir: tt.dir, Timeout: long,
 				AssetRoots: []string{data},
 			})
 			if tt.ok {
@@ -290,5 +313,29 @@ func TestTail(t *testing.T) {
 	tl.Write([]byte("abc"))
 	if got := tl.String(); got != "abc" {
 		t.Errorf("tail = %q, want abc", got)
+	}
+}
+
+// deadlineSignal is a context whose deadline passes when the test says so:
+// it ends with context.DeadlineExceeded, as a plan's deadline would.
+type deadlineSignal struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func withDeadlineSignal(parent context.Context) (context.Context, func()) {
+	c := &deadlineSignal{Context: parent, done: make(chan struct{})}
+	return c, func() { c.once.Do(func() { close(c.done) }) }
+}
+
+func (c *deadlineSignal) Done() <-chan struct{} { return c.done }
+
+func (c *deadlineSignal) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }

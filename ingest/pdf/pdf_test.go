@@ -345,7 +345,17 @@ func FuzzExtract(f *testing.F) {
 	f.Add(tiny[:len(tiny)/2])
 	f.Add(tinyPDF("One", "Two pages of text here."))
 	f.Add([]byte("%PDF-1.4\n%%EOF"))
-	e := extractor(f)
+	// An extractor of its own, opened once per fuzzing process: one PDFium
+	// instance, so the same input always takes the same path (with two,
+	// whether the second is free decides which code runs, and the fuzzer
+	// spends its time minimizing inputs that only looked new), and small
+	// page and image limits, so a mutated page count ends the iteration.
+	e, err := Open(context.Background(), Options{CacheDir: filepath.Join(os.TempDir(), "hearth-pdf-test-wazero"),
+		PoolSize: 1, MaxPages: 16, MaxImages: 4})
+	if err != nil {
+		f.Fatalf("Open: %v", err)
+	}
+	f.Cleanup(func() { e.Close() })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			return

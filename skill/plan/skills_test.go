@@ -19,6 +19,10 @@ import (
 // repoSkills is the skills directory shipped with Hearth.
 const repoSkills = "../../skills"
 
+// skillTimeout guards a hang only: the shipped skills build their Go
+// program on first use, which takes long on a loaded machine.
+const skillTimeout = 5 * time.Minute
+
 // copyTree copies a skill directory, leaving out what an installation
 // creates (bin/, data/, config.json).
 func copyTree(t *testing.T, src, dst string) {
@@ -122,7 +126,7 @@ func TestShippedSkillsThroughTheExecutor(t *testing.T) {
 	set := discover(t, dir)
 	env := map[string]string{"ECHO_TOKEN": "secret"}
 	e := &Executor{
-		Runner: &SkillRunner{Skills: set, Timeout: 10 * time.Second,
+		Runner: &SkillRunner{Skills: set, Timeout: skillTimeout,
 			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }},
 		RetryDefaults: set.RetryPolicy,
 	}
@@ -181,7 +185,7 @@ func TestShippedSkillsThroughTheExecutor(t *testing.T) {
 
 func TestRealScriptFailureSkipsDependants(t *testing.T) {
 	set := discover(t, shippedSkills(t))
-	e := &Executor{Runner: &SkillRunner{Skills: set, Timeout: 10 * time.Second}}
+	e := &Executor{Runner: &SkillRunner{Skills: set, Timeout: skillTimeout}}
 	none := &skill.RetryPolicy{}
 	p := &Plan{RequestID: "p2", Metadata: Metadata{GenerationAttempt: 1}, Tools: []Tool{
 		{ToolID: "bad", ToolPath: skill.ToolPath("example-echo", "echo"), Required: true, RetryPolicy: none},
@@ -220,7 +224,7 @@ func TestRealScriptsRunTheDiamondInOrderAndInParallel(t *testing.T) {
 	p := &Plan{RequestID: "p3", Parallel: true, Metadata: Metadata{GenerationAttempt: 1}, Tools: []Tool{
 		tool("D", "", false, "B", "C"), tool("B", "C", true, "A"), tool("A", "", false), tool("C", "B", true, "A"),
 	}}
-	e := &Executor{Runner: &SkillRunner{Skills: set, Timeout: 10 * time.Second}, MaxConcurrent: 2}
+	e := &Executor{Runner: &SkillRunner{Skills: set, Timeout: skillTimeout}, MaxConcurrent: 2}
 	res := e.Execute(t.Context(), p, nil)
 	b, _ := os.ReadFile(filepath.Join(work, "log"))
 	log := strings.Split(strings.TrimSpace(string(b)), "\n")

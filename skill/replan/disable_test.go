@@ -70,7 +70,7 @@ func TestAlwaysFailingSkillIsDisabled(t *testing.T) {
 	sink := &logSink{}
 	l := &replan.Loop{
 		Planner: pattern.Planner{},
-		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set, Timeout: 5 * time.Second},
+		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set, Timeout: time.Minute},
 			RetryDefaults: set.RetryPolicy, Logger: slog.New(sink)},
 		Skills: set.Summaries(nil),
 		Health: &health,
