@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -90,6 +91,7 @@ func TestServePlaysSkillsCampaign(t *testing.T) {
 	}
 	yml := filepath.Join(camp, "campaign.yml")
 	cy, _ := os.ReadFile(yml)
+	cy = regexp.MustCompile(`(?m)^pipeline:.*$`).ReplaceAll(cy, nil)
 	if err := os.WriteFile(yml, append(cy, []byte("\npipeline: skills\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -103,15 +105,16 @@ func TestServePlaysSkillsCampaign(t *testing.T) {
 	var created struct {
 		ID string `json:"id"`
 	}
-	json.NewDecoder(resp.Body).Decode(&created)
+	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	json.Unmarshal(raw, &created)
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK || created.ID == "" {
-		t.Fatalf("create: %d %+v", resp.StatusCode, created)
+		t.Fatalf("create: %d %s", resp.StatusCode, raw)
 	}
 	cs := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
 		HTTPClient: &http.Client{Transport: bearer{gmKey, http.DefaultTransport}}})
 	out := must(callText(t, cs, "game_act", map[string]any{"session_id": created.ID, "input": "roll 2d6 to see how the tide runs"}))
-	if !regexp.MustCompile(`"committed":\s*true`).MatchString(out) {
+	if !strings.Contains(out, "[Turn 1") {
 		t.Fatalf("game_act: %s", out)
 	}
 	req, _ = http.NewRequest("GET", url+"/api/sessions/"+created.ID+"/turns", nil)
