@@ -27,7 +27,7 @@ func TestVersionFrom(t *testing.T) {
 			want: VersionInfo{Version: "(devel)", Revision: rev, Time: when}, str: "(devel) (3f9a1c2b7d10, 2026-03-01T12:00:00Z)"},
 		{name: "dirty checkout", bi: &debug.BuildInfo{Main: debug.Module{Version: "v0.3.1-0.20260301120000-3f9a1c2b7d10+dirty"}, Settings: vcs("true")},
 			want: VersionInfo{Version: "v0.3.1-0.20260301120000-3f9a1c2b7d10+dirty", Revision: rev, Time: when, Modified: true},
-			str: "v0.3.1-0.20260301120000-3f9a1c2b7d10+dirty (3f9a1c2b7d10+dirty, 2026-03-01T12:00:00Z)"},
+			str:  "v0.3.1-0.20260301120000-3f9a1c2b7d10+dirty (3f9a1c2b7d10+dirty, 2026-03-01T12:00:00Z)"},
 		{name: "bad time", bi: &debug.BuildInfo{Main: debug.Module{Version: "v1.0.0"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.time", Value: "yesterday"}}},
 			want: VersionInfo{Version: "v1.0.0", Revision: "abc"}, str: "v1.0.0 (abc)"},
 	} {
