@@ -13,6 +13,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/internal/migrate"
@@ -25,7 +26,7 @@ var migrations embed.FS
 // ErrNotFound is returned for a document or page that is not there, or
 // that the role may not read: the two are not told apart, so a player
 // cannot learn what a GM-only book holds.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = &hearth.Error{Code: hearth.NotFound, Message: "not found"}
 
 // Document is a library record.
 type Document struct {
