@@ -6,26 +6,18 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+// versionString is the binary's version and VCS revision, from its build
+// information (see hearth.Version).
+func versionString() string { return hearth.Version().String() }
 
 // globals are the flags every command shares.
 type globals struct {
@@ -77,7 +69,9 @@ With no model configured Hearth plays offline, with a built-in interpreter and
 narrator grounded in the campaign's own text.
 
 Data lives in one SQLite file in the data directory: --data, else $HEARTH_DATA,
-else the user data directory (~/.local/share/hearth on Linux).`,
+else the user data directory (~/.local/share/hearth on Linux).
+
+` + exitStatuses,
 		Example: `  hearth play                          # play the bundled campaign, resuming your last game
   hearth play --new --seed 7           # a fresh, reproducible game
   hearth play < commands.txt           # play a scripted session
@@ -143,7 +137,12 @@ func newVersion(g *globals) *cobra.Command {
 		Short: g.t("cli.short.version", nil),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(g.stdout, "hearth %s\n", versionString())
+			v := hearth.Version()
+			fmt.Fprintf(g.stdout, "hearth %s\n", v)
+			if v.Revision != "" {
+				fmt.Fprintf(g.stdout, "revision %s\ncommitted %s\nmodified %t\n", v.Revision, v.Time.Format(time.RFC3339), v.Modified)
+			}
+			fmt.Fprintf(g.stdout, "built with %s\n", v.Go)
 			return nil
 		},
 	}
