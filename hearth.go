@@ -1,6 +1,9 @@
 // Package hearth holds what the Hearth binary carries with it: the bundled
 // campaigns and content packs, so that "hearth play" and "hearth search"
-// work from any directory and after "go install". The engine itself lives in the packages below (game, rules,
+// work from any directory and after "go install". It also holds what every
+// package shares and so must import nothing of the module: the coded
+// domain error (Error, ErrorCode, ErrorMessage) and the build's version
+// (Version). The engine itself lives in the packages below (game, rules,
 // world, store, content, llm); see the README for the map.
 package hearth
 

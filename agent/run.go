@@ -2,17 +2,17 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"sync"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/llm"
 )
 
 // Errors from a Run's client-side methods.
 var (
-	ErrUnknownCall = errors.New("no tool call with that id is waiting for a result")
-	ErrNotPaused   = errors.New("the run is not paused")
-	ErrFinished    = errors.New("the run has finished")
+	ErrUnknownCall = &hearth.Error{Code: hearth.Invalid, Message: "no tool call with that id is waiting for a result"}
+	ErrNotPaused   = &hearth.Error{Code: hearth.Conflict, Message: "the run is not paused"}
+	ErrFinished    = &hearth.Error{Code: hearth.Conflict, Message: "the run has finished"}
 )
 
 // Run is a loop running in the background, for servers: the client's

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/auth"
@@ -22,20 +23,24 @@ import (
 var (
 	// ErrNoActive: no request is running for that conversation (it
 	// finished, timed out, was cancelled or never started) — HTTP 404.
-	ErrNoActive = errors.New("no request is active for this conversation")
+	ErrNoActive = &hearth.Error{Code: hearth.NotFound, Message: "no request is active for this conversation"}
 	// ErrWrongCall: the request is not waiting for that tool call — 400.
-	ErrWrongCall = errors.New("the active request is not waiting for that tool call")
+	ErrWrongCall = &hearth.Error{Code: hearth.Invalid, Message: "the active request is not waiting for that tool call"}
 	// ErrBusy: the conversation already has a request running — 409.
-	ErrBusy = errors.New("this conversation already has a request running")
+	ErrBusy = &hearth.Error{Code: hearth.Conflict, Message: "this conversation already has a request running"}
 	// ErrNotPaused: continue or cancel sent while the request is not
 	// paused — 409.
-	ErrNotPaused = errors.New("the request is not paused")
+	ErrNotPaused = &hearth.Error{Code: hearth.Conflict, Message: "the request is not paused"}
 )
 
 // InvalidError is a request the client must fix; its message says how.
+// It has code hearth.Invalid.
 type InvalidError struct{ Msg string }
 
 func (e *InvalidError) Error() string { return e.Msg }
+
+// Unwrap gives the error its code.
+func (e *InvalidError) Unwrap() error { return &hearth.Error{Code: hearth.Invalid, Message: e.Msg} }
 
 func invalid(format string, a ...any) error { return &InvalidError{Msg: fmt.Sprintf(format, a...)} }
 

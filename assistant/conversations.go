@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/llm"
 )
 
@@ -18,7 +20,7 @@ import (
 var migrations embed.FS
 
 // ErrNotFound means no conversation with that id belongs to the user.
-var ErrNotFound = errors.New("conversation not found")
+var ErrNotFound = &hearth.Error{Code: hearth.NotFound, Message: "conversation not found"}
 
 // Conversation is a persisted chat (seed 000 §2.4.6).
 type Conversation struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/auth"
@@ -248,7 +249,7 @@ func decodeArgs(args json.RawMessage, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(args)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("the arguments do not match the tool's schema: %w", err)
+		return hearth.Errorf(hearth.Invalid, "the arguments do not match the tool's schema: %v", err)
 	}
 	return nil
 }
@@ -259,7 +260,7 @@ func (tb *Toolbox) search(ctx context.Context, c Caller, raw json.RawMessage) (a
 		return agent.Result{}, err
 	}
 	if strings.TrimSpace(a.Query) == "" {
-		return agent.Result{}, errors.New("query is empty: say what to look for")
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "query is empty: say what to look for")
 	}
 	limit := a.Limit
 	if limit <= 0 {
@@ -272,7 +273,7 @@ func (tb *Toolbox) search(ctx context.Context, c Caller, raw json.RawMessage) (a
 	case "all":
 		q.Filter.TagMatch = retrieve.All
 	default:
-		return agent.Result{}, fmt.Errorf("tags_match %q: use any or all", a.TagsMatch)
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "tags_match %q: use any or all", a.TagsMatch)
 	}
 	res, err := tb.Search.Search(ctx, q)
 	if err != nil {
@@ -343,13 +344,13 @@ func (tb *Toolbox) get(ctx context.Context, c Caller, raw json.RawMessage) (agen
 		return agent.Result{}, err
 	}
 	if a.DocumentID == "" {
-		return agent.Result{}, errors.New("document_id is empty: use the document_id a search result cited")
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "document_id is empty: use the document_id a search result cited")
 	}
 	doc, err := tb.Documents.Document(ctx, a.DocumentID, c.Role)
 	if errors.Is(err, library.ErrNotFound) {
 		// The same answer whether the document is missing or above the
 		// role, so its existence does not leak.
-		return agent.Result{}, fmt.Errorf("no document %q", a.DocumentID)
+		return agent.Result{}, hearth.Errorf(hearth.NotFound, "no document %q", a.DocumentID)
 	}
 	if err != nil {
 		return agent.Result{}, err
@@ -360,7 +361,7 @@ func (tb *Toolbox) get(ctx context.Context, c Caller, raw json.RawMessage) (agen
 	}
 	p, err := tb.Documents.Get(ctx, a.DocumentID, a.Page, c.Role)
 	if errors.Is(err, library.ErrNotFound) {
-		return agent.Result{}, fmt.Errorf("%s has no page %d; it has %d pages", doc.Title, a.Page, doc.Pages)
+		return agent.Result{}, hearth.Errorf(hearth.NotFound, "%s has no page %d; it has %d pages", doc.Title, a.Page, doc.Pages)
 	}
 	if err != nil {
 		return agent.Result{}, err
@@ -384,7 +385,7 @@ func systemSchema(c Caller, raw json.RawMessage) (agent.Result, error) {
 	}
 	var caps map[string]json.RawMessage
 	if err := json.Unmarshal(c.Schema, &caps); err != nil {
-		return agent.Result{}, fmt.Errorf("the client's system schema is not a JSON object: %w", err)
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "the client's system schema is not a JSON object: %v", err)
 	}
 	out := caps
 	switch a.DocumentType {
@@ -397,7 +398,7 @@ func systemSchema(c Caller, raw json.RawMessage) (agent.Result, error) {
 			}
 		}
 	default:
-		return agent.Result{}, fmt.Errorf("document_type %q: use actor or item", a.DocumentType)
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "document_type %q: use actor or item", a.DocumentType)
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/llm"
@@ -77,13 +78,13 @@ func (t *Traveller) parseUWP(raw json.RawMessage) (agent.Result, error) {
 	if a.Rules != "" {
 		r, err := traveller.ParseRules(a.Rules)
 		if err != nil {
-			return agent.Result{}, err
+			return agent.Result{}, hearth.Errorf(hearth.Invalid, "%w", err)
 		}
 		rules = r
 	}
 	u, err := traveller.Parse(a.UWP)
 	if err != nil {
-		return agent.Result{}, err
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "%w", err)
 	}
 	out := struct {
 		Profile     traveller.UWP    `json:"profile"`
@@ -111,13 +112,13 @@ func (t *Traveller) world(q string) (traveller.World, error) {
 	}
 	var amb *traveller.AmbiguousError
 	if errors.As(err, &amb) {
-		return w, err
+		return w, hearth.Errorf(hearth.Invalid, "%w", err)
 	}
 	if m := hexAt.FindStringSubmatch(q); m != nil {
 		return traveller.World{Sector: m[1], Hex: m[2], Name: q}, nil
 	}
 	if len(t.Worlds) == 0 {
-		return w, fmt.Errorf("no world list is loaded, so %q must be given as sector and hex, e.g. \"Spinward Marches 1910\"", q)
+		return w, hearth.Errorf(hearth.Invalid, "no world list is loaded, so %q must be given as sector and hex, e.g. \"Spinward Marches 1910\"", q)
 	}
 	return w, err
 }
@@ -128,22 +129,22 @@ func (t *Traveller) jump(raw json.RawMessage) (agent.Result, error) {
 		return agent.Result{}, err
 	}
 	if a.JumpRating < 1 || a.JumpRating > traveller.MaxJump {
-		return agent.Result{}, fmt.Errorf("jump_rating %d: a drive is rated 1 to %d", a.JumpRating, traveller.MaxJump)
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "jump_rating %d: a drive is rated 1 to %d", a.JumpRating, traveller.MaxJump)
 	}
 	if a.HullTons == 0 {
 		a.HullTons = 200
 	}
 	from, err := t.world(a.From)
 	if err != nil {
-		return agent.Result{}, fmt.Errorf("from: %w", err)
+		return agent.Result{}, hearth.Errorf(hearth.ErrorCode(err), "from: %w", err)
 	}
 	to, err := t.world(a.To)
 	if err != nil {
-		return agent.Result{}, fmt.Errorf("to: %w", err)
+		return agent.Result{}, hearth.Errorf(hearth.ErrorCode(err), "to: %w", err)
 	}
 	dist, err := traveller.Distance(from, to)
 	if err != nil {
-		return agent.Result{}, err
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "%w", err)
 	}
 	out := map[string]any{"from": from, "to": to, "distance_parsecs": dist, "jump_rating": a.JumpRating,
 		"one_jump": dist <= a.JumpRating}
@@ -160,7 +161,7 @@ func (t *Traveller) jump(raw json.RawMessage) (agent.Result, error) {
 	if route != nil {
 		trip, err := traveller.Plan(route, a.HullTons)
 		if err != nil {
-			return agent.Result{}, err
+			return agent.Result{}, hearth.Errorf(hearth.Invalid, "%w", err)
 		}
 		out["trip"] = trip
 	}
@@ -178,7 +179,7 @@ func (tb *Toolbox) skill(ctx context.Context, c Caller, raw json.RawMessage) (ag
 	}
 	name := strings.TrimSpace(a.Skill)
 	if name == "" || len(name) > 60 {
-		return agent.Result{}, errors.New("skill must name a skill, e.g. Engineer")
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "skill must name a skill, e.g. Engineer")
 	}
 	res, err := tb.Search.Search(ctx, retrieve.Query{Text: name + " skill", Role: c.Role, Limit: 10, Budget: searchBudget,
 		Filter: retrieve.Filter{Corpora: []chunk.Corpus{chunk.Lore}}})

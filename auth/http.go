@@ -62,10 +62,7 @@ func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 			return
 		}
 		if err != nil {
-			if r.Context().Err() != nil {
-				return // the client went away
-			}
-			api.InternalError(w, r, err)
+			api.Fail(w, r, slog.Default(), err)
 			return
 		}
 		// Budgets are per key; an Authenticator with keys of another shape

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/i18n"
@@ -39,10 +40,11 @@ func serve(t *testing.T, h http.Handler) *httptest.Server {
 }
 
 type reply struct {
-	status              int
-	wwwAuth, retry      string
-	code, message, name string
-	role                access.Level
+	status         int
+	wwwAuth, retry string
+	code           hearth.Code
+	message, name  string
+	role           access.Level
 }
 
 // call posts a body that claims the GM role: only the key may decide it.

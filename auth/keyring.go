@@ -22,6 +22,7 @@ import (
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 )
@@ -47,7 +48,7 @@ func ClientFrom(ctx context.Context) string {
 // Errors of Authenticate. Every one of them but ErrTooManyFailures wraps
 // ErrInvalidKey, which is all a client should be told.
 var (
-	ErrInvalidKey  = errors.New("invalid API key")
+	ErrInvalidKey  = &hearth.Error{Code: hearth.Unauthorized, Message: "invalid API key"}
 	ErrMalformed   = fmt.Errorf("%w: not a Hearth API key", ErrInvalidKey)
 	ErrUnknownKey  = fmt.Errorf("%w: no such key (never issued, or its user was removed)", ErrInvalidKey)
 	ErrRevoked     = fmt.Errorf("%w: the key was revoked", ErrInvalidKey)
@@ -90,11 +91,11 @@ const (
 
 // Errors of managing users and keys.
 var (
-	ErrUserExists  = errors.New("a user with this name already exists")
-	ErrNoUser      = errors.New("no such user")
-	ErrNoKey       = errors.New("no such key")
-	ErrInvalidName = errors.New("invalid user name")
-	ErrInvalidRole = errors.New("invalid role")
+	ErrUserExists  = &hearth.Error{Code: hearth.Conflict, Message: "a user with this name already exists"}
+	ErrNoUser      = &hearth.Error{Code: hearth.NotFound, Message: "no such user"}
+	ErrNoKey       = &hearth.Error{Code: hearth.NotFound, Message: "no such key"}
+	ErrInvalidName = &hearth.Error{Code: hearth.Invalid, Message: "invalid user name"}
+	ErrInvalidRole = &hearth.Error{Code: hearth.Invalid, Message: "invalid role"}
 )
 
 const (

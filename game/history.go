@@ -11,13 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/world"
 )
 
-// ErrInvalid marks a request that cannot be done as asked; its message
-// says what would work.
-var ErrInvalid = errors.New("invalid")
+// ErrInvalid matches every request that cannot be done as asked (code
+// hearth.Invalid); the error's message says what would work.
+var ErrInvalid = &hearth.Error{Code: hearth.Invalid}
 
 // Restore moves the session back (or forward) to turn n of the current
 // branch. Nothing is deleted: acting from an earlier turn starts a new
@@ -30,7 +31,7 @@ func (s *Session) Restore(ctx context.Context, n int) error {
 		return err
 	}
 	if n < 0 || n > tip {
-		return fmt.Errorf("%w: branch %q has turns 0 to %d; cannot restore turn %d", ErrInvalid, s.branch.Name, tip, n)
+		return hearth.Errorf(hearth.Invalid, "branch %q has turns 0 to %d; cannot restore turn %d", s.branch.Name, tip, n)
 	}
 	if err := s.load(ctx, n); err != nil {
 		return err
@@ -50,12 +51,12 @@ func (s *Session) Fork(ctx context.Context, name string) (*store.Branch, error) 
 
 func (s *Session) forkLocked(ctx context.Context, name string) (*store.Branch, error) {
 	if !branchName.MatchString(name) {
-		return nil, fmt.Errorf("%w: branch name %q: use 1 to 40 letters, digits, dots, dashes or underscores", ErrInvalid, name)
+		return nil, hearth.Errorf(hearth.Invalid, "branch name %q: use 1 to 40 letters, digits, dots, dashes or underscores", name)
 	}
 	b := &store.Branch{SessionID: s.meta.ID, Name: name, ParentID: s.branch.ID, ForkTurn: s.head}
 	if err := s.st.CreateBranch(ctx, b); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return nil, fmt.Errorf("%w: a branch named %q already exists; pick another name or switch to it", ErrInvalid, name)
+			return nil, hearth.Errorf(hearth.Invalid, "a branch named %q already exists; pick another name or switch to it", name)
 		}
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func (s *Session) Switch(ctx context.Context, name string) error {
 	b, err := s.st.BranchByName(ctx, s.meta.ID, name)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("%w: no branch %q; see the branch list", ErrInvalid, name)
+			return hearth.Errorf(hearth.Invalid, "no branch %q; see the branch list", name)
 		}
 		return err
 	}
@@ -203,7 +204,7 @@ func (s *Session) Export(ctx context.Context, w io.Writer, format string) error 
 		_, err := w.Write(b.Bytes())
 		return err
 	}
-	return fmt.Errorf("%w: export format %q: use json or markdown", ErrInvalid, format)
+	return hearth.Errorf(hearth.Invalid, "export format %q: use json or markdown", format)
 }
 
 func effectKinds(raw json.RawMessage) string {

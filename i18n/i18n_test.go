@@ -78,14 +78,14 @@ func TestEmbeddedFallback(t *testing.T) {
 	tests := []struct {
 		accept, id, want string
 	}{
-		{"de-CH,de;q=0.9", "error.internal", "Auf dem Server ist ein Fehler aufgetreten. Die Einzelheiten stehen in seinem Protokoll."},
-		{"fr", "error.internal", "Something went wrong on the server. The details are in its log."},
-		{"", "error.internal", "Something went wrong on the server. The details are in its log."},
+		{"de-CH,de;q=0.9", "error.internal", "Interner Fehler (Anfrage r1). Die Einzelheiten stehen im Protokoll des Servers."},
+		{"fr", "error.internal", "Internal error (request r1). The details are in the server's log."},
+		{"", "error.internal", "Internal error (request r1). The details are in the server's log."},
 		{"de", "no.such.message", "no.such.message"},
 		{"de", "error.body_too_large", "Der Anfragetext ist größer als 1024 Bytes."},
 	}
 	for _, tt := range tests {
-		if got := c.For(tt.accept).T(tt.id, map[string]any{"Limit": 1024}); got != tt.want {
+		if got := c.For(tt.accept).T(tt.id, map[string]any{"Limit": 1024, "RequestID": "r1"}); got != tt.want {
 			t.Errorf("For(%q).T(%q) = %q, want %q", tt.accept, tt.id, got, tt.want)
 		}
 	}

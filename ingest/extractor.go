@@ -2,11 +2,12 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 // Extractor reads one format's bytes into a Document. Progress, when not
@@ -27,13 +28,13 @@ func (f ExtractorFunc) Extract(ctx context.Context, data []byte, progress func(d
 // Errors an extractor or the pipeline returns, wrapped with what and where.
 // Callers test them with errors.Is to pick the message a user sees.
 var (
-	ErrUnsupported = errors.New("unsupported format")
-	ErrEmpty       = errors.New("the file is empty")
-	ErrTooLarge    = errors.New("the file is too large")
-	ErrCorrupt     = errors.New("the file is damaged or not what its name says")
-	ErrEncrypted   = errors.New("the file is encrypted")
+	ErrUnsupported = &hearth.Error{Code: hearth.Invalid, Message: "unsupported format"}
+	ErrEmpty       = &hearth.Error{Code: hearth.Invalid, Message: "the file is empty"}
+	ErrTooLarge    = &hearth.Error{Code: hearth.Invalid, Message: "the file is too large"}
+	ErrCorrupt     = &hearth.Error{Code: hearth.Invalid, Message: "the file is damaged or not what its name says"}
+	ErrEncrypted   = &hearth.Error{Code: hearth.Invalid, Message: "the file is encrypted"}
 	// ErrNoText is for a document whose pages hold no text: a scan.
-	ErrNoText = errors.New("no text found: the pages look like images, and OCR is not available")
+	ErrNoText = &hearth.Error{Code: hearth.Invalid, Message: "no text found: the pages look like images, and OCR is not available"}
 )
 
 // Registry maps format names (pdf, epub, markdown, text) to extractors.

@@ -3,13 +3,14 @@ package lorebook
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 // Import limits. A lorebook is authored text; anything larger is a mistake
@@ -21,9 +22,9 @@ const (
 
 var (
 	// ErrTooLarge reports input over MaxBytes or with more than MaxEntries entries.
-	ErrTooLarge = errors.New("lorebook too large")
+	ErrTooLarge = &hearth.Error{Code: hearth.Invalid, Message: "lorebook too large"}
 	// ErrFormat reports input that is not a lorebook Hearth can read.
-	ErrFormat = errors.New("not a lorebook")
+	ErrFormat = &hearth.Error{Code: hearth.Invalid, Message: "not a lorebook"}
 )
 
 // Parse imports a SillyTavern World Info file, a Character Card V2 or V3 in

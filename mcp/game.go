@@ -3,12 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 // Game is what the game tools need from the engine; an adapter over
@@ -84,7 +85,7 @@ func (s *Server) addGameTools(g Game) {
 		defer s.finish(ctx, toolListSessions, time.Now(), &err)
 		list, err := g.Sessions(asGM(ctx))
 		if err != nil {
-			return nil, out, fmt.Errorf("listing game sessions: %w", err)
+			return nil, out, about(err, "listing game sessions")
 		}
 		out.Sessions = list
 		if out.Sessions == nil {
@@ -104,11 +105,11 @@ func (s *Server) addGameTools(g Game) {
 		defer s.finish(ctx, toolState, time.Now(), &err)
 		id := strings.TrimSpace(in.SessionID)
 		if id == "" {
-			return nil, nil, errors.New("session_id is empty; use game_list_sessions to find one")
+			return nil, nil, hearth.Errorf(hearth.Invalid, "session_id is empty; use game_list_sessions to find one")
 		}
 		state, err := g.State(asGM(ctx), id)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading the state of session %q: %w", id, err)
+			return nil, nil, about(err, "reading the state of session %q", id)
 		}
 		if !json.Valid(state) {
 			return nil, nil, fmt.Errorf("the state of session %q is not valid JSON", id)
@@ -133,14 +134,14 @@ func (s *Server) addGameTools(g Game) {
 		defer s.finish(ctx, toolAct, time.Now(), &err)
 		id, input := strings.TrimSpace(in.SessionID), strings.TrimSpace(in.Input)
 		if id == "" {
-			return nil, out, errors.New("session_id is empty; use game_list_sessions to find one")
+			return nil, out, hearth.Errorf(hearth.Invalid, "session_id is empty; use game_list_sessions to find one")
 		}
 		if input == "" {
-			return nil, out, errors.New("input is empty; say what the player character does")
+			return nil, out, hearth.Errorf(hearth.Invalid, "input is empty; say what the player character does")
 		}
 		out, err = g.Act(asGM(ctx), id, input)
 		if err != nil {
-			return nil, TurnResult{}, fmt.Errorf("taking a turn in session %q: %w", id, err)
+			return nil, TurnResult{}, about(err, "taking a turn in session %q", id)
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: turnText(out)}}}, out, nil
 	})

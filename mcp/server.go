@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/auth"
@@ -76,7 +77,7 @@ func New(o Options) (*Server, error) {
 		o.Instructions = DefaultInstructions
 	}
 	if o.Version == "" {
-		o.Version = "dev"
+		o.Version = hearth.Version().String()
 	}
 	s := &Server{log: log, sdkLog: sdkLog, opts: o}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "hearth", Title: "Hearth", Version: o.Version}, &sdk.ServerOptions{
@@ -212,23 +213,53 @@ func (s *Server) runTool(ctx context.Context, t agent.Tool, schema *jsonschema.R
 	return t.Run(asGM(ctx), args)
 }
 
-// finish, deferred by every tool call, logs it and turns a panic into the
-// call's error, so one broken tool cannot take the server down.
+// finish, deferred by every tool call, logs it, turns a panic into the
+// call's error, so one broken tool cannot take the server down, and puts
+// the error in the words the client may see (toolError).
 func (s *Server) finish(ctx context.Context, tool string, start time.Time, err *error) {
 	if p := recover(); p != nil {
 		s.log.ErrorContext(ctx, "mcp tool panicked", "tool", tool, "panic", p, "stack", string(debug.Stack()))
-		*err = fmt.Errorf("tool %s failed unexpectedly; the Hearth server log has the details", tool)
+		*err = fmt.Errorf("tool %s panicked: %v", tool, p)
 	}
-	if *err != nil {
-		s.log.InfoContext(ctx, "mcp tool failed", "tool", tool, "duration", time.Since(start), "error", *err)
+	if *err == nil {
+		s.log.DebugContext(ctx, "mcp tool", "tool", tool, "duration", time.Since(start))
 		return
 	}
-	s.log.DebugContext(ctx, "mcp tool", "tool", tool, "duration", time.Since(start))
+	level := slog.LevelInfo
+	if hearth.ErrorCode(*err) == hearth.Internal {
+		level = slog.LevelError
+	}
+	s.log.Log(ctx, level, "mcp tool failed", "tool", tool, "duration", time.Since(start), "error", *err)
+	*err = toolError(*err)
+}
+
+// ToolError is a failed tool call as an MCP client sees it: the text of
+// the error result is "code: message", with the message safe to show
+// (hearth.ErrorMessage). This is the one place errors meet MCP.
+type ToolError struct {
+	Code    hearth.Code
+	Message string
+}
+
+func (e *ToolError) Error() string { return string(e.Code) + ": " + e.Message }
+
+func toolError(err error) error {
+	var te *ToolError
+	if errors.As(err, &te) {
+		return te
+	}
+	return &ToolError{Code: hearth.ErrorCode(err), Message: hearth.ErrorMessage(err)}
+}
+
+// about puts what a tool was doing before err's safe message, keeping its
+// code; err stays the cause, for the log.
+func about(err error, format string, args ...any) error {
+	return &hearth.Error{Code: hearth.ErrorCode(err), Message: fmt.Sprintf(format, args...) + ": " + hearth.ErrorMessage(err), Err: err}
 }
 
 func errorResult(err error) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{}
-	res.SetError(err)
+	res.SetError(toolError(err))
 	return res
 }
 
@@ -293,13 +324,13 @@ func arguments(raw json.RawMessage, schema *jsonschema.Resolved) (json.RawMessag
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("arguments are not valid JSON: %w", err)
+		return nil, hearth.Errorf(hearth.Invalid, "arguments are not valid JSON: %v", err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, errors.New("arguments must be a JSON object")
+		return nil, hearth.Errorf(hearth.Invalid, "arguments must be a JSON object")
 	}
 	if err := schema.Validate(v); err != nil {
-		return nil, fmt.Errorf("arguments do not match the tool's input schema: %w", err)
+		return nil, hearth.Errorf(hearth.Invalid, "arguments do not match the tool's input schema: %v", err)
 	}
 	return raw, nil
 }

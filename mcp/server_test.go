@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/auth"
@@ -66,7 +67,7 @@ func (g *memGame) Sessions(ctx context.Context) ([]mcp.SessionInfo, error) {
 func (g *memGame) session(id string) (*memSession, error) {
 	s, ok := g.sessions[id]
 	if !ok {
-		return nil, fmt.Errorf("no session %q", id)
+		return nil, hearth.Errorf(hearth.NotFound, "no session %q", id)
 	}
 	return s, nil
 }
@@ -148,7 +149,18 @@ func fixtureTools(f *fixture) []agent.Tool {
 			}},
 		{Tool: llm.Tool{Name: "rules_lookup", Description: "Look up a rule.", Parameters: schema(`{"type":"object"}`)},
 			Run: func(context.Context, json.RawMessage) (agent.Result, error) {
-				return agent.Result{}, errors.New("no rule called grappling in this campaign")
+				return agent.Result{}, hearth.Errorf(hearth.NotFound, "no rule called grappling in this campaign")
+			}},
+		{Tool: llm.Tool{Name: "fail", Description: "Fails with the code asked for.", Parameters: schema(`{"type":"object","properties":{"code":{"type":"string"}}}`)},
+			Run: func(_ context.Context, args json.RawMessage) (agent.Result, error) {
+				var a struct{ Code hearth.Code }
+				if err := json.Unmarshal(args, &a); err != nil {
+					return agent.Result{}, err
+				}
+				if a.Code == hearth.Internal {
+					return agent.Result{}, fmt.Errorf("query: %w", errors.New("open /srv/secret/hearth.db: database is locked"))
+				}
+				return agent.Result{}, fmt.Errorf("in context: %w", hearth.Errorf(a.Code, "the %s failure", a.Code))
 			}},
 		{Tool: llm.Tool{Name: "broken", Description: "Always panics.", Parameters: schema(`{"type":"object"}`)},
 			Run: func(context.Context, json.RawMessage) (agent.Result, error) { panic("boom") }},
@@ -237,7 +249,7 @@ func text(r *sdk.CallToolResult) string {
 }
 
 func TestListTools(t *testing.T) {
-	want := []string{"broken", "document_search", "game_act", "game_list_sessions", "game_state", "rules_lookup", "wait", "whoami"}
+	want := []string{"broken", "document_search", "fail", "game_act", "game_list_sessions", "game_state", "rules_lookup", "wait", "whoami"}
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			cs := tr.connect(t, newFixture(t), noWrap)
@@ -307,8 +319,8 @@ func TestCallTools(t *testing.T) {
 		{name: "search with wrong type", tool: "document_search", args: map[string]any{"query": 5}, isError: true, want: []string{"schema"}},
 		{name: "search with bad limit", tool: "document_search", args: map[string]any{"query": "x", "limit": 0}, isError: true, want: []string{"limit"}},
 		{name: "gm access", tool: "whoami", want: []string{"mcp gm_only"}},
-		{name: "tool error", tool: "rules_lookup", args: map[string]any{"name": "grappling"}, isError: true, want: []string{"no rule called grappling"}},
-		{name: "tool panic", tool: "broken", isError: true, want: []string{"broken failed unexpectedly"}},
+		{name: "tool error", tool: "rules_lookup", args: map[string]any{"name": "grappling"}, isError: true, want: []string{"not_found: no rule called grappling"}},
+		{name: "tool panic", tool: "broken", isError: true, want: []string{"internal: internal error"}},
 		{name: "list sessions", tool: "game_list_sessions", want: []string{`"s1"`, "sunken-keep", "far-trader"},
 			check: func(t *testing.T, s map[string]any) {
 				list, _ := s["sessions"].([]any)
@@ -325,8 +337,8 @@ func TestCallTools(t *testing.T) {
 					t.Errorf("structured state = %v", s)
 				}
 			}},
-		{name: "state of unknown session", tool: "game_state", args: map[string]any{"session_id": "s9"}, isError: true, want: []string{`no session "s9"`}},
-		{name: "state with blank id", tool: "game_state", args: map[string]any{"session_id": " "}, isError: true, want: []string{"session_id is empty"}},
+		{name: "state of unknown session", tool: "game_state", args: map[string]any{"session_id": "s9"}, isError: true, want: []string{`not_found: reading the state of session "s9": no session "s9"`}},
+		{name: "state with blank id", tool: "game_state", args: map[string]any{"session_id": " "}, isError: true, want: []string{"invalid: session_id is empty"}},
 		{name: "state without id", tool: "game_state", isError: true, want: []string{"session_id"}},
 		{name: "act", tool: "game_act", args: map[string]any{"session_id": "s1", "input": "open the door"}, want: []string{"You open the door.", "[Turn 1; awaiting free-form input]"},
 			check: func(t *testing.T, s map[string]any) {
@@ -336,10 +348,18 @@ func TestCallTools(t *testing.T) {
 			}},
 		{name: "act with choices", tool: "game_act", args: map[string]any{"session_id": "s1", "input": "look around"}, want: []string{"[Turn 2; awaiting choice input]\nWhat do you do?\n1. Go north\n2. Wait"}},
 		{name: "turns reach the game", tool: "game_state", args: map[string]any{"session_id": "s1"}, want: []string{`"last":"look around"`}},
-		{name: "act with blank input", tool: "game_act", args: map[string]any{"session_id": "s1", "input": "  "}, isError: true, want: []string{"input is empty"}},
+		{name: "act with blank input", tool: "game_act", args: map[string]any{"session_id": "s1", "input": "  "}, isError: true, want: []string{"invalid: input is empty"}},
 		{name: "act without input", tool: "game_act", args: map[string]any{"session_id": "s1"}, isError: true, want: []string{"input"}},
-		{name: "act in unknown session", tool: "game_act", args: map[string]any{"session_id": "s9", "input": "run"}, isError: true, want: []string{`no session "s9"`}},
+		{name: "act in unknown session", tool: "game_act", args: map[string]any{"session_id": "s9", "input": "run"}, isError: true, want: []string{`not_found: taking a turn in session "s9": no session "s9"`}},
 	}
+	// Every code reaches the client as "code: message"; an internal
+	// error's details stay in the server's log.
+	for _, code := range []hearth.Code{hearth.NotFound, hearth.Invalid, hearth.Unauthorized, hearth.Forbidden, hearth.Conflict, hearth.Unavailable} {
+		calls = append(calls, call{name: "code " + string(code), tool: "fail", args: map[string]any{"code": code}, isError: true,
+			want: []string{fmt.Sprintf("%s: the %s failure", code, code)}})
+	}
+	calls = append(calls, call{name: "code internal", tool: "fail", args: map[string]any{"code": hearth.Internal}, isError: true,
+		want: []string{"internal: internal error"}})
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			cs := tr.connect(t, newFixture(t), noWrap)
@@ -358,6 +378,11 @@ func TestCallTools(t *testing.T) {
 				for _, w := range c.want {
 					if !strings.Contains(got, w) {
 						t.Errorf("%s: content %q does not contain %q", c.name, got, w)
+					}
+				}
+				for _, secret := range []string{"/srv/secret", "boom", "panicked", "in context"} {
+					if strings.Contains(got, secret) {
+						t.Errorf("%s: content %q shows %q", c.name, got, secret)
 					}
 				}
 				if c.check != nil {

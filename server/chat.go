@@ -1,9 +1,7 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"time"
 
@@ -146,18 +144,7 @@ func toolOf(e agent.Event) string {
 }
 
 func (s *Server) chatError(w http.ResponseWriter, r *http.Request, err error) {
-	var inv *assistant.InvalidError
-	switch {
-	case errors.As(err, &inv):
-		api.Error(w, r, api.Invalid, "chat.invalid", map[string]any{"Reason": inv.Msg})
-	case errors.Is(err, assistant.ErrBusy):
-		api.Error(w, r, api.Conflict, "chat.busy", nil)
-	case errors.Is(err, assistant.ErrNotFound):
-		api.Error(w, r, api.NotFound, "chat.no_conversation", nil)
-	case errors.Is(err, context.Canceled):
-	default:
-		api.InternalError(w, r, err)
-	}
+	s.fail(w, r, err, chatSays...)
 }
 
 type toolResultRequest struct {
@@ -178,16 +165,11 @@ func (s *Server) toolResult(w http.ResponseWriter, r *http.Request) {
 	if len(req.Result) == 0 {
 		req.Result = json.RawMessage("null")
 	}
-	switch err := s.o.Assistant.ToolResult(user(r).ID, req.ConversationID, req.ToolCallID, req.Result); {
-	case err == nil:
-		api.JSON(w, http.StatusOK, map[string]string{"status": "accepted"})
-	case errors.Is(err, assistant.ErrNoActive):
-		api.Error(w, r, api.NotFound, "chat.no_active", nil)
-	case errors.Is(err, assistant.ErrWrongCall):
-		api.Error(w, r, api.Invalid, "chat.wrong_call", map[string]any{"ID": req.ToolCallID})
-	default:
-		s.chatError(w, r, err)
+	if err := s.o.Assistant.ToolResult(user(r).ID, req.ConversationID, req.ToolCallID, req.Result); err != nil {
+		s.fail(w, r, err, append([]api.Say{{Is: assistant.ErrWrongCall, ID: "chat.wrong_call", Data: map[string]any{"ID": req.ToolCallID}}}, chatSays...)...)
+		return
 	}
+	api.JSON(w, http.StatusOK, map[string]string{"status": "accepted"})
 }
 
 type continueRequest struct {
@@ -200,22 +182,17 @@ func (s *Server) continueChat(w http.ResponseWriter, r *http.Request) {
 	if !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
 		return
 	}
-	switch err := s.o.Assistant.Continue(user(r).ID, req.ConversationID, req.Action); {
-	case err == nil:
-		api.JSON(w, http.StatusOK, map[string]string{"status": "accepted", "action": req.Action})
-	case errors.Is(err, assistant.ErrNoActive):
-		api.Error(w, r, api.NotFound, "chat.no_active", nil)
-	case errors.Is(err, assistant.ErrNotPaused):
-		api.Error(w, r, api.Conflict, "chat.not_paused", nil)
-	default:
+	if err := s.o.Assistant.Continue(user(r).ID, req.ConversationID, req.Action); err != nil {
 		s.chatError(w, r, err)
+		return
 	}
+	api.JSON(w, http.StatusOK, map[string]string{"status": "accepted", "action": req.Action})
 }
 
 func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) {
 	list, err := s.o.Assistant.Conversations().List(r.Context(), user(r).ID)
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err)
 		return
 	}
 	if list == nil {
@@ -226,12 +203,8 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) {
 	c, err := s.o.Assistant.Conversations().Get(r.Context(), user(r).ID, r.PathValue("id"))
-	if errors.Is(err, assistant.ErrNotFound) {
-		api.Error(w, r, api.NotFound, "chat.no_conversation", nil)
-		return
-	}
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.chatError(w, r, err)
 		return
 	}
 	api.JSON(w, http.StatusOK, c)
@@ -240,16 +213,11 @@ func (s *Server) getConversation(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteConversation(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if s.o.Assistant.IsActive(id) {
-		api.Error(w, r, api.Conflict, "chat.busy", nil)
+		s.chatError(w, r, assistant.ErrBusy)
 		return
 	}
-	err := s.o.Assistant.Conversations().Delete(r.Context(), user(r).ID, id)
-	if errors.Is(err, assistant.ErrNotFound) {
-		api.Error(w, r, api.NotFound, "chat.no_conversation", nil)
-		return
-	}
-	if err != nil {
-		api.InternalError(w, r, err)
+	if err := s.o.Assistant.Conversations().Delete(r.Context(), user(r).ID, id); err != nil {
+		s.chatError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

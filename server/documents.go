@@ -167,7 +167,7 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	dir := filepath.Join(s.o.WorkDir, "uploads")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err)
 		return
 	}
 	var meta uploadMeta
@@ -237,7 +237,7 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := os.ReadFile(tmp)
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err)
 		return
 	}
 	if _, err := ingest.Detect(name, data); err != nil {
@@ -355,7 +355,7 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	role := user(r).Role
 	docs, err := s.o.Library.List(r.Context(), role)
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err)
 		return
 	}
 	if docs == nil {
@@ -372,12 +372,8 @@ func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := s.o.Library.Document(r.Context(), id, role)
-	if errors.Is(err, library.ErrNotFound) {
-		api.Error(w, r, api.NotFound, "documents.not_found", map[string]any{"ID": id})
-		return
-	}
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err, api.Say{Code: api.NotFound, ID: "documents.not_found", Data: map[string]any{"ID": id}})
 		return
 	}
 	api.JSON(w, http.StatusOK, d)
@@ -391,12 +387,8 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.o.Library.Get(r.Context(), id, n, role)
-	if errors.Is(err, library.ErrNotFound) {
-		api.Error(w, r, api.NotFound, "documents.page_not_found", map[string]any{"ID": id, "Page": n})
-		return
-	}
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err, api.Say{Code: api.NotFound, ID: "documents.page_not_found", Data: map[string]any{"ID": id, "Page": n}})
 		return
 	}
 	api.JSON(w, http.StatusOK, map[string]any{"document_id": id, "page": p.Number, "label": p.Label, "text": p.Text})
@@ -439,12 +431,8 @@ func (s *Server) patchDocument(w http.ResponseWriter, r *http.Request) {
 		ch.Access = &level
 	}
 	d, err := s.o.Library.Update(r.Context(), id, u.Role, ch)
-	if errors.Is(err, library.ErrNotFound) {
-		api.Error(w, r, api.NotFound, "documents.not_found", map[string]any{"ID": id})
-		return
-	}
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err, api.Say{Code: api.NotFound, ID: "documents.not_found", Data: map[string]any{"ID": id}})
 		return
 	}
 	api.JSON(w, http.StatusOK, d)
@@ -466,15 +454,12 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Only what the user can see can be deleted; anything else is absent.
-	if _, err := s.o.Library.Document(r.Context(), id, u.Role); errors.Is(err, library.ErrNotFound) {
-		api.Error(w, r, api.NotFound, "documents.not_found", map[string]any{"ID": id})
-		return
-	} else if err != nil {
-		api.InternalError(w, r, err)
+	if _, err := s.o.Library.Document(r.Context(), id, u.Role); err != nil {
+		s.fail(w, r, err, api.Say{Code: api.NotFound, ID: "documents.not_found", Data: map[string]any{"ID": id}})
 		return
 	}
 	if err := s.o.Library.Delete(r.Context(), id); err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -87,7 +87,7 @@ func (s *Server) listImages(w http.ResponseWriter, r *http.Request) {
 	}
 	ims, err := s.o.Library.SearchImages(r.Context(), q)
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err)
 		return
 	}
 	titles := map[string]string{}
@@ -107,12 +107,8 @@ func (s *Server) image(w http.ResponseWriter, r *http.Request, withData bool) (l
 		return library.Image{}, false
 	}
 	im, err := s.o.Library.Image(r.Context(), id, user(r).Role, withData)
-	if errors.Is(err, library.ErrNotFound) {
-		api.Error(w, r, api.NotFound, "images.not_found", nil)
-		return im, false
-	}
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err, api.Say{Code: api.NotFound, ID: "images.not_found"})
 		return im, false
 	}
 	return im, true

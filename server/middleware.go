@@ -14,13 +14,8 @@ import (
 	"github.com/hearth-rpg/hearth/internal/api"
 )
 
-type requestIDKey struct{}
-
 // RequestID returns the id of the request ctx belongs to.
-func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
+func RequestID(ctx context.Context) string { return api.RequestID(ctx) }
 
 // LogHandler wraps a slog handler so every record logged with a request's
 // context carries its request_id.
@@ -90,7 +85,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			id = rand.Text()[:16]
 		}
 		w.Header().Set("X-Request-ID", id)
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		ctx := api.WithRequestID(r.Context(), id)
 		r = r.WithContext(ctx)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
@@ -100,7 +95,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 				s.log.ErrorContext(ctx, "handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				if sw.code == 0 {
-					api.Error(sw, r, api.Internal, "error.internal", nil)
+					api.InternalError(sw, r)
 				}
 			}
 			code := sw.code

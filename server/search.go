@@ -63,7 +63,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := s.o.Index.Search(r.Context(), q)
 	if err != nil {
-		api.InternalError(w, r, err)
+		s.fail(w, r, err)
 		return
 	}
 	hits := make([]searchHit, 0, len(res.Passages))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/ingest"
@@ -112,6 +113,9 @@ func New(o Options) (*Server, error) {
 	if o.MaxUploadBytes <= 0 {
 		o.MaxUploadBytes = DefaultMaxUpload
 	}
+	if o.Version == "" {
+		o.Version = hearth.Version().String()
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -194,7 +198,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	api.JSON(w, http.StatusOK, map[string]any{
-		"status": "healthy", "version": s.o.Version,
+		"status": "healthy", "version": s.o.Version, "build": hearth.Version(),
 		"uptime_seconds": int64(s.o.Now().Sub(s.start).Seconds()),
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/assistant"
@@ -48,6 +50,7 @@ type fixture struct {
 	imageGM int64
 	srv     *server.Server
 	assets  string // fvtt.assets_path
+	db      string // the SQLite file
 }
 
 type fixtureOpts struct {
@@ -58,6 +61,7 @@ type fixtureOpts struct {
 	burst      int
 	provider   llm.Provider
 	publicURL  string
+	log        *slog.Logger // default quiet
 	proxies    []string // server.trusted_proxies
 	// at gives exact paths their own rate budgets; mount adds routes.
 	at    map[string]budget
@@ -134,7 +138,11 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		}
 		return k
 	}
-	f := &fixture{t: t, model: model, chat: chat, lib: lib, imageGM: ims[0].ID, assets: filepath.Join(dir, "fvtt")}
+	f := &fixture{t: t, model: model, chat: chat, lib: lib, imageGM: ims[0].ID, assets: filepath.Join(dir, "fvtt"), db: db}
+	log := quiet
+	if o.log != nil {
+		log = o.log
+	}
 	f.gmKey, f.plKey = key("gm", access.GM), key("player", access.Player)
 	var lim *auth.Limiter
 	if o.ratePerMin > 0 {
@@ -148,7 +156,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		lim := auth.NewLimiter(b.perMin, b.burst)
 		at[path] = func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) }
 	}
-	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: quiet,
+	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: log,
 		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
 		AuthenticateAt: at, Mount: o.mount,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
@@ -204,7 +212,7 @@ func decode[T any](t *testing.T, resp *http.Response) T {
 	return v
 }
 
-func wantStatus(t *testing.T, resp *http.Response, code int, errCode string) {
+func wantStatus(t *testing.T, resp *http.Response, code int, errCode hearth.Code) {
 	t.Helper()
 	if resp.StatusCode != code {
 		b, _ := io.ReadAll(resp.Body)
@@ -487,6 +495,11 @@ func TestAuthRateLimitAndBodyLimits(t *testing.T) {
 	h := decode[map[string]any](t, f.do("GET", "/health", "", nil))
 	if h["status"] != "healthy" || h["version"] != "test" {
 		t.Errorf("health %v", h)
+	}
+	// The build it reports is the binary's own (a test binary has no VCS
+	// settings, but it has a Go version).
+	if b, _ := h["build"].(map[string]any); b["version"] != hearth.Version().Version || b["go"] != hearth.Version().Go {
+		t.Errorf("health build %v, want %+v", h["build"], hearth.Version())
 	}
 	// An upload over the limit: 413, and nothing is ingested.
 	var body bytes.Buffer
@@ -835,5 +848,57 @@ func TestDeliverConfinedToAssets(t *testing.T) {
 	})
 	if b, _ := os.ReadFile(victim); string(b) != "not yours" || len(written) != 1 {
 		t.Errorf("outside the assets: %q, victim holds %q", written, b)
+	}
+}
+
+// A store that fails inside answers 500 with the request id and nothing
+// of the failure; the log has the details under the same request id.
+func TestInternalErrorsStayInTheLog(t *testing.T) {
+	var logs bytes.Buffer
+	f := newFixture(t, fixtureOpts{log: slog.New(server.LogHandler(slog.NewJSONHandler(&logs, nil)))})
+	// Break the conversations table for real, from another connection.
+	db, err := sql.Open("sqlite", f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("DROP TABLE assistant_conversations"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	req, _ := http.NewRequest("GET", f.url+"/api/conversations", nil)
+	req.Header.Set("Authorization", "Bearer "+f.gmKey)
+	req.Header.Set("X-Request-ID", "leak-check-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("status %d: %s", resp.StatusCode, raw)
+	}
+	var e api.ErrorBody
+	if err := json.Unmarshal(raw, &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Error.Code != hearth.Internal || e.Error.RequestID != "leak-check-1" ||
+		e.Error.Message != "Internal error (request leak-check-1). The details are in the server's log." {
+		t.Errorf("body %s", raw)
+	}
+	for _, detail := range []string{"no such table", "conversations", "SQL", f.db, filepath.Base(filepath.Dir(f.db))} {
+		if strings.Contains(string(raw), detail) {
+			t.Errorf("body %s shows %q", raw, detail)
+		}
+	}
+	// The operator finds the failure by the id the user quotes.
+	var found bool
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"request_id":"leak-check-1"`) && strings.Contains(line, `"level":"ERROR"`) && strings.Contains(line, "no such table") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no error record with the request id and the cause in the log:\n%s", logs.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/skill/protocol"
 )
 
@@ -118,7 +119,7 @@ func (r *reader) checkAsset(a *protocol.Asset) bool {
 }
 
 // ErrOutsideRoots is returned by Confine for a path outside every root.
-var ErrOutsideRoots = errors.New("path is outside the allowed directories")
+var ErrOutsideRoots = &hearth.Error{Code: hearth.Forbidden, Message: "path is outside the allowed directories"}
 
 // Confine checks that path, an absolute path, names a regular file inside
 // one of roots, following symbolic links only as far as they stay inside

@@ -3,16 +3,16 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/narrative"
 )
 
 // Errors a Store returns, wrapped with context; test with errors.Is.
 var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
+	ErrNotFound = &hearth.Error{Code: hearth.NotFound, Message: "not found"}
+	ErrConflict = &hearth.Error{Code: hearth.Conflict, Message: "conflict"}
 )
 
 // Session is one playthrough of a campaign.

@@ -10,22 +10,56 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(os.Stdin, os.Stdout, os.Stderr, os.Environ())
-	if err := root.ExecuteContext(ctx); err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(os.Stderr, "hearth:", err)
-			os.Exit(2)
-		}
+	err := root.ExecuteContext(ctx)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "hearth:", err)
-		os.Exit(1)
 	}
+	stop()
+	os.Exit(exitCode(err))
 }
 
 // usageError is a mistake in how hearth was called (exit status 2).
 type usageError struct{ error }
+
+// exitCode is the exit status for err, by its code: the one place the CLI
+// maps codes, documented in exitStatuses.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	switch hearth.ErrorCode(err) {
+	case hearth.Invalid:
+		return 2
+	case hearth.NotFound:
+		return 3
+	case hearth.Unauthorized, hearth.Forbidden:
+		return 4
+	case hearth.Conflict:
+		return 5
+	case hearth.Unavailable:
+		return 6
+	default:
+		return 1
+	}
+}
+
+// exitStatuses documents exitCode in "hearth --help".
+const exitStatuses = `Exit status:
+  0  success
+  1  internal error (a bug, or a failure Hearth cannot explain)
+  2  usage error or invalid input
+  3  not found
+  4  unauthorized or forbidden
+  5  conflict with the current state (exists already, busy)
+  6  unavailable (a model or service is not answering; try again)`

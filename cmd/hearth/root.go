@@ -5,28 +5,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+// versionString is the binary's version and VCS revision, from its build
+// information (see hearth.Version).
+func versionString() string { return hearth.Version().String() }
 
 // globals are the flags every command shares, and the configuration
 // once loaded.
@@ -90,7 +82,9 @@ One configuration serves every command: built-in defaults, then the file
 (--config, else $HEARTH_CONFIG, else ~/.config/hearth/config.toml; YAML is
 accepted too), then HEARTH__SECTION__KEY variables, then flags. 'hearth
 config show' prints the result and where each value came from; 'hearth
-config init' writes a commented file to start from.`,
+config init' writes a commented file to start from.
+
+` + exitStatuses,
 		Example: `  hearth play                          # play the bundled campaign, resuming your last game
   hearth play --new --seed 7           # a fresh, reproducible game
   hearth play < commands.txt           # play a scripted session
@@ -132,7 +126,12 @@ func newVersion(g *globals) *cobra.Command {
 		Short: g.t("cli.short.version", nil),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(g.stdout, "hearth %s\n", versionString())
+			v := hearth.Version()
+			fmt.Fprintf(g.stdout, "hearth %s\n", v)
+			if v.Revision != "" {
+				fmt.Fprintf(g.stdout, "revision %s\ncommitted %s\nmodified %t\n", v.Revision, v.Time.Format(time.RFC3339), v.Modified)
+			}
+			fmt.Fprintf(g.stdout, "built with %s\n", v.Go)
 			return nil
 		},
 	}

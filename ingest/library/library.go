@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
@@ -21,7 +22,7 @@ var migrations embed.FS
 // ErrNotFound is returned for a document or page that is not there, or
 // that the role may not read: the two are not told apart, so a player
 // cannot learn what a GM-only book holds.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = &hearth.Error{Code: hearth.NotFound, Message: "not found"}
 
 // Document is a library record.
 type Document struct {

@@ -1,15 +1,15 @@
 package pdf
 
-import "errors"
+import "github.com/hearth-rpg/hearth"
 
 // Errors Extract wraps; test them with errors.Is.
 var (
 	// ErrCorrupt: the data is not a PDF, or is too damaged to read.
-	ErrCorrupt = errors.New("pdf: not a PDF or damaged beyond repair")
+	ErrCorrupt = &hearth.Error{Code: hearth.Invalid, Message: "pdf: not a PDF or damaged beyond repair"}
 	// ErrEncrypted: the PDF is password protected.
-	ErrEncrypted = errors.New("pdf: password protected; remove the password and try again")
+	ErrEncrypted = &hearth.Error{Code: hearth.Invalid, Message: "pdf: password protected; remove the password and try again"}
 	// ErrNoText: no page has a text layer worth reading.
-	ErrNoText = errors.New("pdf: image-only PDF: it has no text layer and OCR is not available")
+	ErrNoText = &hearth.Error{Code: hearth.Invalid, Message: "pdf: image-only PDF: it has no text layer and OCR is not available"}
 	// ErrTooLarge: the PDF has more pages than Options.MaxPages allows.
-	ErrTooLarge = errors.New("pdf: too many pages")
+	ErrTooLarge = &hearth.Error{Code: hearth.Invalid, Message: "pdf: too many pages"}
 )

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,24 +10,26 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/i18n"
 )
 
-// Application error codes.
+// Error codes: the domain's, and two that only HTTP has.
 const (
-	Invalid      = "invalid"
-	Unauthorized = "unauthorized"
-	Forbidden    = "forbidden"
-	NotFound     = "not_found"
-	Conflict     = "conflict"
-	TooLarge     = "too_large"
-	RateLimited  = "rate_limited"
-	Unavailable  = "unavailable"
-	Internal     = "internal"
+	Invalid      = hearth.Invalid
+	Unauthorized = hearth.Unauthorized
+	Forbidden    = hearth.Forbidden
+	NotFound     = hearth.NotFound
+	Conflict     = hearth.Conflict
+	Unavailable  = hearth.Unavailable
+	Internal     = hearth.Internal
+
+	TooLarge    hearth.Code = "too_large"
+	RateLimited hearth.Code = "rate_limited"
 )
 
-// Status maps an application code onto its HTTP status.
-func Status(code string) int {
+// Status maps an error code onto its HTTP status: the one place that does.
+func Status(code hearth.Code) int {
 	switch code {
 	case Invalid:
 		return http.StatusBadRequest
@@ -49,12 +52,28 @@ func Status(code string) int {
 	}
 }
 
-// ErrorBody is the JSON body of every error response.
+// ErrorBody is the JSON body of every error response. RequestID is set on
+// internal errors, so that a user can quote it and an operator find the
+// details in the log.
 type ErrorBody struct {
 	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code      hearth.Code `json:"code"`
+		Message   string      `json:"message"`
+		RequestID string      `json:"request_id,omitempty"`
 	} `json:"error"`
+}
+
+type requestIDKey struct{}
+
+// WithRequestID tags ctx with the id of the request it belongs to.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID returns the id of the request ctx belongs to, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
 }
 
 // JSON writes v with status.
@@ -68,22 +87,90 @@ func JSON(w http.ResponseWriter, status int, v any) {
 
 // Error writes an error response whose message is catalog message msgID in
 // the request's language (see i18n.From).
-func Error(w http.ResponseWriter, r *http.Request, code, msgID string, data map[string]any) {
+func Error(w http.ResponseWriter, r *http.Request, code hearth.Code, msgID string, data map[string]any) {
 	ErrorText(w, code, i18n.From(r.Context()).T(msgID, data))
 }
 
 // ErrorText writes an error response with an already localized message.
-func ErrorText(w http.ResponseWriter, code, message string) {
+func ErrorText(w http.ResponseWriter, code hearth.Code, message string) {
 	var b ErrorBody
 	b.Error.Code, b.Error.Message = code, message
 	JSON(w, Status(code), b)
 }
 
-// Internal logs err with the request and answers with a generic message:
-// internal details are for the log, never for the client.
-func InternalError(w http.ResponseWriter, r *http.Request, err error) {
-	slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	Error(w, r, Internal, "error.internal", nil)
+// InternalError answers that the request failed inside the server: the
+// message says no more than that and the request id. The caller logs the
+// details.
+func InternalError(w http.ResponseWriter, r *http.Request) {
+	id := RequestID(r.Context())
+	var b ErrorBody
+	b.Error.Code, b.Error.RequestID = Internal, id
+	if id == "" {
+		id = "-"
+	}
+	b.Error.Message = i18n.From(r.Context()).T("error.internal", map[string]any{"RequestID": id})
+	JSON(w, Status(Internal), b)
+}
+
+// Say words some errors in the catalog, for a handler that knows better
+// words than the domain's: message ID with Data, which also gets the
+// domain's message as .Reason. It applies to the errors of Code, or to
+// those matching Is (errors.Is), or both when both are set. It never
+// changes an error's code or status.
+type Say struct {
+	Code hearth.Code
+	Is   error
+	ID   string
+	Data map[string]any
+}
+
+func (s Say) applies(err error, code hearth.Code) bool {
+	return (s.Code != "" || s.Is != nil) && (s.Code == "" || s.Code == code) && (s.Is == nil || errors.Is(err, s.Is))
+}
+
+// Localized is an error that names its own catalog message.
+type Localized interface {
+	error
+	Localize() (id string, data map[string]any)
+}
+
+// Fail answers a request that failed with err, by err's code (see
+// hearth.ErrorCode): the status Status gives, and the first of these
+// messages that applies: the error's own catalog message (Localized),
+// the handler's first Say that applies, the domain's safe message. Internal
+// errors are logged with their details and answered with InternalError.
+// A request its client abandoned gets no answer.
+func Fail(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error, says ...Say) {
+	ctx := r.Context()
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		log.DebugContext(ctx, "request abandoned", "method", r.Method, "path", r.URL.Path)
+		return
+	}
+	code := hearth.ErrorCode(err)
+	if code == Internal {
+		log.ErrorContext(ctx, "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		InternalError(w, r)
+		return
+	}
+	log.DebugContext(ctx, "request refused", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
+	var l Localized
+	if errors.As(err, &l) {
+		id, data := l.Localize()
+		Error(w, r, code, id, data)
+		return
+	}
+	for _, s := range says {
+		if !s.applies(err, code) {
+			continue
+		}
+		data := map[string]any{"Reason": hearth.ErrorMessage(err)}
+		for k, v := range s.Data {
+			data[k] = v
+		}
+		Error(w, r, code, s.ID, data)
+		return
+	}
+	ErrorText(w, code, hearth.ErrorMessage(err))
 }
 
 // DecodeError is a request body that could not be read as the JSON expected.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -17,7 +18,7 @@ import (
 const MaxBatch = 10000
 
 // ErrNotFound is returned for an event that does not exist.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = &hearth.Error{Code: hearth.NotFound, Message: "not found"}
 
 // Remember stores events in one transaction and returns their new IDs.
 // Events without an embedding get one from the embedder, if there is one,

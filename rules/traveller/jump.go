@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 // MaxJump is the longest jump any drive makes (jump-6, at TL 15).
@@ -226,7 +228,7 @@ func Plan(route []World, hullTons int) (Trip, error) {
 }
 
 // ErrNoRoute is wrapped by Route when the destination cannot be reached.
-var ErrNoRoute = errors.New("no route")
+var ErrNoRoute = &hearth.Error{Code: hearth.NotFound, Message: "no route"}
 
 // Route finds a way from from to to for a ship with a jump-rating drive,
 // stopping only at worlds of the list: the fewest jumps, and among those

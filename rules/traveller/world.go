@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 // Limits for ReadWorlds.
@@ -155,7 +157,7 @@ func parseHex(h string) (col, row int, err error) {
 }
 
 // ErrNotFound is wrapped by Find when no world matches.
-var ErrNotFound = errors.New("world not found")
+var ErrNotFound = &hearth.Error{Code: hearth.NotFound, Message: "world not found"}
 
 // AmbiguousError is a Find query that matches more than one world.
 type AmbiguousError struct {

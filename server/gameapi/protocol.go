@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/dice"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/rules"
@@ -74,15 +75,29 @@ type Command struct {
 }
 
 // Problem is a client message or request that cannot be done as sent. ID
-// and Data name its message in the gameapi catalog.
+// and Data name its message in the gameapi catalog; Code classifies it
+// (hearth.Invalid unless said otherwise).
 type Problem struct {
 	ID   string
 	Data map[string]any
+	Code hearth.Code
 }
 
 func (p *Problem) Error() string {
 	return fmt.Sprintf("%s %v", p.ID, p.Data)
 }
+
+// Unwrap gives the problem its code.
+func (p *Problem) Unwrap() error {
+	code := p.Code
+	if code == "" {
+		code = hearth.Invalid
+	}
+	return &hearth.Error{Code: code, Message: p.Error()}
+}
+
+// Localize names the problem's catalog message (api.Localized).
+func (p *Problem) Localize() (string, map[string]any) { return p.ID, p.Data }
 
 func problem(id string, kv ...any) *Problem {
 	p := &Problem{ID: id, Data: map[string]any{}}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/internal/api"
@@ -62,24 +63,13 @@ type ConfigUpdate struct {
 	Autopilot *bool   `json:"autopilot,omitempty"`
 }
 
-// fail answers with what err means to the client.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, id string, err error) {
-	var p *Problem
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		api.Error(w, r, api.NotFound, "gameapi.session_not_found", map[string]any{"ID": clip(id)})
-	case errors.As(err, &p) && p == errClosing:
-		api.Error(w, r, api.Unavailable, p.ID, p.Data)
-	case errors.As(err, &p):
-		api.Error(w, r, api.Invalid, p.ID, p.Data)
-	case errors.Is(err, game.ErrInvalid):
-		reason := strings.TrimPrefix(err.Error(), game.ErrInvalid.Error()+": ")
-		api.Error(w, r, api.Invalid, "gameapi.invalid", map[string]any{"Reason": reason})
-	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
-		s.log.Debug("request abandoned", "path", r.URL.Path)
-	default:
-		api.InternalError(w, r, err)
-	}
+// fail answers with what err means to the client: the status by its code
+// (api.Fail), the words of the game API's catalog.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, id string, err error, says ...api.Say) {
+	says = append(says,
+		api.Say{Is: store.ErrNotFound, ID: "gameapi.session_not_found", Data: map[string]any{"ID": clip(id)}},
+		api.Say{Code: api.Invalid, ID: "gameapi.invalid"})
+	api.Fail(w, r, s.log, err, says...)
 }
 
 func (s *Server) info(ctx context.Context, m *store.Session) (SessionInfo, error) {
@@ -178,10 +168,12 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := s.o.Campaign(r.Context(), req.Campaign)
 	if errors.Is(err, ErrUnknownCampaign) {
-		api.Error(w, r, api.NotFound, "gameapi.campaign_not_found", map[string]any{"Name": clip(req.Campaign)})
+		s.fail(w, r, "", err, api.Say{Is: ErrUnknownCampaign, ID: "gameapi.campaign_not_found", Data: map[string]any{"Name": clip(req.Campaign)}})
 		return
 	}
 	if err != nil {
+		// A campaign that does not load is the campaign author's to fix,
+		// and its problems name files of the campaign, not of the server.
 		s.log.Warn("campaign does not load", "campaign", req.Campaign, "err", err)
 		api.Error(w, r, api.Invalid, "gameapi.campaign_failed", map[string]any{"Name": clip(req.Campaign), "Reason": err.Error()})
 		return
@@ -412,7 +404,7 @@ func (s *Server) forks(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-var errExists = errors.New("exists")
+var errExists = &hearth.Error{Code: hearth.Conflict, Message: "exists"}
 
 func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 	var req struct {
@@ -432,12 +424,8 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 			_, err := l.gs.Fork(context.WithoutCancel(r.Context()), req.Name)
 			return err
 		})
-		switch {
-		case errors.Is(err, errExists):
-			api.Error(w, r, api.Conflict, "gameapi.fork_exists", map[string]any{"Name": clip(req.Name)})
-			return
-		case err != nil:
-			s.fail(w, r, l.id, err)
+		if err != nil {
+			s.fail(w, r, l.id, err, api.Say{Is: errExists, ID: "gameapi.fork_exists", Data: map[string]any{"Name": clip(req.Name)}})
 			return
 		}
 		brs, err := l.gs.Branches(r.Context())
@@ -451,18 +439,15 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		api.InternalError(w, r, fmt.Errorf("fork %q of %s is not among its branches", req.Name, l.id))
+		s.fail(w, r, l.id, fmt.Errorf("fork %q of %s is not among its branches", req.Name, l.id))
 	})
 }
 
 func (s *Server) switchFork(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	s.withLive(w, r, access.Assistant, func(l *live, role access.Level) {
-		if _, err := s.o.Store.BranchByName(r.Context(), l.id, name); errors.Is(err, store.ErrNotFound) {
-			api.Error(w, r, api.NotFound, "gameapi.fork_not_found", map[string]any{"Name": clip(name)})
-			return
-		} else if err != nil {
-			s.fail(w, r, l.id, err)
+		if _, err := s.o.Store.BranchByName(r.Context(), l.id, name); err != nil {
+			s.fail(w, r, l.id, err, api.Say{Is: store.ErrNotFound, ID: "gameapi.fork_not_found", Data: map[string]any{"Name": clip(name)}})
 			return
 		}
 		if err := l.change(func() error { return l.gs.Switch(context.WithoutCancel(r.Context()), name) }); err != nil {

@@ -2,7 +2,6 @@ package gameapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -24,7 +23,7 @@ import (
 
 // ErrUnknownCampaign is what Options.Campaign wraps when no campaign or pack
 // has the name asked for (a 404, not a broken campaign).
-var ErrUnknownCampaign = errors.New("unknown campaign")
+var ErrUnknownCampaign = &hearth.Error{Code: hearth.NotFound, Message: "unknown campaign"}
 
 // DefaultSpeeds are the autopilot's pauses between turns.
 var DefaultSpeeds = map[string]time.Duration{"slow": 8 * time.Second, "normal": 3 * time.Second, "fast": time.Second}
@@ -191,7 +190,7 @@ func wait(ctx context.Context, wg *sync.WaitGroup) bool {
 	}
 }
 
-var errClosing = problem("gameapi.shutting_down")
+var errClosing = &Problem{ID: "gameapi.shutting_down", Code: hearth.Unavailable}
 
 // acquire returns the live session id, opening it from the store when no
 // one has it open; release it when done.

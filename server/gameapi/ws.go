@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/i18n"
@@ -162,7 +163,13 @@ func (c *client) handle(ctx context.Context, cmd Command) error {
 // problem tells this client alone what went wrong with its message.
 func (c *client) problem(err error) {
 	var p *Problem
-	if !errors.As(err, &p) {
+	switch code := hearth.ErrorCode(err); {
+	case errors.As(err, &p):
+	case code != hearth.Internal:
+		// A domain refusal (an invalid fork name, a missing turn) is the
+		// client's to read; only internal failures stay in the log.
+		p = &Problem{ID: "gameapi.invalid", Data: map[string]any{"Reason": hearth.ErrorMessage(err)}, Code: code}
+	default:
 		c.l.srv.log.Warn("client message failed", "session", c.l.id, "err", err)
 		p = problem("gameapi.failed")
 	}
