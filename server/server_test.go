@@ -62,7 +62,7 @@ type fixtureOpts struct {
 	provider   llm.Provider
 	publicURL  string
 	log        *slog.Logger // default quiet
-	proxies    []string // server.trusted_proxies
+	proxies    []string     // server.trusted_proxies
 	// at gives exact paths their own rate budgets; mount adds routes.
 	at    map[string]budget
 	mount func(*http.ServeMux)
