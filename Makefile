@@ -33,8 +33,8 @@ fuzz:
 	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseStat$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./content -run='^$$' -fuzz='^FuzzReadArchive$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./dice -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./embed -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./embed -run='^$$' -fuzz='^FuzzHashing$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzHashing$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./i18n -run='^$$' -fuzz='^FuzzFor$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./i18n -run='^$$' -fuzz='^FuzzForEnv$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./ingest -run='^$$' -fuzz='^FuzzDetect$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
@@ -52,8 +52,8 @@ fuzz:
 	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParsePriority$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseRange$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseSignificance$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./narrative/sqlite -run='^$$' -fuzz='^FuzzDecodeVector$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./retrieve/sqlite -run='^$$' -fuzz='^FuzzMatchQuery$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./narrative/sqlitenarrative -run='^$$' -fuzz='^FuzzDecodeVector$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./retrieve/sqliteindex -run='^$$' -fuzz='^FuzzMatchQuery$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./rules/traveller -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./rules/traveller -run='^$$' -fuzz='^FuzzReadWorlds$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./server -run='^$$' -fuzz='^FuzzConfineAsset$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
@@ -66,7 +66,7 @@ fuzz:
 
 # Benchmarks recorded in BENCHMARKS.md.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./dice ./game ./store/sqlite ./memory ./agent ./tokens \
+	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./dice ./game ./store/sqlitestore ./contextpack ./agent ./tokens \
 		./retrieve/... ./narrative/... ./lorebook ./content ./chunk ./lore ./skill/... | tee bench.txt
 
 clean:

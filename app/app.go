@@ -16,10 +16,10 @@ import (
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/lore"
-	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/store"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 // Options configures Open. The zero value works: the built-in defaults,
@@ -69,9 +69,9 @@ type App struct {
 	dir  string
 
 	db       *database.DB
-	games    *sqlite.DB
-	index    *rsqlite.Index
-	memories *nsqlite.DB
+	games    *sqlitestore.DB
+	index    *sqliteindex.Index
+	memories *sqlitenarrative.DB
 
 	mu      sync.Mutex
 	closers []func() error
@@ -151,16 +151,16 @@ func (a *App) Logger() *slog.Logger { return a.log }
 func (a *App) DataDir() string { return a.dir }
 
 // DatabasePath is the database file in the data directory.
-func (a *App) DatabasePath() string { return filepath.Join(a.dir, sqlite.FileName) }
+func (a *App) DatabasePath() string { return filepath.Join(a.dir, sqlitestore.FileName) }
 
 // Store is where games are kept.
 func (a *App) Store() store.Store { return a.games }
 
 // Index is the lore and rules search index.
-func (a *App) Index() *rsqlite.Index { return a.index }
+func (a *App) Index() *sqliteindex.Index { return a.index }
 
 // Memories is the narrative memory store.
-func (a *App) Memories() *nsqlite.DB { return a.memories }
+func (a *App) Memories() *sqlitenarrative.DB { return a.memories }
 
 // Library is the documents library.
 func (a *App) Library(context.Context) (*library.Library, error) { return a.db.Library, nil }

@@ -14,8 +14,8 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/lore"
+	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/tokens"
 )
@@ -138,9 +138,9 @@ func (a *App) Prepare(ctx context.Context, s *game.Session) error {
 		s.UsePipeline(sp)
 		return nil
 	}
-	var docs gm.Documents
+	var docs modelgm.Documents
 	if c, err := a.campaignOf(ctx, s); err == nil {
-		docs = gm.NewCampaignDocs(c)
+		docs = modelgm.NewCampaignDocs(c)
 	}
 	pl, err := a.ModelPipeline(ctx, mode, s.Campaign().Prompts, docs)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/config"
-	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/anthropic"
 	"github.com/hearth-rpg/hearth/llm/cassette"
@@ -18,6 +17,7 @@ import (
 	"github.com/hearth-rpg/hearth/llm/offline"
 	"github.com/hearth-rpg/hearth/llm/ollama"
 	"github.com/hearth-rpg/hearth/llm/openai"
+	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/prompt"
 )
 
@@ -160,11 +160,11 @@ func (a *App) Plan() bool { return a.opts.Plan }
 // ModelPipeline builds the model game master (agentic or multipass), or
 // nil to play offline: when the narrator is offline, or its server
 // cannot be reached.
-func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[string]int, docs gm.Documents) (*gm.Pipeline, error) {
+func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[string]int, docs modelgm.Documents) (*modelgm.Pipeline, error) {
 	if a.Offline("narrator") {
 		return nil, nil
 	}
-	roles := map[string]gm.Role{}
+	roles := map[string]modelgm.Role{}
 	for _, name := range gameRoles {
 		p, err := a.Provider(ctx, name)
 		if err != nil {
@@ -173,7 +173,7 @@ func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[s
 		if a.opts.Record != nil {
 			p = cassette.NewRecorder(p, a.opts.Record)
 		}
-		roles[name] = gm.Role{Provider: p, Model: a.Role(name).Model}
+		roles[name] = modelgm.Role{Provider: p, Model: a.Role(name).Model}
 	}
 	if !a.Reachable(ctx, "narrator", roles["narrator"].Provider) {
 		return nil, nil
@@ -182,7 +182,7 @@ func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[s
 	if err != nil {
 		return nil, err
 	}
-	return gm.New(gm.Config{Mode: mode, Narrator: roles["narrator"], Interpreter: roles["interpreter"], Planner: roles["planner"],
+	return modelgm.New(modelgm.Config{Mode: mode, Narrator: roles["narrator"], Interpreter: roles["interpreter"], Planner: roles["planner"],
 		Summariser: roles["summariser"], Prompts: reg, Budget: a.cfg.Models.ContextBudget, Documents: docs, Plan: a.opts.Plan,
 		Logger: a.log})
 }

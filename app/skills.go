@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/skill"
 	"github.com/hearth-rpg/hearth/skill/host"
 	"github.com/hearth-rpg/hearth/skill/pattern"
@@ -55,7 +55,7 @@ func (a *App) Skills() (*skill.Set, []*skill.Warning, error) {
 // skillsPipeline plays turns through the skills: plans from the planner
 // model when one is configured, else the offline pattern planner; the DAG
 // executor and the replan loop. Its host closes with the App.
-func (a *App) skillsPipeline(ctx context.Context) (*gm.Skills, error) {
+func (a *App) skillsPipeline(ctx context.Context) (*modelgm.Skills, error) {
 	set, warns, err := a.Skills()
 	if err != nil {
 		return nil, err
@@ -79,14 +79,14 @@ func (a *App) skillsPipeline(ctx context.Context) (*gm.Skills, error) {
 				guidance = append(guidance, s.Name+": "+strings.Join(strings.Fields(gd), " "))
 			}
 		}
-		planner = &gm.ModelPlanner{Role: gm.Role{Provider: p, Model: a.Role(role).Model}, Guidance: strings.Join(guidance, "\n")}
+		planner = &modelgm.ModelPlanner{Role: modelgm.Role{Provider: p, Model: a.Role(role).Model}, Guidance: strings.Join(guidance, "\n")}
 	}
 	srv, err := host.Start()
 	if err != nil {
 		return nil, err
 	}
 	a.onClose(srv.Close)
-	return &gm.Skills{Host: srv, Loop: &replan.Loop{
+	return &modelgm.Skills{Host: srv, Loop: &replan.Loop{
 		Planner:  planner,
 		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set}, RetryDefaults: set.RetryPolicy},
 		Skills:   set.Summaries(nil),

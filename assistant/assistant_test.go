@@ -15,7 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/llm"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
 
 func openConversations(t *testing.T) *Conversations {
@@ -92,7 +92,7 @@ func toolbox(t *testing.T) *Toolbox {
 	t.Helper()
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "hearth.db")
-	ix, err := rsqlite.Open(ctx, db)
+	ix, err := sqliteindex.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
-	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
-	storesqlite "github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 // FileName is the database file inside a data directory.
@@ -23,9 +23,9 @@ const FileName = sqlitedb.FileName
 // narrative set is there whenever the store's is.
 func Migrations() []sqlitedb.Migrations {
 	return []sqlitedb.Migrations{
-		storesqlite.Migrations,
-		nsqlite.Migrations,
-		rsqlite.Migrations,
+		sqlitestore.Migrations,
+		sqlitenarrative.Migrations,
+		sqliteindex.Migrations,
 		library.Migrations,
 		assistant.ConversationMigrations,
 		auth.Migrations,
@@ -36,9 +36,9 @@ func Migrations() []sqlitedb.Migrations {
 type DB struct {
 	h *sqlitedb.DB
 
-	Games         *storesqlite.DB // sessions, branches, turns (store.Store)
-	Memories      *nsqlite.DB     // memory events, standing, beats, stats
-	Index         *rsqlite.Index  // the lore index
+	Games         *sqlitestore.DB     // sessions, branches, turns (store.Store)
+	Memories      *sqlitenarrative.DB // memory events, standing, beats, stats
+	Index         *sqliteindex.Index  // the lore index
 	Library       *library.Library
 	Conversations *assistant.Conversations
 	Keys          *auth.Keyring
@@ -46,8 +46,8 @@ type DB struct {
 
 type options struct {
 	synchronousNormal bool
-	memories          []nsqlite.Option
-	index             []rsqlite.Option
+	memories          []sqlitenarrative.Option
+	index             []sqliteindex.Option
 	keys              []auth.Option
 }
 
@@ -60,12 +60,12 @@ type Option func(*options)
 func WithSynchronousNormal() Option { return func(o *options) { o.synchronousNormal = true } }
 
 // WithMemoryOptions configures the narrative memory (embedder, logger, …).
-func WithMemoryOptions(opts ...nsqlite.Option) Option {
+func WithMemoryOptions(opts ...sqlitenarrative.Option) Option {
 	return func(o *options) { o.memories = append(o.memories, opts...) }
 }
 
 // WithIndexOptions configures the lore index (its embedder).
-func WithIndexOptions(opts ...rsqlite.Option) Option {
+func WithIndexOptions(opts ...sqliteindex.Option) Option {
 	return func(o *options) { o.index = append(o.index, opts...) }
 }
 
@@ -89,16 +89,16 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{h: h, Games: storesqlite.New(h), Conversations: assistant.NewConversations(h)}
+	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: assistant.NewConversations(h)}
 	defer func() {
 		if err != nil {
 			db.Close()
 		}
 	}()
-	if db.Memories, err = nsqlite.New(ctx, h, o.memories...); err != nil {
+	if db.Memories, err = sqlitenarrative.New(ctx, h, o.memories...); err != nil {
 		return nil, err
 	}
-	if db.Index, err = rsqlite.New(ctx, h, o.index...); err != nil {
+	if db.Index, err = sqliteindex.New(ctx, h, o.index...); err != nil {
 		return nil, err
 	}
 	db.Library = library.New(ctx, h, db.Index)

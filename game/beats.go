@@ -9,7 +9,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/content"
-	"github.com/hearth-rpg/hearth/memory"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -170,7 +170,7 @@ func (s *Session) beat(id string) Beat {
 // BeatSections tells the game master which plot beats triggered in the
 // current scene, to weave into it. Beats are the GM's plans: players do
 // not see them.
-func (t *Turn) BeatSections(ctx context.Context, role access.Level) []memory.Section {
+func (t *Turn) BeatSections(ctx context.Context, role access.Level) []contextpack.Section {
 	if role < access.Assistant || len(t.s.beats) == 0 {
 		return nil
 	}
@@ -186,7 +186,7 @@ func (t *Turn) BeatSections(ctx context.Context, role access.Level) []memory.Sec
 	}
 	slices.Sort(lines)
 	text := "Plot beats to bring into this scene:\n" + strings.Join(lines, "\n")
-	return []memory.Section{{Name: "plot beats", Tier: 2, Text: text, Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "plot beats", Tier: 2, Text: text, Tokens: len(text)/4 + 1}}
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 // longGames caches games played to a given length, so each benchmark's
@@ -38,7 +38,7 @@ func playedGame(b *testing.B, turns int) longGame {
 	if err != nil {
 		b.Fatal(err)
 	}
-	db, err := sqlite.Open(ctx, dir)
+	db, err := sqlitestore.Open(ctx, dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,11 +72,11 @@ func BenchmarkAct(b *testing.B) {
 func benchAct(b *testing.B, sync string, at int) {
 	g := playedGame(b, at)
 	ctx := context.Background()
-	var opts []sqlite.Option
+	var opts []sqlitestore.Option
 	if sync == "normal" {
-		opts = append(opts, sqlite.WithSynchronousNormal())
+		opts = append(opts, sqlitestore.WithSynchronousNormal())
 	}
-	db, err := sqlite.Open(ctx, g.dir, opts...)
+	db, err := sqlitestore.Open(ctx, g.dir, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
-	"github.com/hearth-rpg/hearth/memory"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/tokens"
 )
@@ -72,7 +72,7 @@ func (t *Turn) Lore(ctx context.Context) *lore.Cache {
 // role: the scene cache and the keyword lore the recent conversation
 // brought up, within one budget. What the role may not see is not in
 // them. It is chosen once per turn, whoever asks first.
-func (t *Turn) LoreSections(ctx context.Context, role access.Level) []memory.Section {
+func (t *Turn) LoreSections(ctx context.Context, role access.Level) []contextpack.Section {
 	k := t.s.opts.Lore
 	if k == nil {
 		return nil

@@ -13,12 +13,12 @@ import (
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/retrieve"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
 
 // countingIndex counts searches, to show that turns read the cache.
 type countingIndex struct {
-	*rsqlite.Index
+	*sqliteindex.Index
 	n atomic.Int64
 }
 
@@ -31,7 +31,7 @@ func (c *countingIndex) Search(ctx context.Context, q retrieve.Query) (retrieve.
 func tinyLore(t *testing.T, dir string) *countingIndex {
 	t.Helper()
 	ctx := context.Background()
-	ix, err := rsqlite.Open(ctx, filepath.Join(dir, "lore.db"))
+	ix, err := sqliteindex.Open(ctx, filepath.Join(dir, "lore.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

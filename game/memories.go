@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/lore"
-	"github.com/hearth-rpg/hearth/memory"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
 
 // Memories keeps what happened in play as narrative memory events (seed
-// 001 §4.1.3) and recalls them by relevance (package narrative/sqlite).
+// 001 §4.1.3) and recalls them by relevance (package narrative/sqlitenarrative).
 // A turn's own events are not stored through it: they are prepared here
 // and committed with the turn (store.Turn.Memories).
 type Memories interface {
@@ -119,7 +119,7 @@ func memoryOf(playthrough, branch string, t *Turn, w *world.State) (narrative.Ev
 // MemorySections recalls the memories the player's words bring up, for a
 // model's context: what happened before that bears on this turn. They are
 // drawn from narration the player read, so every role may see them.
-func (t *Turn) MemorySections(ctx context.Context, role access.Level) []memory.Section {
+func (t *Turn) MemorySections(ctx context.Context, role access.Level) []contextpack.Section {
 	m := t.s.opts.Memories
 	if m == nil || t.Input == "" {
 		return nil
@@ -149,7 +149,7 @@ func (t *Turn) MemorySections(ctx context.Context, role access.Level) []memory.S
 	}
 	text := strings.TrimRight(b.String(), "\n")
 	count := func(s string) int { return len(s)/4 + 1 }
-	return []memory.Section{{Name: "memories", Tier: 6, Text: "What the player remembers that bears on this:\n" + text, Tokens: count(text) + 10}}
+	return []contextpack.Section{{Name: "memories", Tier: 6, Text: "What the player remembers that bears on this:\n" + text, Tokens: count(text) + 10}}
 }
 
 func uniq(ss []string) []string {

@@ -7,15 +7,15 @@ import (
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/memory"
 	"github.com/hearth-rpg/hearth/narrative"
-	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
+	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
 )
 
 // peek is a pipeline that looks at the memories a turn recalls, then
 // plays it offline.
-type peek struct{ seen []memory.Section }
+type peek struct{ seen []contextpack.Section }
 
 func (p *peek) Name() string { return "peek" }
 func (p *peek) Play(ctx context.Context, t *game.Turn) error {
@@ -27,7 +27,7 @@ func TestTurnsBecomeMemories(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := openDB(t, dir)
-	mem, err := nsqlite.Open(ctx, filepath.Join(dir, "hearth.db"))
+	mem, err := sqlitenarrative.Open(ctx, filepath.Join(dir, "hearth.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestEpisodicCallbackModifiesCheck(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := openDB(t, dir)
-	mem, err := nsqlite.Open(ctx, filepath.Join(dir, "hearth.db"))
+	mem, err := sqlitenarrative.Open(ctx, filepath.Join(dir, "hearth.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

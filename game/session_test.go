@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/offline"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 func loadTiny(t testing.TB) *content.Campaign {
@@ -24,9 +24,9 @@ func loadTiny(t testing.TB) *content.Campaign {
 	return c
 }
 
-func openDB(t testing.TB, dir string) *sqlite.DB {
+func openDB(t testing.TB, dir string) *sqlitestore.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), dir)
+	db, err := sqlitestore.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/memory"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -14,12 +14,12 @@ import (
 // behavioural prompts (seed 001 §6.2.8, "Narrator AI Integration"): range,
 // current value and how the story should reflect it. Hidden stats are in
 // the GM's view only.
-func (t *Turn) StatSections(_ context.Context, role access.Level) []memory.Section {
+func (t *Turn) StatSections(_ context.Context, role access.Level) []contextpack.Section {
 	text := statPrompts(t.s.w, role)
 	if text == "" {
 		return nil
 	}
-	return []memory.Section{{Name: "stats", Tier: 2, Text: strings.TrimRight(text, "\n"), Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "stats", Tier: 2, Text: strings.TrimRight(text, "\n"), Tokens: len(text)/4 + 1}}
 }
 
 func statPrompts(w *world.State, role access.Level) string {

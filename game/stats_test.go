@@ -8,11 +8,11 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/memory"
 )
 
-type statPeek struct{ player, gm []memory.Section }
+type statPeek struct{ player, gm []contextpack.Section }
 
 func (p *statPeek) Name() string { return "stat-peek" }
 func (p *statPeek) Play(ctx context.Context, t *game.Turn) error {
@@ -33,7 +33,7 @@ func TestStatPromptsForTheNarrator(t *testing.T) {
 	p := &statPeek{}
 	s.UsePipeline(p)
 	act(t, s, "look around")
-	text := func(ss []memory.Section) string {
+	text := func(ss []contextpack.Section) string {
 		var b strings.Builder
 		for _, s := range ss {
 			b.WriteString(s.Text)

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/memory"
+	"github.com/hearth-rpg/hearth/contextpack"
 )
 
 // Passage is one piece of lore in a cache.
@@ -64,11 +64,11 @@ func (c *Cache) Briefed(id string) bool {
 // Sections projects the cache for a reader with role: passages the role
 // may not see are left out, and empty sections are omitted. Scene lore is
 // tier 3 in the packet (after the rules and the scene, before facts).
-func (c *Cache) Sections(role access.Level, count func(string) int) []memory.Section {
+func (c *Cache) Sections(role access.Level, count func(string) int) []contextpack.Section {
 	return c.sections(role, count, func(string) bool { return true })
 }
 
-func (c *Cache) sections(role access.Level, count func(string) int, keep func(id string) bool) []memory.Section {
+func (c *Cache) sections(role access.Level, count func(string) int, keep func(id string) bool) []contextpack.Section {
 	if c == nil {
 		return nil
 	}
@@ -81,11 +81,11 @@ func (c *Cache) sections(role access.Level, count func(string) int, keep func(id
 		}
 		return strings.TrimRight(b.String(), "\n")
 	}
-	var out []memory.Section
+	var out []contextpack.Section
 	add := func(name string, ps []Passage) {
 		text := render(role, ps)
 		if text != "" {
-			out = append(out, memory.Section{Name: name, Tier: 3, Text: text, Tokens: count(text)})
+			out = append(out, contextpack.Section{Name: name, Tier: 3, Text: text, Tokens: count(text)})
 		}
 	}
 	add("lore: atmosphere", c.Atmosphere)
@@ -97,7 +97,7 @@ func (c *Cache) sections(role access.Level, count func(string) int, keep func(id
 	}
 	if b.Len() > 0 {
 		text := strings.TrimRight(b.String(), "\n")
-		out = append(out, memory.Section{Name: "lore: npc briefings", Tier: 3, Text: text, Tokens: count(text)})
+		out = append(out, contextpack.Section{Name: "lore: npc briefings", Tier: 3, Text: text, Tokens: count(text)})
 	}
 	add("lore: discoverable", c.Discoverable)
 	add("lore: thread connections", c.ThreadConnections)

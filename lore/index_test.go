@@ -10,7 +10,7 @@ import (
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/retrieve"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
@@ -26,7 +26,7 @@ func TestIndexPackIsIncremental(t *testing.T) {
 	write("pack.yml", "id: marsh\nname: The Marsh\nversion: 1.0.0\nlayer: base\n")
 	write("lore_bog.md", "---\nentity_type: lore\n---\n# The Bog\nWill-o'-wisps lead travellers into the sucking mud.\n")
 	write("lore_heron.md", "# Heron Folk\nThe heron folk trade reeds for salt.\n")
-	ix, err := rsqlite.Open(ctx, filepath.Join(t.TempDir(), "lore.db"))
+	ix, err := sqliteindex.Open(ctx, filepath.Join(t.TempDir(), "lore.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

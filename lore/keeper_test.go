@@ -9,14 +9,14 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/lore"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/world"
 )
 
-func index(t *testing.T) *rsqlite.Index {
+func index(t *testing.T) *sqliteindex.Index {
 	t.Helper()
 	ctx := context.Background()
-	ix, err := rsqlite.Open(ctx, filepath.Join(t.TempDir(), "lore.db"))
+	ix, err := sqliteindex.Open(ctx, filepath.Join(t.TempDir(), "lore.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/content"
-	"github.com/hearth-rpg/hearth/embed"
+	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/retrieve"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
@@ -48,18 +48,18 @@ func loadQuestions(t testing.TB) []question {
 }
 
 // srdIndex indexes the bundled SRD pack into a fresh index.
-func srdIndex(t testing.TB, e embed.Embedder) *rsqlite.Index {
+func srdIndex(t testing.TB, e embedding.Embedder) *sqliteindex.Index {
 	t.Helper()
 	ctx := context.Background()
 	p, err := content.LoadPack(ctx, "../packs/srd51")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var opts []rsqlite.Option
+	var opts []sqliteindex.Option
 	if e != nil {
-		opts = append(opts, rsqlite.WithEmbedder(e))
+		opts = append(opts, sqliteindex.WithEmbedder(e))
 	}
-	ix, err := rsqlite.Open(ctx, filepath.Join(t.TempDir(), "srd.db"), opts...)
+	ix, err := sqliteindex.Open(ctx, filepath.Join(t.TempDir(), "srd.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +141,11 @@ func TestSRDRetrieval(t *testing.T) {
 	qs := loadQuestions(t)
 	for _, tc := range []struct {
 		name  string
-		embed embed.Embedder
+		embed embedding.Embedder
 		floor float64
 	}{
 		{"fulltext", nil, 0.55},
-		{"fulltext+hashing-384", embed.NewHashing(384), 0.5},
+		{"fulltext+hashing-384", embedding.NewHashing(384), 0.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r5, mrr := evaluate(t, srdIndex(t, tc.embed), qs, testing.Verbose())

@@ -6,8 +6,8 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/lorebook"
-	"github.com/hearth-rpg/hearth/memory"
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/tokens"
 )
@@ -108,7 +108,7 @@ func (k *Keeper) Turn(in TurnInput) TurnLore {
 
 // Sections projects the turn's lore for a reader with role: only kept
 // passages the role may see.
-func (t TurnLore) Sections(role access.Level, count func(string) int) []memory.Section {
+func (t TurnLore) Sections(role access.Level, count func(string) int) []contextpack.Section {
 	kept := make(map[string]bool, len(t.Kept))
 	for _, id := range t.Kept {
 		kept[id] = true
@@ -122,7 +122,7 @@ func (t TurnLore) Sections(role access.Level, count func(string) int) []memory.S
 	}
 	if b.Len() > 0 {
 		text := strings.TrimRight(b.String(), "\n")
-		out = append(out, memory.Section{Name: "lore: keyword", Tier: 3, Text: text, Tokens: count(text)})
+		out = append(out, contextpack.Section{Name: "lore: keyword", Tier: 3, Text: text, Tokens: count(text)})
 	}
 	return out
 }

@@ -11,7 +11,7 @@
 // caller; randomness (the variance in a first impression) is a number the
 // caller draws from the campaign's seeded RNG. The Index is an in-memory
 // structure that makes Recall fast over many events; it is filled by a
-// persistence layer (narrative/sqlite) and must not itself read or write
+// persistence layer (narrative/sqlitenarrative) and must not itself read or write
 // storage.
 //
 // The package decides nothing on its own: it does not apply consequences,

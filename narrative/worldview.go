@@ -15,7 +15,7 @@ import (
 //   - reputation and perception as the state decays them.
 //
 // Use it when the world state is the source of truth for opinions; when
-// narrative/sqlite holds them, wrap StateView and override those two.
+// narrative/sqlitenarrative holds them, wrap StateView and override those two.
 type StateView struct{ S *world.State }
 
 var _ View = StateView{}

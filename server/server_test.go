@@ -32,7 +32,7 @@ import (
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/server"
 )
 
@@ -78,7 +78,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "hearth.db")
-	ix, err := rsqlite.Open(ctx, db)
+	ix, err := sqliteindex.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

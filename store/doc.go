@@ -6,6 +6,6 @@
 // fork copies no history: a branch's line is its ancestors' turns up to each
 // fork point, then its own. Game payloads (intents, effects, rolls, state)
 // are opaque JSON here; this package must not import any other Hearth
-// package. store/sqlite is the embedded implementation; store/storetest is
+// package. store/sqlitestore is the embedded implementation; store/storetest is
 // the conformance suite every implementation must pass.
 package store

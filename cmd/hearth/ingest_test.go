@@ -19,8 +19,8 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/ingest/library"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 const (
@@ -55,8 +55,8 @@ func hearthCmd(t *testing.T, env []string, args ...string) (string, string, erro
 func documents(t *testing.T, data string) []library.Document {
 	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(data, sqlite.FileName)
-	ix, err := rsqlite.Open(ctx, path)
+	path := filepath.Join(data, sqlitestore.FileName)
+	ix, err := sqliteindex.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func documents(t *testing.T, data string) []library.Document {
 // chunkRows reads a document's chunks from the index as "page|id|text".
 func chunkRows(t *testing.T, data, docID string) []string {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, sqlite.FileName)+"?_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, sqlitestore.FileName)+"?_pragma=busy_timeout(5000)")
 	if err != nil {
 		t.Fatal(err)
 	}

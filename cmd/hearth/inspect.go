@@ -15,10 +15,10 @@ import (
 
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
+	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/rules"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
@@ -28,7 +28,7 @@ type turnPasses struct {
 	Interpreter string            `json:"interpreter"`
 	Narrator    string            `json:"narrator"`
 	Prompts     map[string]string `json:"prompts"`
-	Calls       []gm.Call         `json:"calls"`
+	Calls       []modelgm.Call    `json:"calls"`
 	Rejection   *rules.Rejection  `json:"rejection"`
 }
 
@@ -55,7 +55,7 @@ Without --session, the most recently played game is inspected.`,
 				return usageError{errors.New(g.t("cli.context.bad_turn", map[string]any{"Arg": strconv.Quote(args[0])}))}
 			}
 			ctx := cmd.Context()
-			return g.withStore(ctx, func(db *sqlite.DB) error {
+			return g.withStore(ctx, func(db *sqlitestore.DB) error {
 				s, err := g.openForInspection(ctx, db, session)
 				if err != nil {
 					return err
@@ -85,7 +85,7 @@ Without --session, the most recently played game is inspected.`,
 	return cmd
 }
 
-func (g *globals) openForInspection(ctx context.Context, db *sqlite.DB, id string) (*game.Session, error) {
+func (g *globals) openForInspection(ctx context.Context, db *sqlitestore.DB, id string) (*game.Session, error) {
 	if id == "" {
 		all, err := db.Sessions(ctx)
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -62,10 +62,10 @@ func run(t *testing.T, stdin io.Reader, args ...string) string {
 }
 
 // onlySession opens the one game in a data directory.
-func onlySession(t *testing.T, dir string) (*game.Session, *sqlite.DB) {
+func onlySession(t *testing.T, dir string) (*game.Session, *sqlitestore.DB) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, dir)
+	db, err := sqlitestore.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,9 +258,9 @@ func restoreForkAndPlayBoth(t *testing.T, dir string, s *game.Session) {
 	}
 }
 
-func openSession(t *testing.T, dir, id string) (*game.Session, *sqlite.DB) {
+func openSession(t *testing.T, dir, id string) (*game.Session, *sqlitestore.DB) {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), dir)
+	db, err := sqlitestore.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/gm"
+	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/rules"
 )
 
@@ -142,7 +142,7 @@ func play(ctx context.Context, g *globals, f *playFlags, a *app.App) error {
 	}
 	width := wrapWidth(out)
 	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
-	if _, ok := s.Pipeline().(*gm.Pipeline); ok {
+	if _, ok := s.Pipeline().(*modelgm.Pipeline); ok {
 		// A model streams in small pieces: print them as they come.
 		emit = func(p string) { fmt.Fprint(out, p) }
 	}

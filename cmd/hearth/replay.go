@@ -11,10 +11,10 @@ import (
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/gm"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/modelgm"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 // replayStats adds up a replay, as the evaluation tracker reports it.
@@ -31,14 +31,14 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 		return err
 	}
 	defer os.RemoveAll(dir)
-	scratch, err := sqlite.Open(ctx, dir, sqlite.WithSynchronousNormal())
+	scratch, err := sqlitestore.Open(ctx, dir, sqlitestore.WithSynchronousNormal())
 	if err != nil {
 		return err
 	}
 	defer scratch.Close()
 
-	var pl *gm.Pipeline
-	docs := gm.NewCampaignDocs(c)
+	var pl *modelgm.Pipeline
+	docs := modelgm.NewCampaignDocs(c)
 	camp := orig.Campaign()
 	cfg := a.Config()
 	if tape != nil {
@@ -47,8 +47,8 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 		if err != nil {
 			return err
 		}
-		role := gm.Role{Provider: player, Model: a.Role("narrator").Model}
-		pl, err = gm.New(gm.Config{Mode: cmpOr(cfg.Models.Pipeline, camp.Pipeline), Narrator: role, Prompts: reg,
+		role := modelgm.Role{Provider: player, Model: a.Role("narrator").Model}
+		pl, err = modelgm.New(modelgm.Config{Mode: cmpOr(cfg.Models.Pipeline, camp.Pipeline), Narrator: role, Prompts: reg,
 			Budget: cfg.Models.ContextBudget, Documents: docs, Plan: a.Plan()})
 		if err != nil {
 			return err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
 
 // illustrated stores a document whose images have the given descriptions
@@ -135,7 +135,7 @@ func TestMigrateOldLibrary(t *testing.T) {
 		}
 	}
 	db.Close()
-	ix, err := rsqlite.Open(ctx, path)
+	ix, err := sqliteindex.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,14 +9,14 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/retrieve"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
 
-func open(t testing.TB) (*Library, *rsqlite.Index) {
+func open(t testing.TB) (*Library, *sqliteindex.Index) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hearth.db")
-	ix, err := rsqlite.Open(ctx, path)
+	ix, err := sqliteindex.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/hearth-rpg/hearth/ingest/epub"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/ingest/markdown"
-	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
 
 const combatMD = "../../../shared/testdata/srd51/md/Gameplay/Combat.md"
@@ -32,7 +32,7 @@ func registry() *ingest.Registry {
 type env struct {
 	dir string
 	lib *library.Library
-	ix  *rsqlite.Index
+	ix  *sqliteindex.Index
 	log *slog.Logger
 }
 
@@ -51,7 +51,7 @@ func newEnvB(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	ix, err := rsqlite.Open(ctx, filepath.Join(dir, "hearth.db"))
+	ix, err := sqliteindex.Open(ctx, filepath.Join(dir, "hearth.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

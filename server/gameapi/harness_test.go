@@ -19,7 +19,7 @@ import (
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/server/gameapi"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 // wait bounds every wait for a message or a state; reaching it fails the
@@ -28,7 +28,7 @@ const wait = 20 * time.Second
 
 type harness struct {
 	t   *testing.T
-	db  *sqlite.DB
+	db  *sqlitestore.DB
 	srv *gameapi.Server
 	ts  *httptest.Server
 }
@@ -43,7 +43,7 @@ const (
 
 func newHarness(t *testing.T, edit ...func(*gameapi.Options)) *harness {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), t.TempDir())
+	db, err := sqlitestore.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/store"
-	"github.com/hearth-rpg/hearth/store/sqlite"
+	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 func TestASlowClientIsDroppedNotWaitedFor(t *testing.T) {
@@ -88,7 +88,7 @@ func TestViewLevel(t *testing.T) {
 // the state, a view per role and one encoding per role, sent to 30 clients.
 func BenchmarkTurnFanOut(b *testing.B) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, b.TempDir())
+	db, err := sqlitestore.Open(ctx, b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func BenchmarkTurnFanOut(b *testing.B) {
 
 func TestASessionNoOneHoldsIsClosed(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, t.TempDir())
+	db, err := sqlitestore.Open(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

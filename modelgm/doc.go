@@ -1,0 +1,18 @@
+// Package modelgm is the AI game master: the turn pipelines that let a language
+// model run a game while the rules engine stays in charge of what happens.
+//
+// Two pipelines, chosen per campaign:
+//
+//   - agentic: one game-master agent with the rules engine's intents as
+//     tools loops until it narrates. A router picks a focused subagent —
+//     combat, npc, rules or exploration — from the game state and the
+//     player's words, each with its own prompt, context slice and tools.
+//   - multipass (Freeform): interpreter → validator → planner (optional)
+//     → resolver → narrator, each pass with its own prompt, the JSON
+//     passes validated against schemas generated from Go types.
+//
+// Every model call's context packet, prompt version, output, usage and
+// fallback is recorded with the turn. When a model fails or talks
+// nonsense, the pass falls back to the offline interpreter or narrator, so
+// a turn always ends with narration.
+package modelgm

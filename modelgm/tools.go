@@ -1,0 +1,125 @@
+package modelgm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/hearth-rpg/hearth/agent"
+	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/structured"
+	"github.com/hearth-rpg/hearth/rules"
+)
+
+// toolSet is every intent's tool definition, with its schema generated
+// from the intent's Go type; built once per Pipeline.
+type toolSet map[string]llm.Tool
+
+func intentTools() (toolSet, error) {
+	ts := toolSet{}
+	for _, s := range rules.Specs() {
+		schema, err := structured.ForType(reflect.TypeOf(s.Zero))
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", s.Name, err)
+		}
+		ts[s.Name] = llm.Tool{Name: s.Name, Description: s.Description, Parameters: schema}
+	}
+	return ts, nil
+}
+
+// ToolUse is one tool call as the turn record keeps it.
+type ToolUse struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+	Result string          `json:"result"`
+	Error  bool            `json:"error,omitempty"`
+}
+
+// bind makes agent tools that resolve intents against the turn, for the
+// named tools (all intents when names is nil), plus the document tools.
+func (p *Pipeline) bind(t *game.Turn, names []string, uses *[]ToolUse) []agent.Tool {
+	if names == nil {
+		names = rules.Names()
+		names = append(names, "document_search", "document_get")
+	}
+	var out []agent.Tool
+	for _, name := range names {
+		switch name {
+		case "document_search", "document_get":
+			if p.docs == nil {
+				continue
+			}
+			out = append(out, p.docTool(name, uses))
+			continue
+		}
+		def, ok := p.tools[name]
+		if !ok {
+			continue
+		}
+		out = append(out, agent.Tool{Tool: def, Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
+			res, err := resolveTool(t, def.Name, args)
+			u := ToolUse{Name: def.Name, Args: args, Result: res, Error: err != nil}
+			if err != nil {
+				u.Result = err.Error()
+			}
+			*uses = append(*uses, u)
+			if err != nil {
+				return agent.Result{}, err
+			}
+			return agent.Result{Content: res, Summary: firstLine(res)}, nil
+		}})
+	}
+	return out
+}
+
+// resolveTool turns a tool call into an intent and resolves it. A bad
+// argument or a refusal is returned as an error for the model to read.
+func resolveTool(t *game.Turn, name string, args json.RawMessage) (string, error) {
+	in, err := rules.DecodeArgs(name, args)
+	if err != nil {
+		return "", err
+	}
+	res, err := t.Resolve(in)
+	var rej *rules.Rejection
+	if errors.As(err, &rej) {
+		return "", fmt.Errorf("rejected by the rules: %s", rej.Reason)
+	}
+	if err != nil {
+		return "", err
+	}
+	return outcomesText([]*rules.Resolution{res}), nil
+}
+
+// outcomesText renders outcomes for a model: one line each.
+func outcomesText(all []*rules.Resolution) string {
+	var b strings.Builder
+	for _, r := range all {
+		for _, o := range r.Outcomes {
+			b.WriteString("- ")
+			b.WriteString(o.Text)
+			if o.Quote != "" {
+				fmt.Fprintf(&b, " They say: %q", o.Quote)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	if b.Len() == 0 {
+		return "(nothing happened)"
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}

@@ -1,0 +1,23 @@
+// Package sqliteindex is the embedded retrieve.Index: chunks, their full-text
+// index (FTS5, Porter stemming, BM25) and their embeddings in one SQLite
+// file through the pure-Go modernc.org/sqlite driver.
+//
+// The index lives in the same file as Hearth's other tables, so its
+// tables are all named lore_*; its schema is versioned as component
+// "lore" in the shared hearth_schema (package internal/sqlitedb). Open,
+// for tools and tests, writes with synchronous=NORMAL, since the index can
+// be rebuilt from its sources; New shares the data directory's handle.
+//
+// A search narrows by metadata and by the reader's role in SQL, ranks the
+// survivors by BM25 and, when an embedder is configured, by an exact scan
+// over their vectors, fuses the two rankings and fits the result to the query's
+// limit and token budget. A chunk above the reader's role is never read
+// from the database into a result. The package must not decide what a
+// role may see (access.Level.CanSee does) or how chunks are made (the
+// chunk, content and ingest packages do).
+//
+// The vectors are kept in memory, loaded in full on first use. Triggers
+// log every chunk whose vector or access level changes (lore_vector_log),
+// so before each scan the cache reads just what changed since it was
+// built, whichever process wrote it; after many changes it reloads.
+package sqliteindex

@@ -1,0 +1,99 @@
+package sqliteindex
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/hearth-rpg/hearth/embedding"
+)
+
+// randomCache makes n random unit vectors with random access levels.
+func randomCache(rng *rand.Rand, n, dim int) *vectorCache {
+	vc := &vectorCache{dim: dim}
+	for i := range n {
+		row := int64(3*i + 1) // row numbers need not be dense
+		vc.base.add(row, int8(1+rng.IntN(4)), randomUnit(rng, dim))
+	}
+	return vc
+}
+
+func randomUnit(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	for j := range v {
+		v[j] = float32(rng.NormFloat64())
+	}
+	embedding.Normalize(v)
+	return v
+}
+
+// live lists the cache's readable vectors as (row, access, vector).
+func (vc *vectorCache) live() (rows []int64, acc []int8, vecs [][]float32) {
+	for i, n := range vc.base.rows {
+		if !vc.isDead(i) {
+			rows, acc, vecs = append(rows, n), append(acc, vc.base.access[i]), append(vecs, vc.base.vec(i, vc.dim))
+		}
+	}
+	for i, n := range vc.extra.rows {
+		rows, acc, vecs = append(rows, n), append(acc, vc.extra.access[i]), append(vecs, vc.extra.vec(i, vc.dim))
+	}
+	return rows, acc, vecs
+}
+
+// bruteForce is the scan's reference: score everything, sort, cut.
+func bruteForce(vc *vectorCache, q []float32, role, k int, allowed []int64) []hit {
+	var all []hit
+	rows, acc, vecs := vc.live()
+	for i, n := range rows {
+		if int(acc[i]) > role || (allowed != nil && !slices.Contains(allowed, n)) {
+			continue
+		}
+		if s := embedding.Dot(q, vecs[i]); s > 0 {
+			all = append(all, hit{n, s})
+		}
+	}
+	slices.SortFunc(all, better)
+	return all[:min(k, len(all))]
+}
+
+func TestScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Above parallelFrom, so the scan is split across goroutines.
+	vc := randomCache(rng, parallelFrom+3001, 8)
+	allowed := []int64{1, 4, 7, 301, 3001, 9999}
+	for _, tt := range []struct {
+		name    string
+		role, k int
+		allowed []int64
+	}{
+		{"player, top 10", 1, 10, nil},
+		{"gm, top 50", 4, 50, nil},
+		{"assistant, k above matches", 3, 1 << 20, nil},
+		{"filtered rows", 4, 3, allowed},
+		{"filtered rows, player", 1, 10, allowed},
+		{"zero k", 4, 0, nil},
+	} {
+		q := make([]float32, 8)
+		for j := range q {
+			q[j] = float32(rng.NormFloat64())
+		}
+		embedding.Normalize(q)
+		got := vc.scan(q, tt.role, tt.k, tt.allowed)
+		want := bruteForce(vc, q, tt.role, tt.k, tt.allowed)
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: scan gave %d hits, brute force %d; first %v vs %v", tt.name, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
+		}
+		for _, h := range got {
+			if int(vc.base.access[vc.base.slot[h.n]]) > tt.role {
+				t.Fatalf("%s: row %d above the role", tt.name, h.n)
+			}
+		}
+	}
+	if got := vc.scan(make([]float32, 3), 4, 10, nil); got != nil {
+		t.Errorf("a query of the wrong dimension gave %v", got)
+	}
+}
