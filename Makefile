@@ -26,12 +26,12 @@ fuzz:
 	$(GO) test ./auth -run='^$$' -fuzz='^FuzzParseKey$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./chunk -run='^$$' -fuzz='^FuzzMarkdown$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./config -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./content -run='^$$' -fuzz='^FuzzPackFile$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseBeat$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseFrontmatter$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./content -run='^$$' -fuzz='^FuzzParseStat$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./content -run='^$$' -fuzz='^FuzzReadArchive$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzPackFile$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzParseBeat$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./pack -run='^$$' -fuzz='^FuzzParseFrontmatter$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./pack -run='^$$' -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzParseStat$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzReadArchive$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./dice -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzHashing$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
@@ -67,7 +67,7 @@ fuzz:
 # Benchmarks recorded in BENCHMARKS.md.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./dice ./game ./store/sqlitestore ./contextpack ./agent ./tokens \
-		./retrieve/... ./narrative/... ./lorebook ./content ./chunk ./lore ./skill/... | tee bench.txt
+		./retrieve/... ./narrative/... ./lorebook ./campaign ./pack ./chunk ./lore ./skill/... | tee bench.txt
 
 clean:
 	rm -rf bin bench.txt

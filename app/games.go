@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/modelgm"
@@ -26,23 +26,23 @@ var ErrUnknownCampaign = fmt.Errorf("unknown campaign")
 
 // LoadCampaign loads the campaign in directory dir, or the bundled
 // default campaign when dir is empty.
-func LoadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
+func LoadCampaign(ctx context.Context, dir string) (*campaign.Campaign, error) {
 	if dir == "" {
-		return content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+		return campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	}
 	if _, err := os.Stat(dir); err != nil {
 		if _, ferr := fs.Stat(hearth.Campaigns, dir); ferr == nil {
-			return content.LoadFS(ctx, hearth.Campaigns, dir)
+			return campaign.LoadFS(ctx, hearth.Campaigns, dir)
 		}
 	}
-	return content.Load(ctx, dir)
+	return campaign.Load(ctx, dir)
 }
 
 // Campaign finds a campaign by name: a bundled campaign by its directory
 // name ("saltmere"; empty is the default one), or a directory in
 // DATA/campaigns. Names are never paths, so a client cannot make Hearth
 // read elsewhere.
-func (a *App) Campaign(ctx context.Context, name string) (*content.Campaign, error) {
+func (a *App) Campaign(ctx context.Context, name string) (*campaign.Campaign, error) {
 	if name == "" {
 		name = path.Base(hearth.DefaultCampaign)
 	}
@@ -50,11 +50,11 @@ func (a *App) Campaign(ctx context.Context, name string) (*content.Campaign, err
 		return nil, fmt.Errorf("%w: %q is not a campaign name (letters, digits, - and _)", ErrUnknownCampaign, name)
 	}
 	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+name); err == nil {
-		return content.LoadFS(ctx, hearth.Campaigns, "campaigns/"+name)
+		return campaign.LoadFS(ctx, hearth.Campaigns, "campaigns/"+name)
 	}
 	dir := filepath.Join(a.dir, "campaigns", name)
 	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		return content.Load(ctx, dir)
+		return campaign.Load(ctx, dir)
 	}
 	return nil, fmt.Errorf("%w: no campaign %q (bundled, or in %s)", ErrUnknownCampaign, name, filepath.Join(a.dir, "campaigns"))
 }
@@ -67,7 +67,7 @@ func ValidName(s string) bool {
 
 // NewGame starts a game of c with the dice seed (0: random), prepared as
 // Prepare does.
-func (a *App) NewGame(ctx context.Context, c *content.Campaign, seed uint64, opts game.Options) (*game.Session, error) {
+func (a *App) NewGame(ctx context.Context, c *campaign.Campaign, seed uint64, opts game.Options) (*game.Session, error) {
 	s, err := game.New(ctx, a.games, c, seed, a.gameOptions(opts))
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func (a *App) Prepare(ctx context.Context, s *game.Session) error {
 
 // campaignOf loads the campaign a game was made from, when it is still
 // where it was and still the same campaign.
-func (a *App) campaignOf(ctx context.Context, s *game.Session) (*content.Campaign, error) {
+func (a *App) campaignOf(ctx context.Context, s *game.Session) (*campaign.Campaign, error) {
 	c, err := LoadCampaign(ctx, s.CampaignPath())
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func (a *App) lore(ctx context.Context, s *game.Session) (*lore.Keeper, []game.B
 	if cp.Manifest.ID != slug {
 		return nil, nil, nil // the campaign's directory holds another campaign now
 	}
-	packs := []*content.Pack{cp}
+	packs := []*campaign.Pack{cp}
 	for _, r := range cp.Content.Meta.Packs {
 		p, err := LoadPack(ctx, r.ID)
 		if err != nil {
@@ -215,7 +215,7 @@ func (a *App) lore(ctx context.Context, s *game.Session) (*lore.Keeper, []game.B
 
 // IndexPack brings p's chunks in the index up to date, reporting progress
 // through Hooks; reported reports the result even when nothing changed.
-func (a *App) IndexPack(ctx context.Context, p *content.Pack, reported bool) (lore.IndexReport, error) {
+func (a *App) IndexPack(ctx context.Context, p *campaign.Pack, reported bool) (lore.IndexReport, error) {
 	tok, err := tokens.CL100K()
 	if err != nil {
 		return lore.IndexReport{}, err
@@ -256,16 +256,16 @@ func (a *App) IndexBundled(ctx context.Context, ids ...string) error {
 
 // CampaignPack loads the campaign at dir (the bundled default when
 // empty) as a pack, for indexing its lore.
-func CampaignPack(ctx context.Context, dir string) (*content.Pack, error) {
+func CampaignPack(ctx context.Context, dir string) (*campaign.Pack, error) {
 	if dir == "" {
 		dir = hearth.DefaultCampaign
 	}
 	if _, err := os.Stat(dir); err != nil {
 		if _, ferr := fs.Stat(hearth.Campaigns, dir); ferr == nil {
-			return content.LoadPackFS(ctx, hearth.Campaigns, dir)
+			return campaign.LoadPackFS(ctx, hearth.Campaigns, dir)
 		}
 	}
-	return content.LoadPack(ctx, dir)
+	return campaign.LoadPack(ctx, dir)
 }
 
 // BundledPacks lists the ids of the packs built into Hearth.
@@ -286,15 +286,15 @@ var ErrNoPack = fmt.Errorf("no such pack")
 
 // LoadPack loads a pack from a path or, failing that, a bundled pack or
 // campaign by id.
-func LoadPack(ctx context.Context, arg string) (*content.Pack, error) {
+func LoadPack(ctx context.Context, arg string) (*campaign.Pack, error) {
 	if _, err := os.Stat(arg); err == nil {
-		return content.LoadPack(ctx, arg)
+		return campaign.LoadPack(ctx, arg)
 	}
 	if slices.Contains(BundledPacks(), arg) {
-		return content.LoadPackFS(ctx, hearth.Packs, "packs/"+arg)
+		return campaign.LoadPackFS(ctx, hearth.Packs, "packs/"+arg)
 	}
 	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+arg); err == nil {
-		return content.LoadPackFS(ctx, hearth.Campaigns, "campaigns/"+arg)
+		return campaign.LoadPackFS(ctx, hearth.Campaigns, "campaigns/"+arg)
 	}
 	return nil, fmt.Errorf("%w: %q", ErrNoPack, arg)
 }

@@ -11,14 +11,14 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/tokens"
 	"github.com/hearth-rpg/hearth/world"
 )
 
 func saltmere(t testing.TB) *world.State {
-	c, err := content.LoadFS(context.Background(), hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(context.Background(), hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/game"
 )
@@ -172,7 +172,7 @@ func playUntilKilled(dir string) {
 			fail(err)
 		}
 	} else {
-		c, err := content.Load(ctx, "../game/testdata/tiny")
+		c, err := campaign.Load(ctx, "../game/testdata/tiny")
 		if err != nil {
 			fail(err)
 		}

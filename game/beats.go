@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/world"
@@ -28,7 +28,7 @@ type Beat struct {
 // BeatsOf converts a campaign's plot beats for play. A condition the
 // engine cannot test (an arbitrary state path) keeps its beat from ever
 // triggering, and is reported.
-func BeatsOf(beats []content.Beat) ([]Beat, []error) {
+func BeatsOf(beats []campaign.Beat) ([]Beat, []error) {
 	var out []Beat
 	var errs []error
 	for _, b := range beats {
@@ -62,12 +62,12 @@ func BeatsOf(beats []content.Beat) ([]Beat, []error) {
 	return out, errs
 }
 
-func conditionText(c content.Condition) string {
+func conditionText(c campaign.Condition) string {
 	var s string
 	switch c.Kind {
-	case content.CondStat, content.CondReputation:
+	case campaign.CondStat, campaign.CondReputation:
 		s = fmt.Sprintf("%s %s %s %s", c.Kind, c.Subject, cmpOr(c.Op, ">="), c.Value)
-	case content.CondLocation, content.CondFlag, content.CondItem:
+	case campaign.CondLocation, campaign.CondFlag, campaign.CondItem:
 		s = fmt.Sprintf("%s %s", c.Kind, c.Subject)
 	default:
 		s = fmt.Sprintf("%s %s %s %s", c.Kind, c.Subject, c.Op, c.Value)

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 )
 
 // tinyWithBeats copies the tiny campaign and adds two plot beats: one when
 // the player first reaches the hall, one after it, once the flag it sets
 // holds, back at the gate.
-func tinyWithBeats(t *testing.T) *content.Campaign {
+func tinyWithBeats(t *testing.T) *campaign.Campaign {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "tiny")
 	if err := os.CopyFS(dir, os.DirFS("testdata/tiny")); err != nil {
@@ -48,7 +48,7 @@ conditions:
 			t.Fatal(err)
 		}
 	}
-	p, err := content.LoadPack(context.Background(), dir)
+	p, err := campaign.LoadPack(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestPlotBeatsAtSceneTransitions(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, t.TempDir())
 	c := tinyWithBeats(t)
-	p, err := content.LoadPack(ctx, c.Dir)
+	p, err := campaign.LoadPack(ctx, c.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

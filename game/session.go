@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/offline"
 	"github.com/hearth-rpg/hearth/lore"
@@ -167,7 +167,7 @@ type pending struct {
 
 // New starts a playthrough of campaign c, stored in st. A zero seed picks a
 // random one; the seed is stored, so the game is reproducible.
-func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, opts Options) (*Session, error) {
+func New(ctx context.Context, st store.Store, c *campaign.Campaign, seed uint64, opts Options) (*Session, error) {
 	w, err := c.NewState()
 	if err != nil {
 		return nil, fmt.Errorf("new game of %s: %w", c.Meta.Title, err)
@@ -221,7 +221,7 @@ func New(ctx context.Context, st store.Store, c *content.Campaign, seed uint64, 
 	return s, nil
 }
 
-func campaignID(c *content.Campaign) string {
+func campaignID(c *campaign.Campaign) string {
 	return rules.Slug(c.Meta.Title)
 }
 

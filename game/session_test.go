@@ -8,16 +8,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/offline"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
-func loadTiny(t testing.TB) *content.Campaign {
+func loadTiny(t testing.TB) *campaign.Campaign {
 	t.Helper()
-	c, err := content.Load(context.Background(), "testdata/tiny")
+	c, err := campaign.Load(context.Background(), "testdata/tiny")
 	if err != nil {
 		t.Fatalf("load tiny campaign: %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/game"
 )
@@ -22,7 +22,7 @@ func (p *statPeek) Play(ctx context.Context, t *game.Turn) error {
 
 func TestStatPromptsForTheNarrator(t *testing.T) {
 	ctx := context.Background()
-	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}

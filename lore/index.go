@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/chunk"
-	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/tokens"
 )
@@ -27,7 +27,7 @@ type Progress func(done, total int, file string)
 // IndexPack brings the index up to date with p, incrementally: only files
 // whose content hash changed are chunked and written again, and files that
 // left the pack leave the index.
-func IndexPack(ctx context.Context, ix retrieve.Index, p *content.Pack, tok *tokens.Counter, progress Progress) (IndexReport, error) {
+func IndexPack(ctx context.Context, ix retrieve.Index, p *campaign.Pack, tok *tokens.Counter, progress Progress) (IndexReport, error) {
 	id := p.Manifest.ID
 	rep := IndexReport{Pack: id, Files: len(p.Files)}
 	have, err := ix.Hashes(ctx, id)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
@@ -37,7 +37,7 @@ func TestIndexPackIsIncremental(t *testing.T) {
 	}
 	index := func() lore.IndexReport {
 		t.Helper()
-		p, err := content.LoadPack(ctx, dir)
+		p, err := campaign.LoadPack(ctx, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

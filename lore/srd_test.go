@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/chunk"
-	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/retrieve"
@@ -51,7 +51,7 @@ func loadQuestions(t testing.TB) []question {
 func srdIndex(t testing.TB, e embedding.Embedder) *sqliteindex.Index {
 	t.Helper()
 	ctx := context.Background()
-	p, err := content.LoadPack(ctx, "../packs/srd51")
+	p, err := campaign.LoadPack(ctx, "../packs/srd51")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/agent"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/structured"
 )
@@ -127,7 +127,7 @@ type CampaignDocs struct {
 }
 
 // NewCampaignDocs indexes the campaign's files.
-func NewCampaignDocs(c *content.Campaign) *CampaignDocs {
+func NewCampaignDocs(c *campaign.Campaign) *CampaignDocs {
 	d := &CampaignDocs{pages: map[string][]string{}}
 	for _, f := range c.Files {
 		var pages []string

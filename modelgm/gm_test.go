@@ -11,7 +11,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/agent"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
@@ -24,7 +24,7 @@ import (
 func newGame(t *testing.T, model llm.Provider, cfg modelgm.Config) *game.Session {
 	t.Helper()
 	ctx := context.Background()
-	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}

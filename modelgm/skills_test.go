@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/narrative"
@@ -44,7 +44,7 @@ func skillsLoop(t *testing.T, dir string) *replan.Loop {
 // and a skill that always fails still ends in a response.
 func TestSkillsPipeline(t *testing.T) {
 	ctx := context.Background()
-	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestSkillsPipeline(t *testing.T) {
 // the perception change comes back as a state patch the engine applies.
 func TestSkillsReachSharedMemoryThroughTheHost(t *testing.T) {
 	ctx := context.Background()
-	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestSkillsReachSharedMemoryThroughTheHost(t *testing.T) {
 // narrative_choice ends the turn with those choices.
 func TestNarrativeChoiceBecomesTheResponsesChoices(t *testing.T) {
 	ctx := context.Background()
-	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}

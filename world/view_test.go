@@ -8,13 +8,13 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/world"
 )
 
 func saltmere(t testing.TB) *world.State {
 	t.Helper()
-	c, err := content.LoadFS(context.Background(), hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(context.Background(), hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/config"
-	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/llm"
@@ -78,7 +78,7 @@ func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err
 func (d *doors) close() { d.app.Close() }
 
 // campaign resolves a campaign name for the game API.
-func (d *doors) campaign(ctx context.Context, name string) (*content.Campaign, error) {
+func (d *doors) campaign(ctx context.Context, name string) (*campaign.Campaign, error) {
 	c, err := d.app.Campaign(ctx, name)
 	if errors.Is(err, app.ErrUnknownCampaign) {
 		return nil, fmt.Errorf("%w: %w", gameapi.ErrUnknownCampaign, err)

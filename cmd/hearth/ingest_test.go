@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
@@ -132,7 +132,7 @@ func TestIngestEPUBSearchAndPack(t *testing.T) {
 	if hit.Pack != "doc:"+id || hit.File != "The Markdown SRD5" || hit.Page != 12 || !strings.Contains(hit.Text, "alfling") {
 		t.Errorf("first hit: %+v", hit)
 	}
-	rep, err := content.Validate(context.Background(), pack)
+	rep, err := campaign.Validate(context.Background(), pack)
 	if err != nil || !rep.OK() {
 		t.Fatalf("pack: %v\n%s", err, rep.Text())
 	}

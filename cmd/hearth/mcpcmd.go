@@ -21,7 +21,7 @@ func newMCP(g *globals) *cobra.Command {
 this command and speaks MCP on its stdin and stdout. The tools are the GM
 assistant's (document_search, document_get, system_schema, the Traveller
 tools) and the game tools (game_list_sessions, game_state, game_act). An
-MCP client acts as the game master (seed 000 §4.7), so run it only for
+MCP client acts as the game master, so run it only for
 yourself. Logs go to stderr; stdout belongs to the protocol.
 
 Over the network, 'hearth serve' offers the same tools at /mcp (streamable

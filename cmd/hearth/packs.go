@@ -17,7 +17,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/app"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/lore"
@@ -59,7 +59,7 @@ names its file and line. Exits with status 1 when there are errors.`,
 				return err
 			}
 			defer cleanup()
-			rep, err := content.Validate(cmd.Context(), path)
+			rep, err := campaign.Validate(cmd.Context(), path)
 			if err != nil {
 				return err
 			}
@@ -191,7 +191,7 @@ the packs bundled with Hearth are indexed.`,
 }
 
 // index brings p's chunks in ix up to date, showing progress on stderr.
-func (g *globals) index(ctx context.Context, ix *sqliteindex.Index, p *content.Pack, always bool) (lore.IndexReport, error) {
+func (g *globals) index(ctx context.Context, ix *sqliteindex.Index, p *campaign.Pack, always bool) (lore.IndexReport, error) {
 	tok, err := tokens.CL100K()
 	if err != nil {
 		return lore.IndexReport{}, err
@@ -239,7 +239,7 @@ func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*sqlit
 func bundledIDs() []string { return app.BundledPacks() }
 
 // loadPack loads a pack from a path or, failing that, a bundled pack by id.
-func (g *globals) loadPack(ctx context.Context, arg string) (*content.Pack, error) {
+func (g *globals) loadPack(ctx context.Context, arg string) (*campaign.Pack, error) {
 	p, err := app.LoadPack(ctx, arg)
 	if errors.Is(err, app.ErrNoPack) {
 		return nil, g.noPack(arg)

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/app"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/rules"
@@ -76,7 +76,7 @@ prompt so the output reads as a transcript.`,
 }
 
 // loadCampaign loads --campaign, or the campaign built into the binary.
-func (g *globals) loadCampaign(ctx context.Context, dir string) (*content.Campaign, error) {
+func (g *globals) loadCampaign(ctx context.Context, dir string) (*campaign.Campaign, error) {
 	c, err := app.LoadCampaign(ctx, dir)
 	switch {
 	case err != nil && dir == "":

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/app"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
@@ -24,7 +24,7 @@ type replayStats struct {
 	millis                                                              int64
 }
 
-func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *content.Campaign,
+func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *campaign.Campaign,
 	tape []cassette.Interaction, mode cassette.Mode) error {
 	dir, err := os.MkdirTemp("", "hearth-replay-")
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/chunk"
-	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
 )
@@ -108,7 +108,7 @@ func (r *run) validate(ctx context.Context, a assembled) (validated, error) {
 	if a.PackDir == "" {
 		return v, nil
 	}
-	rep, err := content.Validate(ctx, a.PackDir)
+	rep, err := campaign.Validate(ctx, a.PackDir)
 	if err != nil {
 		return v, err
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/epub"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -96,7 +96,7 @@ func TestMarkdownToPack(t *testing.T) {
 	if res.Title != "COMBAT" || res.Pages != 7 || res.Sections < 7 || res.Chunks < res.Pages {
 		t.Errorf("result: %+v", res)
 	}
-	rep, err := content.Validate(ctx, o.PackDir)
+	rep, err := campaign.Validate(ctx, o.PackDir)
 	if err != nil || !rep.OK() || rep.Summary.Chunks == 0 {
 		t.Fatalf("pack: %v\n%s", err, rep.Text())
 	}

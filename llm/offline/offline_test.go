@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
@@ -20,7 +20,7 @@ var ctx = context.Background()
 // moved to a location.
 func saltmere(t testing.TB, at string) *world.State {
 	t.Helper()
-	c, err := content.Load(ctx, "../../campaigns/saltmere")
+	c, err := campaign.Load(ctx, "../../campaigns/saltmere")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
@@ -93,7 +93,7 @@ func BenchmarkTurnFanOut(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestASessionNoOneHoldsIsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	c, err := content.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
 	if err != nil {
 		t.Fatal(err)
 	}

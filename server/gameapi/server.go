@@ -15,7 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
-	"github.com/hearth-rpg/hearth/content"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/store"
@@ -37,7 +37,7 @@ type Options struct {
 	// Campaign resolves a campaign or pack name to a loaded campaign,
 	// wrapping ErrUnknownCampaign when there is none. Nil serves the
 	// campaigns built into the binary, by directory name ("saltmere").
-	Campaign func(ctx context.Context, name string) (*content.Campaign, error)
+	Campaign func(ctx context.Context, name string) (*campaign.Campaign, error)
 	// Prepare attaches lore, a pipeline, memories … to a session when it
 	// is opened for play. Nil plays with the offline provider.
 	Prepare func(ctx context.Context, s *game.Session) error
@@ -117,7 +117,7 @@ func New(o Options) *Server {
 
 var campaignName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-func bundledCampaign(ctx context.Context, name string) (*content.Campaign, error) {
+func bundledCampaign(ctx context.Context, name string) (*campaign.Campaign, error) {
 	if !campaignName.MatchString(name) {
 		return nil, fmt.Errorf("campaign %q: %w", name, ErrUnknownCampaign)
 	}
@@ -125,7 +125,7 @@ func bundledCampaign(ctx context.Context, name string) (*content.Campaign, error
 	if _, err := fs.Stat(hearth.Campaigns, dir); err != nil {
 		return nil, fmt.Errorf("campaign %q: %w", name, ErrUnknownCampaign)
 	}
-	return content.LoadFS(ctx, hearth.Campaigns, dir)
+	return campaign.LoadFS(ctx, hearth.Campaigns, dir)
 }
 
 // Register mounts the REST API under /api/sessions and the WebSocket at

@@ -1,0 +1,204 @@
+package campaign
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hearth-rpg/hearth/pack"
+	"github.com/hearth-rpg/hearth/tokens"
+)
+
+// entry is one archive member; the zero Type is a regular file.
+type entry struct {
+	name, body, link string
+	typ              byte // tar type flag
+	mode             fs.FileMode
+}
+
+// dirEntries lists a directory's files as archive entries under prefix.
+func dirEntries(t testing.TB, dir, prefix string) []entry {
+	t.Helper()
+	var out []entry
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, entry{name: prefix + filepath.ToSlash(rel), body: string(b)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func tarGz(t testing.TB, entries []entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range entries {
+		h := &tar.Header{Name: e.name, Typeflag: e.typ, Linkname: e.link, Mode: 0o644}
+		if e.typ == 0 {
+			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.body))
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			if _, err := io.WriteString(tw, e.body); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zipOf(t testing.TB, entries []entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+		if e.mode != 0 {
+			h.SetMode(e.mode)
+		}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(w, e.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func writeArchive(t testing.TB, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fingerprint is what must not change with how a pack is stored.
+func fingerprint(t testing.TB, p *Pack) string {
+	t.Helper()
+	tok, err := tokens.CL100K()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(struct {
+		M pack.Manifest
+		F []File
+		B []Beat
+		A []Asset
+		C any
+		K any
+	}{p.Manifest, p.Files, p.Beats, p.Assets, p.Content.Characters, p.Chunks(tok)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestArchivesLoadLikeTheDirectory(t *testing.T) {
+	dir := loadPack(t, bestiary)
+	want := fingerprint(t, dir)
+	flat := dirEntries(t, bestiary, "")
+	nested := dirEntries(t, bestiary, "bestiary/") // made from the pack's folder
+	for _, tt := range []struct {
+		name string
+		b    []byte
+	}{
+		{"pack.tar.gz", tarGz(t, flat)},
+		{"pack.tgz", tarGz(t, nested)},
+		{"bestiary.campaign.gz", tarGz(t, flat)},
+		{"pack.zip", zipOf(t, flat)},
+		{"nested.zip", zipOf(t, nested)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := loadPack(t, writeArchive(t, tt.name, tt.b))
+			if got := fingerprint(t, p); got != want {
+				t.Errorf("loads differently from the directory:\n got %.300s\nwant %.300s", got, want)
+			}
+		})
+	}
+	// A campaign from an archive plays like the directory.
+	c := loadPack(t, writeArchive(t, "saltmere.zip", zipOf(t, dirEntries(t, saltmere, ""))))
+	if c.Content.Meta.Title != "The Lantern of Saltmere" || len(c.Content.Locations) != 7 {
+		t.Errorf("saltmere from a zip: %+v", c.Content.Meta)
+	}
+}
+
+func TestHostileArchives(t *testing.T) {
+	ok := []entry{{name: "pack.yml", body: "id: x\nversion: 1.0.0\nlicense: MIT\n"}}
+	with := func(es ...entry) []entry { return append(append([]entry{}, ok...), es...) }
+	tests := []struct {
+		name, file string
+		b          []byte
+		want       string
+	}{
+		{"dot-dot in tar", "evil.tar.gz", tarGz(t, with(entry{name: "../evil.md", body: "x"})),
+			`entry "../evil.md" reaches outside the archive (..)`},
+		{"dot-dot in zip", "evil.zip", zipOf(t, with(entry{name: "lore/../../evil.md", body: "x"})),
+			`entry "lore/../../evil.md" reaches outside the archive (..)`},
+		{"absolute path", "abs.tar.gz", tarGz(t, with(entry{name: "/etc/passwd", body: "x"})),
+			`entry "/etc/passwd" has an absolute path`},
+		{"windows path", "win.zip", zipOf(t, with(entry{name: `C:\evil.md`, body: "x"})),
+			`use / between folders`},
+		{"symlink in tar", "link.tar.gz", tarGz(t, with(entry{name: "lore.md", typ: tar.TypeSymlink, link: "/etc/passwd"})),
+			`entry "lore.md" is a link (to "/etc/passwd"); archives may hold only files and folders`},
+		{"hard link in tar", "hard.tar.gz", tarGz(t, with(entry{name: "lore.md", typ: tar.TypeLink, link: "pack.yml"})),
+			`entry "lore.md" is a link`},
+		{"symlink in zip", "link.zip", zipOf(t, with(entry{name: "lore.md", body: "/etc/passwd", mode: fs.ModeSymlink | 0o777})),
+			`entry "lore.md" is a link`},
+		{"device in tar", "dev.tar.gz", tarGz(t, with(entry{name: "null", typ: tar.TypeChar})),
+			`entry "null" is a device or pipe`},
+		{"duplicate", "dup.zip", zipOf(t, with(ok[0])), `entry "pack.yml" appears twice`},
+		{"not an archive", "pack.zip", []byte("just text"), "not a directory, a gzip tar (.tar.gz, .tgz, .campaign.gz) or a zip archive"},
+		{"zip bomb", "bomb.zip", zipOf(t, with(entry{name: "lore.md", body: strings.Repeat("\x00", pack.MaxFileSize+1)})),
+			`entry "lore.md" is over 1048576 bytes uncompressed, the limit for one file; stopped reading it`},
+		{"gzip bomb", "bomb.tar.gz", tarGz(t, with(entry{name: "lore.md", body: strings.Repeat("a", pack.MaxFileSize+1)})),
+			`entry "lore.md" is over 1048576 bytes uncompressed, the limit for one file`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeArchive(t, tt.file, tt.b)
+			_, err := LoadPack(context.Background(), path)
+			if err == nil {
+				t.Fatal("loaded")
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q\nwant it to name %s and say %q", err, path, tt.want)
+			}
+		})
+	}
+	// The bomb is small on disk: the limit is on what it unpacks to.
+	if b := zipOf(t, with(entry{name: "lore.md", body: strings.Repeat("\x00", pack.MaxFileSize+1)})); len(b) > 8<<10 {
+		t.Errorf("the test's zip bomb is %d bytes; it should compress well", len(b))
+	}
+}
