@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	hearthBin = filepath.Join(dir, "hearth")
-	build := exec.Command("go", "build", "-o", hearthBin, ".")
+	// -buildvcs=auto: stamp the revision as a user's "go build" does, even
+	// where GOFLAGS turns stamping off for speed.
+	build := exec.Command("go", "build", "-buildvcs=auto", "-o", hearthBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build hearth:", err)
