@@ -46,10 +46,10 @@ func (s *suite) routes() []route {
 		{pattern: "PATCH /api/documents/{id}", method: "PATCH", path: "/api/documents/" + gm, body: `{"access_level":"player"}`},
 		{pattern: "DELETE /api/documents/{id}", method: "DELETE", path: "/api/documents/" + pd},
 		{pattern: "GET /api/documents/{id}/pages/{page}", method: "GET", path: "/api/documents/" + gm + "/pages/1"},
-		{pattern: "GET /api/images", method: "GET", path: "/api/images?document_id=" + gm},
-		{pattern: "GET /api/images/{id}", method: "GET", path: "/api/images/1"},
-		{pattern: "GET /api/images/{id}/data", method: "GET", path: "/api/images/1/data"},
-		{pattern: "POST /api/images/{id}/deliver", method: "POST", path: "/api/images/1/deliver", body: `{}`},
+		{pattern: "GET /api/images", method: "GET", path: "/api/images?document_id=" + s.f.gmAtlas},
+		{pattern: "GET /api/images/{id}", method: "GET", path: "/api/images/" + s.f.gmImage},
+		{pattern: "GET /api/images/{id}/data", method: "GET", path: "/api/images/" + s.f.gmImage + "/data"},
+		{pattern: "POST /api/images/{id}/deliver", method: "POST", path: "/api/images/" + s.f.gmImage + "/deliver", body: `{}`},
 		{pattern: "GET /api/sessions", method: "GET", path: "/api/sessions"},
 		{pattern: "POST /api/sessions", method: "POST", path: "/api/sessions", body: `{"campaign":"vault"}`},
 		{pattern: "GET /api/sessions/{id}", method: "GET", path: "/api/sessions/" + g},
@@ -79,6 +79,10 @@ func (s *suite) controls() {
 	s.mustHave("GM document", body, docTitleMarker)
 	_, body = s.get(f.gm, "/api/documents/"+f.gmDoc+"/pages/1")
 	s.mustHave("GM page", body, docMarker)
+	_, body = s.get(f.gm, "/api/images?search=tide+mill+vault")
+	s.mustHave("GM image search", body, docMarker)
+	_, body = s.get(f.gm, "/api/images/"+f.gmImage)
+	s.mustHave("GM image", body, docMarker)
 	_, body = s.post(f.gm, "/api/chat", `{"stream":false,"messages":[{"role":"user","content":"What is the harbourmaster's password for the sunken archive?"}]}`)
 	s.mustHave("GM chat", body, docMarker)
 	s.gmConversation = conversationID(body)
@@ -298,16 +302,21 @@ func (s *suite) documents() {
 
 // images attacks the image routes by id and path.
 func (s *suite) images() {
-	gm := s.f.gmDoc
-	for _, p := range []string{"/api/images", "/api/images?document_id=" + gm, "/api/images?search=harbourmaster", "/api/images?search=*&role=gm", "/api/images?document_id=..%2f" + gm} {
+	gm, im := s.f.gmAtlas, s.f.gmImage
+	for _, p := range []string{"/api/images", "/api/images?document_id=" + gm, "/api/images?search=tide+mill+vault", "/api/images?search=varnq*", "/api/images?search=harbourmaster", "/api/images?search=*&role=gm", "/api/images?document_id=..%2f" + gm} {
 		s.player("images "+p, "GET /api/images", "GET", p, "")
 	}
-	for _, p := range []string{"/api/images/1", "/api/images/0", "/api/images/" + gm, "/api/images/..%2f..%2fhearth.db", "/api/images/%2fetc%2fpasswd", "/api/images/-1"} {
+	for _, p := range []string{"/api/images/" + im, "/api/images/" + im + "?role=gm", "/api/images/0" + im, "/api/images/" + im + ".0",
+		"/api/images/%2e%2e%2f" + im, "/api/images/0", "/api/images/" + gm, "/api/images/..%2f..%2fhearth.db", "/api/images/%2fetc%2fpasswd", "/api/images/-1"} {
 		s.player("image "+p, "GET /api/images/{id}", "GET", p, "")
-		s.player("image data "+p, "GET /api/images/{id}/data", "GET", p+"/data", "")
+		if code, _ := s.player("image data "+p, "GET /api/images/{id}/data", "GET", p+"/data", ""); code == 200 {
+			s.t.Errorf("a player read image data at %s", p)
+		}
 	}
-	for _, b := range []string{`{}`, `{"path":"../../../../tmp/x.png"}`, `{"path":"/etc/passwd"}`} {
-		s.player("deliver "+b, "POST /api/images/{id}/deliver", "POST", "/api/images/1/deliver", b)
+	for _, b := range []string{`{}`, `{"path":"../../../../tmp/x.png"}`, `{"path":"/etc/passwd"}`, `{"suggested_path":"../../x.webp"}`} {
+		if code, _ := s.player("deliver "+b, "POST /api/images/{id}/deliver", "POST", "/api/images/"+im+"/deliver", b); code == 200 {
+			s.t.Errorf("a player had the GM's image delivered")
+		}
 	}
 }
 

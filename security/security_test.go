@@ -133,6 +133,9 @@ type fixture struct {
 	gm, ann, bob     string // API keys: the GM and two players
 	agent            string // a player key kept for the MCP burst
 	gmDoc, playerDoc string // document ids
+	gmAtlas          string // the GM-only EPUB, holding an image
+	gmImage          string // that image's id
+	gmImageData      []byte // and its bytes
 	game             string // the game's session id
 	log              *lockedBuffer
 }
@@ -170,6 +173,8 @@ func setup(t *testing.T) *fixture {
 	write(filepath.Join(books, "dossier.md"), gmBook)
 	write(filepath.Join(books, "guide.md"), playerBook)
 	run(t, "", "ingest", filepath.Join(books, "dossier.md"), "--access", "gm_only", "--tags", "plot", "--data", dir)
+	writeAtlas(t, filepath.Join(books, "atlas.epub"))
+	run(t, "", "ingest", filepath.Join(books, "atlas.epub"), "--access", "gm_only", "--data", dir)
 	run(t, "", "ingest", filepath.Join(books, "guide.md"), "--access", "player", "--tags", "plot", "--data", dir)
 	camp := filepath.Join(dir, "campaigns", "vault")
 	for name, text := range campaign {
@@ -293,10 +298,20 @@ func (s *suite) check(name, route, sent string, got ...string) {
 		s.covered[route] = true
 	}
 	s.mu.Unlock()
-	all := strings.ToLower(strings.Join(got, "\n"))
+	joined := strings.Join(got, "\n")
+	if len(s.f.gmImageData) > 0 && strings.Contains(joined, string(s.f.gmImageData)) {
+		s.mu.Lock()
+		s.leaks = append(s.leaks, name)
+		s.mu.Unlock()
+		s.t.Errorf("LEAK in %s (%s): the GM-only image's bytes", name, route)
+		return
+	}
+	all := strings.ToLower(joined)
 	markers := s.markers()
-	if s.f.gmDoc != "" && !strings.Contains(strings.ToLower(sent), strings.ToLower(s.f.gmDoc)) {
-		markers = append(markers, strings.ToLower(s.f.gmDoc))
+	for _, id := range []string{s.f.gmDoc, s.f.gmAtlas} {
+		if id != "" && !strings.Contains(strings.ToLower(sent), strings.ToLower(id)) {
+			markers = append(markers, strings.ToLower(id))
+		}
 	}
 	for _, m := range markers {
 		if i := strings.Index(all, m); i >= 0 {
@@ -427,8 +442,25 @@ func (s *suite) findIDs() {
 			s.f.gmDoc = d.ID
 		case "Harbour Guide":
 			s.f.playerDoc = d.ID
+		case "Atlas Zorblatt":
+			s.f.gmAtlas = d.ID
 		}
 	}
+	_, body = s.get(s.f.gm, "/api/images?document_id="+s.f.gmAtlas)
+	var ims struct {
+		Images []struct {
+			ID int `json:"id"`
+		} `json:"images"`
+	}
+	if err := json.Unmarshal([]byte(body), &ims); err != nil || len(ims.Images) == 0 {
+		t.Fatalf("the GM-only atlas has no image: %v\n%s", err, body)
+	}
+	s.f.gmImage = fmt.Sprint(ims.Images[0].ID)
+	code, data := s.get(s.f.gm, "/api/images/"+s.f.gmImage+"/data")
+	if code != 200 || len(data) < 64 {
+		t.Fatalf("the GM cannot read the atlas's image: %d", code)
+	}
+	s.f.gmImageData = []byte(data)
 	_, body = s.get(s.f.gm, "/api/sessions")
 	var games struct {
 		Sessions []struct {
@@ -439,7 +471,7 @@ func (s *suite) findIDs() {
 		t.Fatalf("sessions: %v\n%s", err, body)
 	}
 	s.f.game = games.Sessions[0].ID
-	if s.f.gmDoc == "" || s.f.playerDoc == "" {
+	if s.f.gmDoc == "" || s.f.playerDoc == "" || s.f.gmAtlas == "" {
 		t.Fatalf("the books are not both in the library: %s", body)
 	}
 }
