@@ -298,29 +298,65 @@ func (s *suite) check(name, route, sent string, got ...string) {
 		s.covered[route] = true
 	}
 	s.mu.Unlock()
-	joined := strings.Join(got, "\n")
-	if len(s.f.gmImageData) > 0 && strings.Contains(joined, string(s.f.gmImageData)) {
+	if what, at := leak(s.secrets(), sent, got...); what != "" {
 		s.mu.Lock()
 		s.leaks = append(s.leaks, name)
 		s.mu.Unlock()
-		s.t.Errorf("LEAK in %s (%s): the GM-only image's bytes", name, route)
-		return
+		s.t.Errorf("LEAK in %s (%s): %s in …%s…", name, route, what, at)
+	}
+}
+
+// secrets are what must never reach a player or an anonymous client.
+type secrets struct {
+	markers []string // case-insensitive words
+	ids     []string // secret unless the attacker sent them
+	data    []byte   // the GM-only image's bytes
+}
+
+func (s *suite) secrets() secrets {
+	return secrets{markers: s.markers(), ids: []string{s.f.gmDoc, s.f.gmAtlas}, data: s.f.gmImageData}
+}
+
+// leak returns which secret got holds and the text around it, or "".
+func leak(sec secrets, sent string, got ...string) (what, at string) {
+	joined := strings.Join(got, "\n")
+	if len(sec.data) > 0 && strings.Contains(joined, string(sec.data)) {
+		return "the GM-only image's bytes", ""
 	}
 	all := strings.ToLower(joined)
-	markers := s.markers()
-	for _, id := range []string{s.f.gmDoc, s.f.gmAtlas} {
+	markers := slices.Clone(sec.markers)
+	for _, id := range sec.ids {
 		if id != "" && !strings.Contains(strings.ToLower(sent), strings.ToLower(id)) {
-			markers = append(markers, strings.ToLower(id))
+			markers = append(markers, id)
 		}
 	}
 	for _, m := range markers {
-		if i := strings.Index(all, m); i >= 0 {
-			s.mu.Lock()
-			s.leaks = append(s.leaks, name)
-			s.mu.Unlock()
+		if i := strings.Index(all, strings.ToLower(m)); i >= 0 {
 			lo, hi := max(0, i-120), min(len(all), i+120)
-			s.t.Errorf("LEAK in %s (%s): %q in …%s…", name, route, m, all[lo:hi])
-			return
+			return fmt.Sprintf("%q", m), all[lo:hi]
+		}
+	}
+	return "", ""
+}
+
+// The leak detector itself: a suite whose detector missed would pass.
+func TestLeakDetector(t *testing.T) {
+	sec := secrets{markers: []string{docMarker, whisperMarker}, ids: []string{"30b922b3f3875acf"}, data: []byte("\x00RIFFwebp")}
+	for _, c := range []struct {
+		name, sent string
+		got        []string
+		leaked     bool
+	}{
+		{"marker in a body", "", []string{"", `{"text":"the password is VARNQUILL"}`}, true},
+		{"marker in a header", "", []string{"X-Note: Gallowtwine\n", "{}"}, true},
+		{"marker in JSON-escaped text", "", []string{`"the code is GALLOWTWINE;"`}, true},
+		{"id not sent", "/api/documents/other", []string{"see 30B922B3F3875ACF"}, true},
+		{"id the attacker sent, echoed", "/api/documents/30B922B3F3875ACF", []string{"no document 30b922b3f3875acf"}, false},
+		{"image bytes", "", []string{"xx\x00RIFFwebpyy"}, true},
+		{"nothing", "", []string{"401 Unauthorized", "harbour guide"}, false},
+	} {
+		if what, _ := leak(sec, c.sent, c.got...); (what != "") != c.leaked {
+			t.Errorf("%s: leak %q, want leaked %v", c.name, what, c.leaked)
 		}
 	}
 }
