@@ -89,6 +89,23 @@ func (s Source) String() string {
 // Every problem is reported, not just the first, each as a *KeyError
 // naming the key, the file or variable it came from and the expected form.
 func Load(path string, environ []string) (*Config, Source, error) {
+	file, explicit, notices := locate(path, environ)
+	data, err := readFile(file)
+	switch {
+	case file == "":
+	case err == nil:
+	case !explicit && errors.Is(err, fs.ErrNotExist):
+		file = ""
+	default:
+		return nil, Source{Origins: map[string]string{}}, fmt.Errorf("config: %w", err)
+	}
+	return parse(file, data, notices, environ)
+}
+
+// parse layers the file's bytes (none when file is "") and the
+// environment over the defaults; Load without the file system, so the
+// fuzz target reaches the parsers many thousand times a minute.
+func parse(file string, data []byte, notices, environ []string) (*Config, Source, error) {
 	src := Source{Origins: map[string]string{}}
 	sch := newSchema()
 	k := koanf.New(".")
@@ -98,11 +115,7 @@ func Load(path string, environ []string) (*Config, Source, error) {
 	origin := map[string]string{}
 	var errs []error
 
-	file, explicit, notices := locate(path, environ)
-	data, err := readFile(file)
-	switch {
-	case file == "":
-	case err == nil:
+	if file != "" {
 		src.File = file
 		src.Notices = append(src.Notices, notices...)
 		vals, kerrs, legacy, err := sch.fromFile(file, data)
@@ -122,9 +135,6 @@ func Load(path string, environ []string) (*Config, Source, error) {
 		if err := k.Load(confmap.Provider(vals, "."), nil); err != nil {
 			return nil, src, fmt.Errorf("config %s: %w", file, err)
 		}
-	case !explicit && errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, src, fmt.Errorf("config: %w", err)
 	}
 
 	vals, names, kerrs := sch.fromEnv(environ)
