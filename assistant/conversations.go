@@ -10,9 +10,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitedb"
-
 	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/llm"
 )
 

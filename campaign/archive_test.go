@@ -2,28 +2,20 @@ package campaign
 
 import (
 	"archive/tar"
-	"archive/zip"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hearth-rpg/hearth/internal/archivetest"
 	"github.com/hearth-rpg/hearth/pack"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
-// entry is one archive member; the zero Type is a regular file.
-type entry struct {
-	name, body, link string
-	typ              byte // tar type flag
-	mode             fs.FileMode
-}
+type entry = archivetest.Entry
 
 // dirEntries lists a directory's files as archive entries under prefix.
 func dirEntries(t testing.TB, dir, prefix string) []entry {
@@ -35,7 +27,7 @@ func dirEntries(t testing.TB, dir, prefix string) []entry {
 		}
 		b, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(dir, p)
-		out = append(out, entry{name: prefix + filepath.ToSlash(rel), body: string(b)})
+		out = append(out, entry{Name: prefix + filepath.ToSlash(rel), Body: string(b)})
 		return err
 	})
 	if err != nil {
@@ -44,56 +36,9 @@ func dirEntries(t testing.TB, dir, prefix string) []entry {
 	return out
 }
 
-func tarGz(t testing.TB, entries []entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, e := range entries {
-		h := &tar.Header{Name: e.name, Typeflag: e.typ, Linkname: e.link, Mode: 0o644}
-		if e.typ == 0 {
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.body))
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			if _, err := io.WriteString(tw, e.body); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func tarGz(t testing.TB, entries []entry) []byte { return archivetest.TarGz(t, entries) }
 
-func zipOf(t testing.TB, entries []entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
-		if e.mode != 0 {
-			h.SetMode(e.mode)
-		}
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.WriteString(w, e.body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func zipOf(t testing.TB, entries []entry) []byte { return archivetest.Zip(t, entries) }
 
 func writeArchive(t testing.TB, name string, b []byte) string {
 	t.Helper()
@@ -155,34 +100,34 @@ func TestArchivesLoadLikeTheDirectory(t *testing.T) {
 }
 
 func TestHostileArchives(t *testing.T) {
-	ok := []entry{{name: "pack.yml", body: "id: x\nversion: 1.0.0\nlicense: MIT\n"}}
+	ok := []entry{{Name: "pack.yml", Body: "id: x\nversion: 1.0.0\nlicense: MIT\n"}}
 	with := func(es ...entry) []entry { return append(append([]entry{}, ok...), es...) }
 	tests := []struct {
 		name, file string
 		b          []byte
 		want       string
 	}{
-		{"dot-dot in tar", "evil.tar.gz", tarGz(t, with(entry{name: "../evil.md", body: "x"})),
+		{"dot-dot in tar", "evil.tar.gz", tarGz(t, with(entry{Name: "../evil.md", Body: "x"})),
 			`entry "../evil.md" reaches outside the archive (..)`},
-		{"dot-dot in zip", "evil.zip", zipOf(t, with(entry{name: "lore/../../evil.md", body: "x"})),
+		{"dot-dot in zip", "evil.zip", zipOf(t, with(entry{Name: "lore/../../evil.md", Body: "x"})),
 			`entry "lore/../../evil.md" reaches outside the archive (..)`},
-		{"absolute path", "abs.tar.gz", tarGz(t, with(entry{name: "/etc/passwd", body: "x"})),
+		{"absolute path", "abs.tar.gz", tarGz(t, with(entry{Name: "/etc/passwd", Body: "x"})),
 			`entry "/etc/passwd" has an absolute path`},
-		{"windows path", "win.zip", zipOf(t, with(entry{name: `C:\evil.md`, body: "x"})),
+		{"windows path", "win.zip", zipOf(t, with(entry{Name: `C:\evil.md`, Body: "x"})),
 			`use / between folders`},
-		{"symlink in tar", "link.tar.gz", tarGz(t, with(entry{name: "lore.md", typ: tar.TypeSymlink, link: "/etc/passwd"})),
+		{"symlink in tar", "link.tar.gz", tarGz(t, with(entry{Name: "lore.md", Type: tar.TypeSymlink, Link: "/etc/passwd"})),
 			`entry "lore.md" is a link (to "/etc/passwd"); archives may hold only files and folders`},
-		{"hard link in tar", "hard.tar.gz", tarGz(t, with(entry{name: "lore.md", typ: tar.TypeLink, link: "pack.yml"})),
+		{"hard link in tar", "hard.tar.gz", tarGz(t, with(entry{Name: "lore.md", Type: tar.TypeLink, Link: "pack.yml"})),
 			`entry "lore.md" is a link`},
-		{"symlink in zip", "link.zip", zipOf(t, with(entry{name: "lore.md", body: "/etc/passwd", mode: fs.ModeSymlink | 0o777})),
+		{"symlink in zip", "link.zip", zipOf(t, with(entry{Name: "lore.md", Body: "/etc/passwd", Mode: fs.ModeSymlink | 0o777})),
 			`entry "lore.md" is a link`},
-		{"device in tar", "dev.tar.gz", tarGz(t, with(entry{name: "null", typ: tar.TypeChar})),
+		{"device in tar", "dev.tar.gz", tarGz(t, with(entry{Name: "null", Type: tar.TypeChar})),
 			`entry "null" is a device or pipe`},
 		{"duplicate", "dup.zip", zipOf(t, with(ok[0])), `entry "pack.yml" appears twice`},
 		{"not an archive", "pack.zip", []byte("just text"), "not a directory, a gzip tar (.tar.gz, .tgz, .campaign.gz) or a zip archive"},
-		{"zip bomb", "bomb.zip", zipOf(t, with(entry{name: "lore.md", body: strings.Repeat("\x00", pack.MaxFileSize+1)})),
+		{"zip bomb", "bomb.zip", zipOf(t, with(entry{Name: "lore.md", Body: strings.Repeat("\x00", pack.MaxFileSize+1)})),
 			`entry "lore.md" is over 1048576 bytes uncompressed, the limit for one file; stopped reading it`},
-		{"gzip bomb", "bomb.tar.gz", tarGz(t, with(entry{name: "lore.md", body: strings.Repeat("a", pack.MaxFileSize+1)})),
+		{"gzip bomb", "bomb.tar.gz", tarGz(t, with(entry{Name: "lore.md", Body: strings.Repeat("a", pack.MaxFileSize+1)})),
 			`entry "lore.md" is over 1048576 bytes uncompressed, the limit for one file`},
 	}
 	for _, tt := range tests {
@@ -198,7 +143,7 @@ func TestHostileArchives(t *testing.T) {
 		})
 	}
 	// The bomb is small on disk: the limit is on what it unpacks to.
-	if b := zipOf(t, with(entry{name: "lore.md", body: strings.Repeat("\x00", pack.MaxFileSize+1)})); len(b) > 8<<10 {
+	if b := zipOf(t, with(entry{Name: "lore.md", Body: strings.Repeat("\x00", pack.MaxFileSize+1)})); len(b) > 8<<10 {
 		t.Errorf("the test's zip bomb is %d bytes; it should compress well", len(b))
 	}
 }

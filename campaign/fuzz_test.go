@@ -73,10 +73,10 @@ func FuzzParseBeat(f *testing.F) {
 }
 
 func FuzzReadArchive(f *testing.F) {
-	members := []entry{{name: "pack.yml", body: "id: x\nversion: 1.0.0\nlicense: MIT\n"}, {name: "lore_a.md", body: "---\nentity_type: lore\n---\nA.\n"}}
+	members := []entry{{Name: "pack.yml", Body: "id: x\nversion: 1.0.0\nlicense: MIT\n"}, {Name: "lore_a.md", Body: "---\nentity_type: lore\n---\nA.\n"}}
 	f.Add(zipOf(f, members))
 	f.Add(tarGz(f, members))
-	f.Add(zipOf(f, append(members, entry{name: "../x", body: "x"})))
+	f.Add(zipOf(f, append(members, entry{Name: "../x", Body: "x"})))
 	f.Add([]byte("PK\x05\x06"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ctx := context.Background()

@@ -78,7 +78,7 @@ func TestValidateReportsLines(t *testing.T) {
 	}
 
 	// An archive that cannot be read is a report with one error.
-	bomb := writeArchive(t, "bomb.zip", zipOf(t, []entry{{name: "a.md", body: strings.Repeat("\x00", pack.MaxFileSize+1)}}))
+	bomb := writeArchive(t, "bomb.zip", zipOf(t, []entry{{Name: "a.md", Body: strings.Repeat("\x00", pack.MaxFileSize+1)}}))
 	r, err = Validate(context.Background(), bomb)
 	if err != nil || r.OK() || len(r.Problems) != 1 || r.Problems[0].File != "bomb.zip" {
 		t.Errorf("bomb: %v %+v", err, r)

@@ -1,75 +1,21 @@
 package pack
 
 import (
-	"archive/tar"
-	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/hearth-rpg/hearth/internal/archivetest"
 )
 
-// entry is one archive member; the zero Type is a regular file.
-type entry struct {
-	name, body, link string
-	typ              byte // tar type flag
-	mode             fs.FileMode
-}
+type entry = archivetest.Entry
 
 // dirEntries lists a directory's files as archive entries under prefix.
-func tarGz(t testing.TB, entries []entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, e := range entries {
-		h := &tar.Header{Name: e.name, Typeflag: e.typ, Linkname: e.link, Mode: 0o644}
-		if e.typ == 0 {
-			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.body))
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			if _, err := io.WriteString(tw, e.body); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func tarGz(t testing.TB, entries []entry) []byte { return archivetest.TarGz(t, entries) }
 
-func zipOf(t testing.TB, entries []entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
-		if e.mode != 0 {
-			h.SetMode(e.mode)
-		}
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.WriteString(w, e.body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func zipOf(t testing.TB, entries []entry) []byte { return archivetest.Zip(t, entries) }
 
 func TestArchiveLimits(t *testing.T) {
 	lim := limits{files: 3, fileSize: 100, assetSize: 1000, total: 250}
@@ -78,11 +24,11 @@ func TestArchiveLimits(t *testing.T) {
 		entries []entry
 		want    string
 	}{
-		{"total", []entry{{name: "a.md", body: strings.Repeat("a", 100)}, {name: "b.md", body: strings.Repeat("b", 100)}, {name: "c.md", body: strings.Repeat("c", 100)}},
+		{"total", []entry{{Name: "a.md", Body: strings.Repeat("a", 100)}, {Name: "b.md", Body: strings.Repeat("b", 100)}, {Name: "c.md", Body: strings.Repeat("c", 100)}},
 			"more than 250 bytes uncompressed, the limit for a whole pack; stopped reading at c.md"},
-		{"entries", []entry{{name: "a"}, {name: "b"}, {name: "c"}, {name: "d"}}, "more than 3 entries, the limit"},
-		{"asset", []entry{{name: "art/a.png", body: strings.Repeat("p", 240)}}, ""},
-		{"file", []entry{{name: "a.md", body: strings.Repeat("a", 101)}}, `entry "a.md" is over 100 bytes`},
+		{"entries", []entry{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}, "more than 3 entries, the limit"},
+		{"asset", []entry{{Name: "art/a.png", Body: strings.Repeat("p", 240)}}, ""},
+		{"file", []entry{{Name: "a.md", Body: strings.Repeat("a", 101)}}, `entry "a.md" is over 100 bytes`},
 	}
 	for _, tt := range tests {
 		for _, kind := range []string{"zip", "tar"} {
@@ -109,7 +55,7 @@ func TestArchiveLimits(t *testing.T) {
 }
 
 func TestMemFS(t *testing.T) {
-	fsys, err := ReadArchive(context.Background(), zipOf(t, []entry{{name: "a/b/c.md", body: "c"}, {name: "a/d.md", body: "d"}, {name: "e/", body: ""}}))
+	fsys, err := ReadArchive(context.Background(), zipOf(t, []entry{{Name: "a/b/c.md", Body: "c"}, {Name: "a/d.md", Body: "d"}, {Name: "e/", Body: ""}}))
 	if err != nil {
 		t.Fatal(err)
 	}

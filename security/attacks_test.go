@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/hearthtest"
+
 	"github.com/coder/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -532,22 +534,10 @@ func (s *suite) socket(key, path string, msgs []string) ([]string, error) {
 	return frames, nil
 }
 
-// bearer adds an API key to every request.
-type bearer struct {
-	key  string
-	next http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.key)
-	return b.next.RoundTrip(r)
-}
-
 func (s *suite) mcpClient(key string, sse bool) (*sdk.ClientSession, error) {
 	// The session lives in ctx, so it is not cancelled here: Close ends it.
 	ctx := context.Background()
-	hc := &http.Client{Transport: bearer{key, http.DefaultTransport}}
+	hc := &http.Client{Transport: hearthtest.Bearer{Key: key}}
 	var tr sdk.Transport = &sdk.StreamableClientTransport{Endpoint: s.f.url + "/mcp", MaxRetries: -1, HTTPClient: hc}
 	if sse {
 		tr = &sdk.SSEClientTransport{Endpoint: s.f.url + "/mcp/sse", HTTPClient: hc}

@@ -1,7 +1,6 @@
 package security
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,29 +13,24 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hearth-rpg/hearth/internal/hearthtest"
 )
 
 // hearthBin is the binary built once in TestMain.
 var hearthBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hearth-security-")
+	bin, remove, err := hearthtest.Build("../cmd/hearth")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	hearthBin = filepath.Join(dir, "hearth")
-	build := exec.Command("go", "build", "-o", hearthBin, "../cmd/hearth")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build hearth:", err)
-		os.Exit(1)
-	}
+	hearthBin = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -202,49 +196,8 @@ func setup(t *testing.T) *fixture {
 // TestNoLeaks checks holds an agent's burst.
 func serve(t *testing.T, dir string, log *lockedBuffer) string {
 	t.Helper()
-	cmd := exec.Command(hearthBin, "serve", "--data", dir, "--host", "127.0.0.1", "--port", "0")
-	cmd.Env = append(os.Environ(), "HEARTH__LOG__LEVEL=info",
-		"HEARTH__LIMITS__RATE_LIMIT_RPM=100000", "HEARTH__LIMITS__RATE_LIMIT_BURST=100000")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(nil, 1<<20)
-		re := regexp.MustCompile(`serving on (http://\S+)`)
-		for sc.Scan() {
-			log.WriteLine(sc.Text())
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("hearth serve did not shut down cleanly: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Error("hearth serve did not stop within 30s of SIGTERM")
-		}
-	})
-	select {
-	case a := <-addr:
-		return a
-	case <-time.After(60 * time.Second):
-		t.Fatal("hearth serve did not start")
-	}
-	return ""
+	return hearthtest.Server{Bin: hearthBin, Data: dir, Log: log.WriteLine,
+		Env: []string{"HEARTH__LOG__LEVEL=info", "HEARTH__LIMITS__RATE_LIMIT_RPM=100000", "HEARTH__LIMITS__RATE_LIMIT_BURST=100000"}}.Start(t)
 }
 
 // lockedBuffer keeps the server's log lines.

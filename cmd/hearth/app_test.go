@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-rpg/hearth/internal/hearthtest"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hearth-rpg/hearth/app"
@@ -112,7 +114,7 @@ func TestServePlaysSkillsCampaign(t *testing.T) {
 		t.Fatalf("create: %d %s", resp.StatusCode, raw)
 	}
 	cs := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearer{gmKey, http.DefaultTransport}}})
+		HTTPClient: &http.Client{Transport: hearthtest.Bearer{Key: gmKey}}})
 	out := must(callText(t, cs, "game_act", map[string]any{"session_id": created.ID, "input": "roll 2d6 to see how the tide runs"}))
 	if !strings.Contains(out, "[Turn 1") {
 		t.Fatalf("game_act: %s", out)

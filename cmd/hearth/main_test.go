@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/internal/hearthtest"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -27,22 +27,14 @@ import (
 var hearthBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hearth-bin-")
+	bin, remove, err := hearthtest.Build(".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	hearthBin = filepath.Join(dir, "hearth")
-	// -buildvcs=auto: stamp the revision as a user's "go build" does, even
-	// where GOFLAGS turns stamping off for speed.
-	build := exec.Command("go", "build", "-buildvcs=auto", "-o", hearthBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build hearth:", err)
-		os.Exit(1)
-	}
+	hearthBin = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

@@ -14,9 +14,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hearth-rpg/hearth/internal/hearthtest"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -132,18 +133,6 @@ func TestMCPStdio(t *testing.T) {
 
 func must(s string, _ bool) string { return s }
 
-// bearer adds an API key to every request.
-type bearer struct {
-	key  string
-	next http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.key)
-	return b.next.RoundTrip(r)
-}
-
 // startServe runs `hearth serve` on a free port until the test ends, then
 // stops it with SIGTERM and checks it shut down cleanly.
 // env adds configuration variables; the rate limits are the defaults.
@@ -156,47 +145,7 @@ func startServe(t *testing.T, dir string, env ...string) string {
 // test's).
 func startServeIn(t *testing.T, dir, wd string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(hearthBin, "serve", "--data", dir, "--port", "0")
-	cmd.Dir = wd
-	cmd.Env = append(append(os.Environ(), "HEARTH__LOG__LEVEL=warn"), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`serving on (http://\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("hearth serve did not shut down cleanly: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Error("hearth serve did not stop within 30s of SIGTERM")
-		}
-	})
-	select {
-	case a := <-addr:
-		return a
-	case <-time.After(60 * time.Second):
-		t.Fatal("hearth serve did not start")
-	}
-	return ""
+	return hearthtest.Server{Bin: hearthBin, Data: dir, WorkDir: wd, Env: env}.Start(t)
 }
 
 // The real server: chat, search and MCP over HTTP, each as a GM and as a
@@ -250,7 +199,7 @@ func TestServeEndToEnd(t *testing.T) {
 		secret bool
 	}{{gmKey, true}, {playerKey, false}} {
 		cs := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
-			HTTPClient: &http.Client{Transport: bearer{c.key, http.DefaultTransport}}})
+			HTTPClient: &http.Client{Transport: hearthtest.Bearer{Key: c.key}}})
 		text, _ := callText(t, cs, "document_search", map[string]any{"query": "purser Zhodani infiltrator"})
 		if strings.Contains(text, "Karesh") != c.secret {
 			t.Errorf("MCP document_search (secret expected %v): %q", c.secret, text)
@@ -266,7 +215,7 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 		var gm, pl map[string]any
 		gmCS := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
-			HTTPClient: &http.Client{Transport: bearer{gmKey, http.DefaultTransport}}})
+			HTTPClient: &http.Client{Transport: hearthtest.Bearer{Key: gmKey}}})
 		json.Unmarshal([]byte(must(callText(t, gmCS, "game_state", map[string]any{"session_id": sid[1]}))), &gm)
 		json.Unmarshal([]byte(must(callText(t, cs, "game_state", map[string]any{"session_id": sid[1]}))), &pl)
 		pb, _ := json.Marshal(pl)

@@ -10,9 +10,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitefile"
-
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 	"github.com/hearth-rpg/hearth/narrative"
 )
 

@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitefile"
-
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 

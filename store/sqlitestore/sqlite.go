@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitefile"
-
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
 	"github.com/hearth-rpg/hearth/store"
 )
