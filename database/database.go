@@ -8,6 +8,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
@@ -28,7 +29,7 @@ func Migrations() []sqlitedb.Migrations {
 		rsqlite.Migrations,
 		library.Migrations,
 		assistant.ConversationMigrations,
-		auth.Migrations,
+		sqlitekeys.Migrations,
 	}
 }
 
@@ -102,7 +103,12 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 		return nil, err
 	}
 	db.Library = library.New(ctx, h, db.Index)
-	if db.Keys, err = auth.New(ctx, h, o.keys...); err != nil {
+	keys, err := sqlitekeys.New(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if db.Keys, err = auth.New(keys, o.keys...); err != nil {
+		keys.Close()
 		return nil, err
 	}
 	return db, nil
@@ -119,7 +125,7 @@ func (db *DB) Path() string { return db.h.Path() }
 func (db *DB) Close() error {
 	var errs []error
 	if db.Keys != nil {
-		errs = append(errs, db.Keys.Close()) // writes pending last-used times
+		errs = append(errs, db.Keys.Close()) // writes pending last-used times, closes its store
 	}
 	if db.Index != nil {
 		errs = append(errs, db.Index.Close())
