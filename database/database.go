@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -28,7 +28,7 @@ func Migrations() []sqlitedb.Migrations {
 		nsqlite.Migrations,
 		rsqlite.Migrations,
 		library.Migrations,
-		assistant.ConversationMigrations,
+		sqliteconversations.Migrations,
 		sqlitekeys.Migrations,
 	}
 }
@@ -41,7 +41,7 @@ type DB struct {
 	Memories      *nsqlite.DB     // memory events, standing, beats, stats
 	Index         *rsqlite.Index  // the lore index
 	Library       *library.Library
-	Conversations *assistant.Conversations
+	Conversations *sqliteconversations.Store
 	Keys          *auth.Keyring
 }
 
@@ -90,7 +90,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{h: h, Games: storesqlite.New(h), Conversations: assistant.NewConversations(h)}
+	db := &DB{h: h, Games: storesqlite.New(h), Conversations: sqliteconversations.New(h)}
 	defer func() {
 		if err != nil {
 			db.Close()

@@ -24,6 +24,7 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/chunk"
@@ -109,7 +110,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		t.Fatalf("gm image: %v %v", ims, err)
 	}
 
-	convs, err := assistant.OpenConversations(ctx, db)
+	convs, err := sqliteconversations.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
