@@ -166,7 +166,7 @@ func (a *App) Memories() *sqlitenarrative.DB { return a.memories }
 func (a *App) Library(context.Context) (*library.Library, error) { return a.db.Library, nil }
 
 // Conversations are the GM assistant's saved conversations.
-func (a *App) Conversations(context.Context) (*assistant.Conversations, error) {
+func (a *App) Conversations(context.Context) (assistant.Conversations, error) {
 	return a.db.Conversations, nil
 }
 

@@ -94,7 +94,7 @@ type Options struct {
 	Provider      llm.Provider
 	Model         string // used when a request names none
 	Toolbox       *Toolbox
-	Conversations *Conversations
+	Conversations Conversations
 	Agent         agent.Config
 	Prompts       *prompt.Registry
 	// System names the game system when the client does not (e.g. mgt2e).
@@ -478,4 +478,4 @@ func internalOnly(tools []agent.Tool) []agent.Tool {
 }
 
 // Conversations returns the conversation store.
-func (as *Assistant) Conversations() *Conversations { return as.o.Conversations }
+func (as *Assistant) Conversations() Conversations { return as.o.Conversations }

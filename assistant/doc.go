@@ -6,7 +6,9 @@
 // persisted conversations with their TTL and per-user cap, and the active
 // requests: agent runs in memory that a client feeds with tool results and
 // pause decisions until they finish, are cancelled, time out or lose their
-// client.
+// client. Conversations are kept in a Conversations store, a small
+// interface: assistant/sqliteconversations is the SQLite one,
+// assistant/conversationtest the suite every store passes.
 //
 // Every internal tool reads as the requesting user's role; nothing the role
 // may not see enters the model's context. The package knows nothing of HTTP:

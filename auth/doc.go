@@ -1,8 +1,8 @@
 // Package auth knows who is asking: users with a role, their API keys
-// (stored only as argon2id hashes), and per-key rate limits. Its HTTP
-// middleware turns an Authorization: Bearer key into a User on the request's
-// context; handlers read it with UserFrom and never take a role from a
-// request body.
+// (stored only as argon2id hashes), and per-key rate limits. A Keyring
+// turns an API key into a User; server.Require puts that user on a
+// request's context, and handlers read it with UserFrom and never take a
+// role from a request body.
 //
 // A key reads hth_<id>_<secret>: the id finds the key's row, the secret is
 // compared with its argon2id hash in constant time. Hashing is slow on
@@ -17,6 +17,10 @@
 // while the right one, which passes that check, is hashed and accepted.
 // Unknown key ids are hashed against a dummy, so refusing one costs what
 // refusing a known one does.
+//
+// Users and keys are kept in a Store, a small interface: package
+// auth/sqlitekeys is the SQLite one, auth/authtest the suite every store
+// passes. auth itself holds no SQL and no HTTP.
 //
 // It must not know about games, documents or models.
 package auth

@@ -1,10 +1,5 @@
 package auth
 
-import "time"
-
-// SetLimiterClock replaces l's clock, so tests need no sleeps.
-func SetLimiterClock(l *Limiter, now func() time.Time) { l.now = now }
-
 // Buckets returns how many keys l holds a bucket for.
 func Buckets(l *Limiter) int {
 	l.mu.Lock()

@@ -4,11 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
-	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -17,33 +16,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hearth-rpg/hearth/internal/sqlitefile"
-
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
-	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
-
-type clientKey struct{}
-
-// WithClient returns a copy of ctx that names the client (a network
-// address) an Authenticate call is made for, so failures from one client
-// do not lock out another. Require sets it from the request.
-func WithClient(ctx context.Context, client string) context.Context {
-	return context.WithValue(ctx, clientKey{}, client)
-}
-
-// ClientFrom returns the client WithClient put on ctx, or "".
-func ClientFrom(ctx context.Context) string {
-	c, _ := ctx.Value(clientKey{}).(string)
-	return c
-}
 
 // Errors of Authenticate. Every one of them but ErrTooManyFailures wraps
 // ErrInvalidKey, which is all a client should be told.
@@ -111,15 +89,11 @@ const (
 	maxNameLen = 64
 )
 
-// Keyring holds users and their API keys in a SQLite file. It is safe for
-// concurrent use; Close it to stop its background writer.
+// Keyring holds users and their API keys in a Store and decides who a key
+// belongs to. It is safe for concurrent use; Close it to stop its
+// background writer.
 type Keyring struct {
-	h      *sqlitedb.DB
-	own    bool // Close closes h: it was opened by Open
-	path   string
-	w      *sql.DB // the one writer
-	r      *sql.DB // the readers
-	lookup *sql.Stmt
+	store  Store
 	params Params
 	now    func() time.Time
 	ttl    time.Duration
@@ -165,7 +139,7 @@ type KeyInfo struct {
 // Active reports whether the key has not been revoked.
 func (k KeyInfo) Active() bool { return k.Revoked.IsZero() }
 
-// Option configures Open.
+// Option configures New.
 type Option func(*Keyring)
 
 // WithParams sets the argon2id parameters for keys issued from now on.
@@ -184,20 +158,11 @@ func WithHashConcurrency(n int) Option {
 // again; 0 turns the cache off.
 func WithCacheTTL(d time.Duration) Option { return func(kr *Keyring) { kr.ttl = d } }
 
-// Migrations are the users' and keys' numbered files, for a handle
-// shared with the other stores (see package database).
-var Migrations = sqlitedb.Migrations{Component: "auth", FS: migrations, Dir: "migrations",
-	Legacy: "auth_schema", What: "the users and keys"}
-
-// New keeps users and keys in the shared handle h, whose migrations must
-// include Migrations. Close stops its background writer and does not
-// close h.
-func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Keyring, error) {
+// New keeps users and keys in store. Close stops its background writer
+// and closes store if it is an io.Closer.
+func New(store Store, opts ...Option) (*Keyring, error) {
 	kr := &Keyring{
-		h:      h,
-		path:   h.Path(),
-		w:      h.Writer(),
-		r:      h.Reader(),
+		store:  store,
 		params: DefaultParams(),
 		now:    time.Now,
 		ttl:    DefaultCacheTTL,
@@ -212,9 +177,9 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Keyring, error) 
 		o(kr)
 	}
 	kr.fails = NewLimiter(FailuresPerMinute, FailureBurst)
-	kr.fails.now = kr.now
+	kr.fails.SetClock(kr.now)
 	kr.global = NewLimiter(GlobalFailuresPerMinute, GlobalFailureBurst)
-	kr.global.now = kr.now
+	kr.global.SetClock(kr.now)
 	if err := kr.params.validate(); err != nil {
 		return nil, fmt.Errorf("open the keyring: %w", err)
 	}
@@ -227,43 +192,21 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Keyring, error) 
 	var b [2]byte
 	_, _ = rand.Read(b[:])
 	kr.dummyCheck = int64(b[0])<<8 | int64(b[1])
-	var err error
-	kr.lookup, err = kr.r.PrepareContext(ctx, `SELECT k.hash, k.check_bits, k.revoked_at, u.id, u.name, u.role
-		FROM auth_keys k JOIN auth_users u ON u.id = k.user_id WHERE k.id = ?`)
-	if err != nil {
-		return nil, kr.explain("open the keyring", err)
-	}
 	go kr.flushLoop()
 	return kr, nil
 }
 
-// Open opens (creating if needed) the users and keys in the SQLite file at
-// path, only their tables brought up to date, for tests and tools; Hearth
-// itself opens every store at once (package database).
-func Open(ctx context.Context, path string, opts ...Option) (*Keyring, error) {
-	h, err := sqlitedb.Open(ctx, path, sqlitedb.Options{Migrations: []sqlitedb.Migrations{Migrations}})
-	if err != nil {
-		return nil, fmt.Errorf("open the keyring: %w", err)
-	}
-	kr, err := New(ctx, h, opts...)
-	if err != nil {
-		h.Close()
-		return nil, err
-	}
-	kr.own = true
-	return kr, nil
-}
-
-// Close writes pending last-used times and closes the database.
+// Close writes pending last-used times and closes the store if it is an
+// io.Closer.
 func (kr *Keyring) Close() error {
 	kr.closeOnce.Do(func() {
 		close(kr.stop)
 		<-kr.done
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		kr.closeErr = errors.Join(kr.flush(ctx), kr.lookup.Close())
-		if kr.own {
-			kr.closeErr = errors.Join(kr.closeErr, kr.h.Close())
+		kr.closeErr = kr.flush(ctx)
+		if c, ok := kr.store.(io.Closer); ok {
+			kr.closeErr = errors.Join(kr.closeErr, c.Close())
 		}
 	})
 	return kr.closeErr
@@ -272,7 +215,7 @@ func (kr *Keyring) Close() error {
 // Authenticate returns the user key belongs to. Its errors wrap
 // ErrInvalidKey when the key is not good, ErrTooManyFailures (a
 // *ThrottledError) when it is wrong and its key id is throttled, and are
-// otherwise failures to read the database.
+// otherwise failures to read the store.
 //
 // The key's row is read on every call, so a revocation or removal made by
 // another process (the CLI beside a running server) takes effect at once;
@@ -284,24 +227,19 @@ func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	var (
-		hash    string
-		check   sql.NullInt64
-		revoked sql.NullInt64
-		u       User
-	)
-	err = kr.lookup.QueryRowContext(ctx, id).Scan(&hash, &check, &revoked, &u.ID, &u.Name, &u.Role)
+	k, u, err := kr.store.Key(ctx, id)
 	known := err == nil
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		hash, check = kr.dummy, sql.NullInt64{Int64: kr.dummyCheck, Valid: true}
+	case errors.Is(err, ErrNoKey):
+		k = StoredKey{Hash: kr.dummy, Check: kr.dummyCheck, HasCheck: true}
 	case err != nil:
-		return User{}, kr.explain("look up key "+id, err)
+		return User{}, fmt.Errorf("key %s: %w", id, err)
 	}
+	hash, revoked := k.Hash, !k.Revoked.IsZero()
 	sum := sha256.Sum256([]byte(key))
 	now := kr.now()
 	if known && kr.cached(sum, hash, now) {
-		if revoked.Valid { // revoked by another process: not yet forgotten here
+		if revoked { // revoked by another process: not yet forgotten here
 			return User{}, fmt.Errorf("key %s: %w", id, ErrRevoked)
 		}
 		kr.touch(id, now)
@@ -318,16 +256,16 @@ func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {
 	}
 	// While throttled, only a secret that passes the cheap check is worth a
 	// hash. A key issued before check_bits existed has none: it is hashed.
-	if throttled && check.Valid && quickCheck(id, secret) != check.Int64 {
+	if throttled && k.HasCheck && quickCheck(id, secret) != k.Check {
 		return User{}, &ThrottledError{KeyID: id, RetryAfter: wait}
 	}
 	ok, err := kr.verify(ctx, secret, hash)
 	if err != nil {
 		return User{}, fmt.Errorf("key %s: %w", id, err)
 	}
-	if ok && known && !revoked.Valid {
+	if ok && known && !revoked {
 		kr.remember(sum, verified{keyID: id, userID: u.ID, hash: hash, expires: now.Add(kr.ttl)}, now)
-		if !check.Valid {
+		if !k.HasCheck {
 			kr.fillCheck(ctx, id, hash, quickCheck(id, secret))
 		}
 		kr.touch(id, now)
@@ -360,8 +298,7 @@ func (kr *Keyring) touch(id string, now time.Time) {
 // fillCheck stores the check bits of a key issued before they existed,
 // now that its secret has been seen. Failing only delays that.
 func (kr *Keyring) fillCheck(ctx context.Context, id, hash string, check int64) {
-	_, err := kr.w.ExecContext(ctx, `UPDATE auth_keys SET check_bits = ? WHERE id = ? AND hash = ? AND check_bits IS NULL`, check, id, hash)
-	if err != nil {
+	if err := kr.store.SetCheck(ctx, id, hash, check); err != nil {
 		slog.WarnContext(ctx, "record the check bits of an API key", "key", id, "err", err)
 	}
 }
@@ -463,15 +400,7 @@ func (kr *Keyring) flush(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	err := kr.inTx(ctx, func(tx *sql.Tx) error {
-		for id, t := range pending {
-			if _, err := tx.ExecContext(ctx, `UPDATE auth_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`, t.UnixNano(), id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := kr.store.RecordUse(ctx, pending); err != nil {
 		kr.mu.Lock()
 		for id, t := range pending {
 			if t.After(kr.used[id]) {
@@ -479,21 +408,9 @@ func (kr *Keyring) flush(ctx context.Context) error {
 			}
 		}
 		kr.mu.Unlock()
-		return kr.explain("record when keys were last used", err)
+		return fmt.Errorf("record when keys were last used: %w", err)
 	}
 	return nil
-}
-
-func (kr *Keyring) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := kr.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // AddUser creates a user with no keys. Names are 1 to 64 letters, digits,
@@ -507,14 +424,8 @@ func (kr *Keyring) AddUser(ctx context.Context, name string, role access.Level) 
 		return User{}, fmt.Errorf("%w %d: use player, trusted, assistant or gm", ErrInvalidRole, int(role))
 	}
 	u := User{ID: newID(), Name: name, Role: role}
-	res, err := kr.w.ExecContext(ctx, `INSERT INTO auth_users (id, name, role, created_at)
-		SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM auth_users WHERE name = ?)`,
-		u.ID, u.Name, int(u.Role), kr.now().UnixNano(), u.Name)
-	if err != nil {
-		return User{}, kr.explain("add user "+name, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return User{}, fmt.Errorf("add user %s: %w", name, ErrUserExists)
+	if err := kr.store.AddUser(ctx, u, kr.now()); err != nil {
+		return User{}, fmt.Errorf("add user %s: %w", name, err)
 	}
 	return u, nil
 }
@@ -537,16 +448,10 @@ func cleanName(name string) (string, error) {
 }
 
 // user finds a user by name.
-func (kr *Keyring) user(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, name string) (User, error) {
-	var u User
-	err := q.QueryRowContext(ctx, `SELECT id, name, role FROM auth_users WHERE name = ?`, norm.NFC.String(name)).Scan(&u.ID, &u.Name, &u.Role)
-	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, fmt.Errorf("user %q: %w", name, ErrNoUser)
-	}
+func (kr *Keyring) user(ctx context.Context, name string) (User, error) {
+	u, err := kr.store.User(ctx, norm.NFC.String(name))
 	if err != nil {
-		return User{}, kr.explain("look up user "+name, err)
+		return User{}, fmt.Errorf("user %q: %w", name, err)
 	}
 	return u, nil
 }
@@ -554,7 +459,7 @@ func (kr *Keyring) user(ctx context.Context, q interface {
 // IssueKey creates a key for the named user and returns it in plain text:
 // this is the only time it exists outside the caller's hands.
 func (kr *Keyring) IssueKey(ctx context.Context, userName string) (string, KeyInfo, error) {
-	u, err := kr.user(ctx, kr.r, userName)
+	u, err := kr.user(ctx, userName)
 	if err != nil {
 		return "", KeyInfo{}, err
 	}
@@ -565,65 +470,34 @@ func (kr *Keyring) IssueKey(ctx context.Context, userName string) (string, KeyIn
 	hash := hashSecret(secret, kr.params)
 	kr.release()
 	now := kr.now()
-	res, err := kr.w.ExecContext(ctx, `INSERT INTO auth_keys (id, user_id, hash, check_bits, created_at)
-		SELECT ?, id, ?, ?, ? FROM auth_users WHERE id = ?`, id, hash, quickCheck(id, secret), now.UnixNano(), u.ID)
-	if err != nil {
-		return "", KeyInfo{}, kr.explain("issue a key for "+u.Name, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 { // removed meanwhile
-		return "", KeyInfo{}, fmt.Errorf("user %q: %w", userName, ErrNoUser)
+	k := StoredKey{ID: id, UserID: u.ID, Hash: hash, Check: quickCheck(id, secret), HasCheck: true, Created: now}
+	if err := kr.store.AddKey(ctx, k); err != nil { // ErrNoUser: removed meanwhile
+		return "", KeyInfo{}, fmt.Errorf("issue a key for %q: %w", userName, err)
 	}
 	return key, KeyInfo{ID: id, User: u.Name, Created: now}, nil
 }
 
 // Users returns every user, by name.
 func (kr *Keyring) Users(ctx context.Context) ([]User, error) {
-	rows, err := kr.r.QueryContext(ctx, `SELECT id, name, role FROM auth_users ORDER BY name, id`)
+	us, err := kr.store.Users(ctx)
 	if err != nil {
-		return nil, kr.explain("list users", err)
-	}
-	defer rows.Close()
-	var us []User
-	for rows.Next() {
-		var u User
-		if err := rows.Scan(&u.ID, &u.Name, &u.Role); err != nil {
-			return nil, kr.explain("list users", err)
-		}
-		us = append(us, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, kr.explain("list users", err)
+		return nil, fmt.Errorf("list users: %w", err)
 	}
 	return us, nil
 }
 
 // Keys returns the named user's keys, revoked ones included, oldest first.
 func (kr *Keyring) Keys(ctx context.Context, userName string) ([]KeyInfo, error) {
-	u, err := kr.user(ctx, kr.r, userName)
+	u, err := kr.user(ctx, userName)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := kr.r.QueryContext(ctx, `SELECT id, created_at, last_used_at, revoked_at
-		FROM auth_keys WHERE user_id = ? ORDER BY created_at, id`, u.ID)
+	ks, err := kr.store.Keys(ctx, u.ID)
 	if err != nil {
-		return nil, kr.explain("list the keys of "+u.Name, err)
+		return nil, fmt.Errorf("list the keys of %s: %w", u.Name, err)
 	}
-	defer rows.Close()
-	var ks []KeyInfo
-	for rows.Next() {
-		var (
-			k                 = KeyInfo{User: u.Name}
-			created           int64
-			lastUsed, revoked sql.NullInt64
-		)
-		if err := rows.Scan(&k.ID, &created, &lastUsed, &revoked); err != nil {
-			return nil, kr.explain("list the keys of "+u.Name, err)
-		}
-		k.Created, k.LastUsed, k.Revoked = time.Unix(0, created), fromNanos(lastUsed), fromNanos(revoked)
-		ks = append(ks, k)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, kr.explain("list the keys of "+u.Name, err)
+	for i := range ks {
+		ks[i].User = u.Name
 	}
 	kr.mu.Lock()
 	for i, k := range ks {
@@ -635,25 +509,14 @@ func (kr *Keyring) Keys(ctx context.Context, userName string) ([]KeyInfo, error)
 	return ks, nil
 }
 
-func fromNanos(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return time.Unix(0, n.Int64)
-}
-
 // Revoke stops a key from working, at once in this process and on the
 // next request in any other. Revoking a revoked key is not an error.
 func (kr *Keyring) Revoke(ctx context.Context, keyID string) error {
 	if !validKeyID(keyID) {
 		return fmt.Errorf("key %q: %w", keyID, ErrNoKey)
 	}
-	res, err := kr.w.ExecContext(ctx, `UPDATE auth_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, kr.now().UnixNano(), keyID)
-	if err != nil {
-		return kr.explain("revoke key "+keyID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("key %q: %w", keyID, ErrNoKey)
+	if err := kr.store.Revoke(ctx, keyID, kr.now()); err != nil {
+		return fmt.Errorf("revoke key %q: %w", keyID, err)
 	}
 	kr.forget(func(e verified) bool { return e.keyID == keyID })
 	return nil
@@ -661,31 +524,12 @@ func (kr *Keyring) Revoke(ctx context.Context, keyID string) error {
 
 // RemoveUser deletes the named user and all their keys.
 func (kr *Keyring) RemoveUser(ctx context.Context, name string) error {
-	var u User
-	err := kr.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if u, err = kr.user(ctx, tx, name); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM auth_keys WHERE user_id = ?`, u.ID); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM auth_users WHERE id = ?`, u.ID)
-		return err
-	})
-	if errors.Is(err, ErrNoUser) {
-		return err
-	}
+	u, err := kr.store.RemoveUser(ctx, norm.NFC.String(name))
 	if err != nil {
-		return kr.explain("remove user "+name, err)
+		return fmt.Errorf("remove user %q: %w", name, err)
 	}
 	kr.forget(func(e verified) bool { return e.userID == u.ID })
 	return nil
-}
-
-// explain turns SQLite's errors into ones that say what to do.
-func (kr *Keyring) explain(doing string, err error) error {
-	return sqlitefile.Explain(doing, kr.path, err)
 }
 
 func newID() string {

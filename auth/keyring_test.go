@@ -1,12 +1,9 @@
 package auth_test
 
 import (
-	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -19,6 +16,8 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/authtest"
+	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 )
 
 // cheap keeps tests fast; the default cost is exercised by
@@ -30,7 +29,7 @@ func open(t testing.TB, path string, opts ...auth.Option) *auth.Keyring {
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "hearth.db")
 	}
-	kr, err := auth.Open(context.Background(), path, append([]auth.Option{cheap}, opts...)...)
+	kr, err := sqlitekeys.OpenKeyring(context.Background(), path, append([]auth.Option{cheap}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,59 +161,6 @@ func TestUsersAndKeys(t *testing.T) {
 func second[T any](_ T, err error) error        { return err }
 func third[T, U any](_ T, _ U, err error) error { return err }
 
-// TestHashIsNotKey reads the database back: the key is stored only as an
-// argon2id hash with its parameters, and neither the key nor its secret is
-// anywhere in the files.
-func TestHashIsNotKey(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "hearth.db")
-	kr, err := auth.Open(ctx, path) // the default, real cost
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, info := userWithKey(t, kr, "alice", access.GM)
-	if _, err := kr.Authenticate(ctx, key); err != nil {
-		t.Fatal(err)
-	}
-	if err := kr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	secret := key[strings.LastIndex(key, "_")+1:]
-
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hash string
-	err = db.QueryRow(`SELECT hash FROM auth_keys WHERE id = ?`, info.ID).Scan(&hash)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(hash, "$argon2id$v=19$m=65536,t=3,p=4$") || strings.Contains(hash, secret) {
-		t.Errorf("stored hash %q", hash)
-	}
-
-	files, _ := filepath.Glob(filepath.Join(dir, "*"))
-	var all []byte
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, b...)
-	}
-	if !bytes.Contains(all, []byte(info.ID)) {
-		t.Fatal("the key id is not in the database files: the test reads the wrong files")
-	}
-	for _, s := range []string{key, secret, secret[:16]} {
-		if bytes.Contains(all, []byte(s)) {
-			t.Errorf("%q is in the database files", s)
-		}
-	}
-}
-
 // TestCache checks that a verification is cached, that failures never
 // are, and that neither revocation nor removal can be outrun by the cache,
 // in this process or from another one (the CLI beside a server).
@@ -297,51 +243,6 @@ func TestCacheExpires(t *testing.T) {
 	}
 }
 
-// TestLastUsed checks that last use is visible at once but written to the
-// database only in batches (here on Close), never once per request.
-func TestLastUsed(t *testing.T) {
-	ctx := context.Background()
-	clk := newClock()
-	path := filepath.Join(t.TempDir(), "hearth.db")
-	kr, err := auth.Open(ctx, path, cheap, auth.WithClock(clk.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, info := userWithKey(t, kr, "alice", access.GM)
-	if ks, _ := kr.Keys(ctx, "alice"); !ks[0].LastUsed.IsZero() || !ks[0].Created.Equal(clk.Now()) {
-		t.Fatalf("new key: %+v", ks[0])
-	}
-	for range 3 {
-		clk.Add(time.Second)
-		if _, err := kr.Authenticate(ctx, key); err != nil {
-			t.Fatal(err)
-		}
-	}
-	used := clk.Now()
-	if ks, _ := kr.Keys(ctx, "alice"); !ks[0].LastUsed.Equal(used) {
-		t.Errorf("last used %v, want %v", ks[0].LastUsed, used)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var stored sql.NullInt64
-	if err := db.QueryRow(`SELECT last_used_at FROM auth_keys WHERE id = ?`, info.ID).Scan(&stored); err != nil || stored.Valid {
-		t.Errorf("last_used_at written per request: %v, %v", stored, err)
-	}
-	if err := kr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`SELECT last_used_at FROM auth_keys WHERE id = ?`, info.ID).Scan(&stored); err != nil || stored.Int64 != used.UnixNano() {
-		t.Errorf("last_used_at after Close: %v, %v; want %d", stored, err, used.UnixNano())
-	}
-	kr = open(t, path)
-	if ks, _ := kr.Keys(ctx, "alice"); !ks[0].LastUsed.Equal(used) {
-		t.Errorf("reopened: last used %v, want %v", ks[0].LastUsed, used)
-	}
-}
-
 func TestParamsChange(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hearth.db")
@@ -359,19 +260,8 @@ func TestParamsChange(t *testing.T) {
 	if _, err := kr.Authenticate(ctx, fresh); err != nil {
 		t.Errorf("a key hashed with the new parameters: %v", err)
 	}
-	if _, err := auth.Open(ctx, path+"2", auth.WithParams(auth.Params{Memory: 64, Time: 0, Threads: 1, SaltLen: 16, KeyLen: 32})); err == nil {
+	if _, err := sqlitekeys.OpenKeyring(ctx, path+"2", auth.WithParams(auth.Params{Memory: 64, Time: 0, Threads: 1, SaltLen: 16, KeyLen: 32})); err == nil {
 		t.Error("Open accepted zero passes")
-	}
-}
-
-func TestOpenNotADatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "hearth.db")
-	if err := os.WriteFile(path, bytes.Repeat([]byte("not sqlite "), 1000), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err := auth.Open(context.Background(), path, cheap)
-	if err == nil || !strings.Contains(err.Error(), "not a Hearth database") {
-		t.Errorf("Open on a text file: %v", err)
 	}
 }
 
@@ -410,7 +300,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		ttl  time.Duration
 	}{{"cached", auth.DefaultCacheTTL}, {"uncached", 0}} {
 		b.Run(bc.name, func(b *testing.B) {
-			kr, err := auth.Open(ctx, filepath.Join(b.TempDir(), "hearth.db"), auth.WithCacheTTL(bc.ttl))
+			kr, err := sqlitekeys.OpenKeyring(ctx, filepath.Join(b.TempDir(), "hearth.db"), auth.WithCacheTTL(bc.ttl))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -429,25 +319,6 @@ func BenchmarkAuthenticate(b *testing.B) {
 	}
 }
 
-// wrongSecrets returns n keys with key's id and wrong secrets that also
-// fail its quick check, so no test depends on a 1 in 65,536 chance.
-func wrongSecrets(t testing.TB, key string, n int) []string {
-	t.Helper()
-	i := strings.LastIndex(key, "_")
-	id, secret := key[4:i], key[i+1:]
-	var out []string
-	for j := 0; len(out) < n; j++ {
-		w := []byte(secret)
-		for k, c := range fmt.Sprintf("%08d", j) {
-			w[k] = byte('a' + c - '0')
-		}
-		if string(w) != secret && auth.QuickCheck(id, string(w)) != auth.QuickCheck(id, secret) {
-			out = append(out, key[:i+1]+string(w))
-		}
-	}
-	return out
-}
-
 // Past the budget, wrong secrets for a key id cost no hash and are told
 // they are throttled, not that the key is bad; the right key, cached or
 // not, is accepted all along; the budget refills with time.
@@ -456,7 +327,7 @@ func TestWrongSecretsStopCostingHashes(t *testing.T) {
 	clk := newClock()
 	kr := open(t, "", auth.WithClock(clk.Now), auth.WithCacheTTL(0))
 	key, _ := userWithKey(t, kr, "alice", access.GM)
-	wrong := wrongSecrets(t, key, 30)
+	wrong := authtest.WrongSecrets(t, key, 30)
 	for i := range auth.FailureBurst {
 		if _, err := kr.Authenticate(ctx, wrong[i]); !errors.Is(err, auth.ErrWrongSecret) {
 			t.Fatalf("attempt %d: %v", i+1, err)
@@ -493,17 +364,17 @@ func TestWrongSecretsThrottleOnlyTheirClient(t *testing.T) {
 	other, _ := userWithKey(t, kr, "bob", access.Player)
 	attacker := auth.WithClient(context.Background(), "203.0.113.9")
 	owner := auth.WithClient(context.Background(), "198.51.100.7")
-	wrong := wrongSecrets(t, key, auth.FailureBurst+1)
+	wrong := authtest.WrongSecrets(t, key, auth.FailureBurst+1)
 	for _, w := range wrong[:auth.FailureBurst] {
 		kr.Authenticate(attacker, w)
 	}
 	if _, err := kr.Authenticate(attacker, wrong[auth.FailureBurst]); !errors.Is(err, auth.ErrTooManyFailures) {
 		t.Fatalf("the attacker's address after the budget: %v", err)
 	}
-	if _, err := kr.Authenticate(owner, wrongSecrets(t, key, 1)[0]); !errors.Is(err, auth.ErrWrongSecret) {
+	if _, err := kr.Authenticate(owner, authtest.WrongSecrets(t, key, 1)[0]); !errors.Is(err, auth.ErrWrongSecret) {
 		t.Errorf("a wrong secret from another address: %v; want it checked", err)
 	}
-	if _, err := kr.Authenticate(attacker, wrongSecrets(t, other, 1)[0]); !errors.Is(err, auth.ErrWrongSecret) {
+	if _, err := kr.Authenticate(attacker, authtest.WrongSecrets(t, other, 1)[0]); !errors.Is(err, auth.ErrWrongSecret) {
 		t.Errorf("another key id from the attacker's address: %v; want it checked", err)
 	}
 	for name, ctx := range map[string]context.Context{"owner": owner, "attacker": attacker} {
@@ -563,7 +434,7 @@ func TestUnknownKeyIDCostsAHash(t *testing.T) {
 		name, key string
 		want      error
 	}{
-		{"known id, wrong secret", wrongSecrets(t, key, 1)[0], auth.ErrWrongSecret},
+		{"known id, wrong secret", authtest.WrongSecrets(t, key, 1)[0], auth.ErrWrongSecret},
 		{"unknown id", unknown, auth.ErrUnknownKey},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -592,39 +463,6 @@ func TestUnknownKeyIDCostsAHash(t *testing.T) {
 	kr.Authenticate(ctx, key)
 	if len(params) != 2 || params[0] != params[1] {
 		t.Errorf("argon2id parameters, unknown id then known: %q", params)
-	}
-}
-
-// A key issued before check bits existed is hashed even while throttled,
-// so its holder is never refused, and gets its check bits on first use.
-func TestKeyWithoutCheckBits(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "hearth.db")
-	kr := open(t, path, auth.WithCacheTTL(0))
-	key, info := userWithKey(t, kr, "alice", access.GM)
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`UPDATE auth_keys SET check_bits = NULL WHERE id = ?`, info.ID); err != nil {
-		t.Fatal(err)
-	}
-	ctx := auth.WithClient(context.Background(), "203.0.113.9")
-	wrong := wrongSecrets(t, key, auth.FailureBurst+1)
-	for _, w := range wrong {
-		kr.Authenticate(ctx, w)
-	}
-	before := auth.Verifications(kr)
-	if _, err := kr.Authenticate(ctx, key); err != nil || auth.Verifications(kr) != before+1 {
-		t.Fatalf("the real key without check bits, throttled: %v, %d hashes", err, auth.Verifications(kr)-before)
-	}
-	var bits sql.NullInt64
-	if err := db.QueryRow(`SELECT check_bits FROM auth_keys WHERE id = ?`, info.ID).Scan(&bits); err != nil || !bits.Valid {
-		t.Fatalf("check bits after use: %v, %v", bits, err)
-	}
-	before = auth.Verifications(kr)
-	if _, err := kr.Authenticate(ctx, wrong[0]); !errors.Is(err, auth.ErrTooManyFailures) || auth.Verifications(kr) != before {
-		t.Errorf("a wrong secret once the bits are filled: %v, %d hashes", err, auth.Verifications(kr)-before)
 	}
 }
 

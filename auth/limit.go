@@ -50,6 +50,14 @@ func NewLimiter(perMinute float64, burst int) *Limiter {
 	return &Limiter{limit: limit, burst: burst, idle: max(minIdle, refill), now: time.Now, buckets: map[string]*bucket{}}
 }
 
+// SetClock replaces time.Now for l (nil: nothing to set), so a Keyring's
+// clock, or a test's, drives its buckets. Set it before l is used.
+func (l *Limiter) SetClock(now func() time.Time) {
+	if l != nil {
+		l.now = now
+	}
+}
+
 // Allow takes one request from key's bucket. When the bucket is empty it
 // reports how long until a request would be allowed, at least a second.
 func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
@@ -27,8 +28,8 @@ func Migrations() []sqlitedb.Migrations {
 		sqlitenarrative.Migrations,
 		sqliteindex.Migrations,
 		library.Migrations,
-		assistant.ConversationMigrations,
-		auth.Migrations,
+		sqliteconversations.Migrations,
+		sqlitekeys.Migrations,
 	}
 }
 
@@ -40,7 +41,7 @@ type DB struct {
 	Memories      *sqlitenarrative.DB // memory events, standing, beats, stats
 	Index         *sqliteindex.Index  // the lore index
 	Library       *library.Library
-	Conversations *assistant.Conversations
+	Conversations *sqliteconversations.Store
 	Keys          *auth.Keyring
 }
 
@@ -89,7 +90,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: assistant.NewConversations(h)}
+	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h)}
 	defer func() {
 		if err != nil {
 			db.Close()
@@ -102,7 +103,12 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 		return nil, err
 	}
 	db.Library = library.New(ctx, h, db.Index)
-	if db.Keys, err = auth.New(ctx, h, o.keys...); err != nil {
+	keys, err := sqlitekeys.New(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if db.Keys, err = auth.New(keys, o.keys...); err != nil {
+		keys.Close()
 		return nil, err
 	}
 	return db, nil
@@ -119,7 +125,7 @@ func (db *DB) Path() string { return db.h.Path() }
 func (db *DB) Close() error {
 	var errs []error
 	if db.Keys != nil {
-		errs = append(errs, db.Keys.Close()) // writes pending last-used times
+		errs = append(errs, db.Keys.Close()) // writes pending last-used times, closes its store
 	}
 	if db.Index != nil {
 		errs = append(errs, db.Index.Close())

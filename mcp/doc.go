@@ -8,7 +8,7 @@
 // MCP has no notion of a table's users, so, as seed 000 §4.7 says, an MCP
 // client acts with game-master access: a tool call whose context carries no
 // auth.User (stdio) runs as the GM. Over HTTP the handlers do no
-// authentication themselves; mount them behind the auth middleware, which
+// authentication themselves; mount them behind server.Require, which
 // should admit GM keys only, and the user it puts on the session's first
 // request is the one the tools see. A session belongs to that user: a
 // request naming it (Mcp-Session-Id, sessionid) from anyone else gets 403,

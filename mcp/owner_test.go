@@ -18,7 +18,9 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/mcp"
+	"github.com/hearth-rpg/hearth/server"
 )
 
 // syncBuffer is a log destination the handlers write from many goroutines.
@@ -53,7 +55,7 @@ type keyed struct {
 func newKeyed(t *testing.T) *keyed {
 	t.Helper()
 	ctx := context.Background()
-	kr, err := auth.Open(ctx, filepath.Join(t.TempDir(), "hearth.db"),
+	kr, err := sqlitekeys.OpenKeyring(ctx, filepath.Join(t.TempDir(), "hearth.db"),
 		auth.WithParams(auth.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 16}))
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func newKeyed(t *testing.T) *keyed {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.Handler())
 	mux.Handle("/mcp/sse", srv.SSEHandler())
-	ts := httptest.NewServer(auth.Require(kr, nil, mux))
+	ts := httptest.NewServer(server.Require(kr, nil, nil, mux))
 	t.Cleanup(ts.Close)
 	k.url, k.streamable, k.sse = ts.URL, ts.URL+"/mcp", ts.URL+"/mcp/sse"
 	return k

@@ -32,7 +32,7 @@ func parseProxies(list []string) ([]netip.Prefix, error) {
 // peer is a trusted proxy, the address it forwarded for.
 func (s *Server) clientAddress(next http.Handler) http.Handler {
 	if len(s.proxies) == 0 {
-		return next // auth.Require falls back to the peer
+		return next // Require falls back to the peer
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := clientAddr(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), s.proxies)

@@ -24,7 +24,9 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -108,7 +110,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		t.Fatalf("gm image: %v %v", ims, err)
 	}
 
-	convs, err := assistant.OpenConversations(ctx, db)
+	convs, err := sqliteconversations.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kr, err := auth.Open(ctx, db, auth.WithParams(auth.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 16}))
+	kr, err := sqlitekeys.OpenKeyring(ctx, db, auth.WithParams(auth.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 16}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +156,10 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	at := map[string]func(http.Handler) http.Handler{}
 	for path, b := range o.at {
 		lim := auth.NewLimiter(b.perMin, b.burst)
-		at[path] = func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) }
+		at[path] = func(h http.Handler) http.Handler { return server.Require(kr, lim, log, h) }
 	}
 	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: log,
-		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
+		Authenticate:   func(h http.Handler) http.Handler { return server.Require(kr, lim, log, h) },
 		AuthenticateAt: at, Mount: o.mount,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
 		TrustedProxies: o.proxies})

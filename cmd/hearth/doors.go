@@ -26,7 +26,7 @@ type doors struct {
 	app      *app.App
 	lib      *library.Library
 	keys     *auth.Keyring
-	convs    *assistant.Conversations
+	convs    assistant.Conversations
 	toolbox  *assistant.Toolbox
 	chat     *assistant.Assistant
 	games    *gameapi.Server

@@ -109,10 +109,10 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib,
 		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"),
-		Authenticate: authenticator(d.keys, cfg.Limits.RateLimitRPM, cfg.Limits.RateLimitBurst),
+		Authenticate: authenticator(d.keys, log, cfg.Limits.RateLimitRPM, cfg.Limits.RateLimitBurst),
 		// MCP agents and tool results have their own budgets (one per
 		// route), so their many small requests leave the chat budget alone.
-		AuthenticateAt: budgets(d.keys, cfg),
+		AuthenticateAt: budgets(d.keys, log, cfg),
 		Mount: func(mux *http.ServeMux) {
 			d.games.Register(mux)
 			if cfg.MCP.Enabled {
@@ -158,19 +158,19 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 
 // authenticator requires an API key, within perMinute requests a minute
 // and burst at once per key.
-func authenticator(keys auth.Authenticator, perMinute, burst int) func(http.Handler) http.Handler {
+func authenticator(keys server.Authenticator, log *slog.Logger, perMinute, burst int) func(http.Handler) http.Handler {
 	lim := auth.NewLimiter(float64(perMinute), burst)
-	return func(h http.Handler) http.Handler { return auth.Require(keys, lim, h) }
+	return func(h http.Handler) http.Handler { return server.Require(keys, lim, log, h) }
 }
 
 // budgets are the routes with rate budgets of their own: the MCP endpoints
 // (one budget for both) and tool results, each allowing a tenth of its
 // minute at once.
-func budgets(keys auth.Authenticator, cfg *config.Config) map[string]func(http.Handler) http.Handler {
-	results := authenticator(keys, cfg.Limits.ToolResultRPM, max(cfg.Limits.ToolResultRPM/10, 1))
+func budgets(keys server.Authenticator, log *slog.Logger, cfg *config.Config) map[string]func(http.Handler) http.Handler {
+	results := authenticator(keys, log, cfg.Limits.ToolResultRPM, max(cfg.Limits.ToolResultRPM/10, 1))
 	at := map[string]func(http.Handler) http.Handler{"/api/tool_result": results}
 	if cfg.MCP.Enabled {
-		agents := authenticator(keys, cfg.Limits.MCPRPM, max(cfg.Limits.MCPRPM/10, 1))
+		agents := authenticator(keys, log, cfg.Limits.MCPRPM, max(cfg.Limits.MCPRPM/10, 1))
 		at[cfg.MCP.Path], at[cfg.MCP.SSEPath] = agents, agents
 	}
 	return at

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 )
 
 // userCLI runs "hearth ARGS --data DIR" with the user command, in process,
@@ -29,7 +30,7 @@ var keyLine = regexp.MustCompile(`(?m)^(hth_([a-z2-7]{16})_[a-z2-7]{48})$`)
 
 func authenticate(t *testing.T, dir, key string) (auth.User, error) {
 	t.Helper()
-	kr, err := auth.Open(context.Background(), filepath.Join(dir, "hearth.db"))
+	kr, err := sqlitekeys.OpenKeyring(context.Background(), filepath.Join(dir, "hearth.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package auth
+package server
 
 import (
 	"context"
@@ -11,18 +11,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/internal/api"
 )
 
-// Authenticator turns an API key into the user it belongs to. *Keyring is
-// one; errors wrapping ErrInvalidKey mean the key is not good, a
-// *ThrottledError that it was wrong too often lately, any other error that
-// it could not be checked.
+// Authenticator turns an API key into the user it belongs to. *auth.Keyring
+// is one; errors wrapping auth.ErrInvalidKey mean the key is not good, an
+// *auth.ThrottledError that it was wrong too often lately, any other error
+// that it could not be checked.
 type Authenticator interface {
-	Authenticate(ctx context.Context, key string) (User, error)
+	Authenticate(ctx context.Context, key string) (auth.User, error)
 }
 
-var _ Authenticator = (*Keyring)(nil)
+var _ Authenticator = (*auth.Keyring)(nil)
 
 // Require lets a request through to next only with a valid key in
 // "Authorization: Bearer KEY", and within lim's rate for that key (nil lim:
@@ -33,9 +34,13 @@ var _ Authenticator = (*Keyring)(nil)
 // over its rate, or a wrong one while its key id is throttled, 429 with
 // Retry-After. Error messages come from the localizer on the request's
 // context (see i18n.With). The client address failures are counted for is
-// the one WithClient put on the request's context (a server behind a
-// trusted proxy does), else the request's peer.
-func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
+// the one auth.WithClient put on the request's context (a server behind a
+// trusted proxy does), else the request's peer. Refusals and failures are
+// logged to log (nil: slog.Default()).
+func Require(a Authenticator, lim *auth.Limiter, log *slog.Logger, next http.Handler) http.Handler {
+	if log == nil {
+		log = slog.Default()
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r.Header.Get("Authorization"))
 		if !ok {
@@ -44,30 +49,30 @@ func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 			return
 		}
 		ctx := r.Context()
-		client := ClientFrom(ctx)
+		client := auth.ClientFrom(ctx)
 		if client == "" {
 			client = clientHost(r.RemoteAddr)
-			ctx = WithClient(ctx, client)
+			ctx = auth.WithClient(ctx, client)
 		}
 		u, err := a.Authenticate(ctx, key)
-		if te := (*ThrottledError)(nil); errors.As(err, &te) {
-			slog.InfoContext(ctx, "refused API key: throttled", "client", client, "path", r.URL.Path, "err", err)
+		if te := (*auth.ThrottledError)(nil); errors.As(err, &te) {
+			log.InfoContext(ctx, "refused API key: throttled", "client", client, "path", r.URL.Path, "err", err)
 			tooMany(w, r, "auth.throttled", te.RetryAfter)
 			return
 		}
-		if errors.Is(err, ErrInvalidKey) {
-			slog.InfoContext(ctx, "refused API key", "client", client, "path", r.URL.Path, "err", err)
+		if errors.Is(err, auth.ErrInvalidKey) {
+			log.InfoContext(ctx, "refused API key", "client", client, "path", r.URL.Path, "err", err)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hearth", error="invalid_token"`)
 			api.Error(w, r, api.Unauthorized, "auth.invalid_key", nil)
 			return
 		}
 		if err != nil {
-			api.Fail(w, r, slog.Default(), err)
+			api.Fail(w, r, log, err)
 			return
 		}
 		// Budgets are per key; an Authenticator with keys of another shape
 		// gets one per user.
-		id, _, err := parseKey(key)
+		id, err := auth.KeyID(key)
 		if err != nil {
 			id = "user:" + u.ID
 		}
@@ -75,7 +80,7 @@ func Require(a Authenticator, lim *Limiter, next http.Handler) http.Handler {
 			tooMany(w, r, "auth.rate_limited", wait)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(WithUser(ctx, u)))
+		next.ServeHTTP(w, r.WithContext(auth.WithUser(ctx, u)))
 	})
 }
 

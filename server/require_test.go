@@ -1,4 +1,4 @@
-package auth_test
+package server_test
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,9 +16,56 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/authtest"
+	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/internal/api"
+	"github.com/hearth-rpg/hearth/server"
 )
+
+// keyring opens a keyring of cheap keys in a fresh file.
+func keyring(t *testing.T, opts ...auth.Option) *auth.Keyring {
+	t.Helper()
+	kr, err := sqlitekeys.OpenKeyring(context.Background(), filepath.Join(t.TempDir(), "hearth.db"),
+		append([]auth.Option{auth.WithParams(authtest.Cheap)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kr.Close() })
+	return kr
+}
+
+// userWithKey adds a user and issues them a key.
+func userWithKey(t *testing.T, kr *auth.Keyring, name string, role access.Level) string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := kr.AddUser(ctx, name, role); err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := kr.IssueKey(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// clock is a settable time for rate limits.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
 
 // whoami answers with the user the request was authenticated as.
 var whoami = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,9 +128,9 @@ func call(t *testing.T, srv *httptest.Server, authz, lang string) reply {
 
 func TestRequire(t *testing.T) {
 	ctx := context.Background()
-	kr := open(t, "")
-	gmKey, _ := userWithKey(t, kr, "gm", access.GM)
-	patKey, _ := userWithKey(t, kr, "pat", access.Player)
+	kr := keyring(t)
+	gmKey := userWithKey(t, kr, "gm", access.GM)
+	patKey := userWithKey(t, kr, "pat", access.Player)
 	revoked, info, err := kr.IssueKey(ctx, "pat")
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +138,7 @@ func TestRequire(t *testing.T) {
 	if err := kr.Revoke(ctx, info.ID); err != nil {
 		t.Fatal(err)
 	}
-	goneKey, _ := userWithKey(t, kr, "gone", access.GM)
+	goneKey := userWithKey(t, kr, "gone", access.GM)
 	if _, err := kr.Authenticate(ctx, goneKey); err != nil { // cached before removal
 		t.Fatal(err)
 	}
@@ -99,7 +148,7 @@ func TestRequire(t *testing.T) {
 	i := strings.LastIndex(gmKey, "_")
 	wrongSecret := gmKey[:i+1] + strings.Repeat("a", len(gmKey)-i-1)
 	unknownID := "hth_" + strings.Repeat("a", 16) + gmKey[i:]
-	srv := serve(t, auth.Require(kr, nil, whoami))
+	srv := serve(t, server.Require(kr, nil, nil, whoami))
 
 	tests := []struct {
 		name, authz, lang string
@@ -151,7 +200,7 @@ func (failing) Authenticate(context.Context, string) (auth.User, error) {
 }
 
 func TestRequireInternalError(t *testing.T) {
-	srv := serve(t, auth.Require(failing{}, nil, whoami))
+	srv := serve(t, server.Require(failing{}, nil, nil, whoami))
 	got := call(t, srv, "Bearer hth_aaaaaaaaaaaaaaaa_"+strings.Repeat("a", 48), "")
 	if got.status != 500 || got.code != api.Internal || strings.Contains(got.message, "fire") {
 		t.Errorf("got %+v; want 500 internal without the details", got)
@@ -159,13 +208,13 @@ func TestRequireInternalError(t *testing.T) {
 }
 
 func TestRequireRateLimit(t *testing.T) {
-	kr := open(t, "")
-	gmKey, _ := userWithKey(t, kr, "gm", access.GM)
-	patKey, _ := userWithKey(t, kr, "pat", access.Player)
-	clk := newClock()
+	kr := keyring(t)
+	gmKey := userWithKey(t, kr, "gm", access.GM)
+	patKey := userWithKey(t, kr, "pat", access.Player)
+	clk := &clock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
 	lim := auth.NewLimiter(6, 3) // one every 10 s, 3 at once
-	auth.SetLimiterClock(lim, clk.Now)
-	srv := serve(t, auth.Require(kr, lim, whoami))
+	lim.SetClock(clk.Now)
+	srv := serve(t, server.Require(kr, lim, nil, whoami))
 
 	for i := range 3 {
 		if got := call(t, srv, "Bearer "+gmKey, ""); got.status != 200 {
@@ -192,47 +241,14 @@ func TestRequireRateLimit(t *testing.T) {
 	}
 }
 
-func TestLimiter(t *testing.T) {
-	clk := newClock()
-	// 100 a second: the wait is 10 ms, but Retry-After is whole seconds.
-	fast := auth.NewLimiter(6000, 1)
-	auth.SetLimiterClock(fast, clk.Now)
-	if ok, _ := fast.Allow("k"); !ok {
-		t.Fatal("first request refused")
-	}
-	if ok, wait := fast.Allow("k"); ok || wait != time.Second {
-		t.Errorf("second request: %v, wait %v; want refused, 1s", ok, wait)
-	}
-
-	var none *auth.Limiter
-	if ok, _ := none.Allow("k"); !ok || auth.NewLimiter(0, 5) != nil {
-		t.Error("a nil Limiter limits")
-	}
-
-	lim := auth.NewLimiter(auth.DefaultPerMinute, auth.DefaultBurst)
-	auth.SetLimiterClock(lim, clk.Now)
-	lim.Allow("a")
-	lim.Allow("b")
-	clk.Add(9 * time.Minute)
-	lim.Allow("c")
-	if n := auth.Buckets(lim); n != 3 {
-		t.Errorf("%d buckets, want 3", n)
-	}
-	clk.Add(2 * time.Minute) // a and b idle 11 min, c 2 min
-	lim.Allow("d")
-	if n := auth.Buckets(lim); n != 2 {
-		t.Errorf("after idle keys went: %d buckets, want 2 (c, d)", n)
-	}
-}
-
 // Ten wrong secrets for a key id from one address: past the budget they
 // are answered 429 with Retry-After, not a misleading 401, and the real
 // key, not cached, still gets in from that same address.
 func TestRequireThrottle(t *testing.T) {
-	kr := open(t, "", auth.WithCacheTTL(0))
-	gmKey, _ := userWithKey(t, kr, "gm", access.GM)
-	srv := serve(t, auth.Require(kr, nil, whoami))
-	for i, w := range wrongSecrets(t, gmKey, 10) {
+	kr := keyring(t, auth.WithCacheTTL(0))
+	gmKey := userWithKey(t, kr, "gm", access.GM)
+	srv := serve(t, server.Require(kr, nil, nil, whoami))
+	for i, w := range authtest.WrongSecrets(t, gmKey, 10) {
 		got := call(t, srv, "Bearer "+w, "")
 		if i < auth.FailureBurst {
 			if got.status != 401 || got.retry != "" {
@@ -256,13 +272,13 @@ func TestRequireThrottle(t *testing.T) {
 // A client address put on the context ahead of Require (a server behind
 // a trusted proxy does) is the one failures are counted for.
 func TestRequireClientFromContext(t *testing.T) {
-	kr := open(t, "", auth.WithCacheTTL(0))
-	gmKey, _ := userWithKey(t, kr, "gm", access.GM)
+	kr := keyring(t, auth.WithCacheTTL(0))
+	gmKey := userWithKey(t, kr, "gm", access.GM)
 	var client atomic.Value
 	srv := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		auth.Require(kr, nil, whoami).ServeHTTP(w, r.WithContext(auth.WithClient(r.Context(), client.Load().(string))))
+		server.Require(kr, nil, nil, whoami).ServeHTTP(w, r.WithContext(auth.WithClient(r.Context(), client.Load().(string))))
 	}))
-	wrong := wrongSecrets(t, gmKey, auth.FailureBurst+1)
+	wrong := authtest.WrongSecrets(t, gmKey, auth.FailureBurst+1)
 	client.Store("203.0.113.9")
 	for _, w := range wrong[:auth.FailureBurst] {
 		call(t, srv, "Bearer "+w, "")
