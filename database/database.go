@@ -9,6 +9,7 @@ import (
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	nsqlite "github.com/hearth-rpg/hearth/narrative/sqlite"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
@@ -26,7 +27,7 @@ func Migrations() []sqlitedb.Migrations {
 		storesqlite.Migrations,
 		nsqlite.Migrations,
 		rsqlite.Migrations,
-		library.Migrations,
+		sqlitelibrary.Migrations,
 		assistant.ConversationMigrations,
 		auth.Migrations,
 	}
@@ -101,7 +102,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if db.Index, err = rsqlite.New(ctx, h, o.index...); err != nil {
 		return nil, err
 	}
-	db.Library = library.New(ctx, h, db.Index)
+	db.Library = library.New(sqlitelibrary.New(h), db.Index)
 	if db.Keys, err = auth.New(ctx, h, o.keys...); err != nil {
 		return nil, err
 	}

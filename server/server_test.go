@@ -28,6 +28,7 @@ import (
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/ingest/markdown"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/llm"
@@ -83,11 +84,12 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	lib, err := library.Open(ctx, db, ix)
+	st, err := sqlitelibrary.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lib.Close() })
+	t.Cleanup(func() { st.Close() })
+	lib := library.New(st, ix)
 	put := func(id, title string, level access.Level, text string, withImage bool) {
 		t.Helper()
 		var ims []library.Image

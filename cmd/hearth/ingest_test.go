@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/content"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
 	"github.com/hearth-rpg/hearth/store/sqlite"
 )
@@ -61,11 +62,12 @@ func documents(t *testing.T, data string) []library.Document {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	lib, err := library.Open(ctx, path, ix)
+	st, err := sqlitelibrary.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lib.Close()
+	defer st.Close()
+	lib := library.New(st, ix)
 	ds, err := lib.List(ctx, access.GM)
 	if err != nil {
 		t.Fatal(err)

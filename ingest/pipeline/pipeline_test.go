@@ -15,6 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/epub"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/ingest/markdown"
 	rsqlite "github.com/hearth-rpg/hearth/retrieve/sqlite"
 )
@@ -56,11 +57,12 @@ func newEnvB(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	lib, err := library.Open(ctx, filepath.Join(dir, "hearth.db"), ix)
+	st, err := sqlitelibrary.Open(ctx, filepath.Join(dir, "hearth.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lib.Close() })
+	t.Cleanup(func() { st.Close() })
+	lib := library.New(st, ix)
 	return &env{dir: dir, lib: lib, ix: ix, log: slog.New(slog.NewTextHandler(tlog{t}, nil))}
 }
 
