@@ -29,8 +29,14 @@ const (
 	combatMD = "../../../shared/testdata/srd51/md/Gameplay/Combat.md"
 )
 
+// needFile skips the test when path, under the shared test data beside
+// the repository, is absent. HEARTH_SHARED_TESTDATA names another place
+// for the shared testdata directory (a worktree elsewhere).
 func needFile(t *testing.T, path string) string {
 	t.Helper()
+	if alt := os.Getenv("HEARTH_SHARED_TESTDATA"); alt != "" {
+		path = strings.Replace(path, "../../../shared/testdata", alt, 1)
+	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		t.Skipf("%s is absent: the shared test data is not checked out beside the repository", path)
 	}

@@ -156,6 +156,28 @@ func startServe(t *testing.T, dir string, env ...string) string {
 // test's).
 func startServeIn(t *testing.T, dir, wd string, env ...string) string {
 	t.Helper()
+	cmd, url := launchServe(t, dir, wd, env...)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("hearth serve did not shut down cleanly: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Error("hearth serve did not stop within 30s of SIGTERM")
+		}
+	})
+	return url
+}
+
+// launchServe starts hearth serve and returns it with its URL once it
+// serves; stopping it is the caller's.
+func launchServe(t *testing.T, dir, wd string, env ...string) (*exec.Cmd, string) {
+	t.Helper()
 	cmd := exec.Command(hearthBin, "serve", "--data", dir, "--port", "0")
 	cmd.Dir = wd
 	cmd.Env = append(append(os.Environ(), "HEARTH__LOG__LEVEL=warn"), env...)
@@ -176,27 +198,15 @@ func startServeIn(t *testing.T, dir, wd string, env ...string) string {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("hearth serve did not shut down cleanly: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Error("hearth serve did not stop within 30s of SIGTERM")
-		}
-	})
 	select {
 	case a := <-addr:
-		return a
+		return cmd, a
 	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
 		t.Fatal("hearth serve did not start")
 	}
-	return ""
+	return nil, ""
 }
 
 // The real server: chat, search and MCP over HTTP, each as a GM and as a
