@@ -2,7 +2,6 @@ package hearth_test
 
 import (
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -41,23 +40,17 @@ func TestLayers(t *testing.T) {
 		return strings.TrimPrefix(imp, mod+"/"), strings.HasPrefix(imp, mod+"/")
 	}
 	// Packages of the game's domain: model providers must know none of them.
-	gamePkgs := []string{"game", "gm", "rules", "world", "lore", "lorebook", "narrative", "memory", "content", "store", "skill", "app", "assistant", "server", "mcp"}
-	providers := []string{"llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cassette", "llm/structured", "prompt", "embed", "tokens"}
+	gamePkgs := []string{"game", "modelgm", "rules", "world", "lore", "lorebook", "narrative", "contextpack", "campaign", "pack", "store", "skill", "app", "assistant", "server", "mcp"}
+	providers := []string{"llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cassette", "llm/structured", "prompt", "embedding", "tokens"}
 	// Domain packages hold no SQL and no HTTP; storage and doors do.
-	domain := []string{"access", "dice", "world", "rules", "game", "gm", "lore", "lorebook", "memory", "narrative", "content", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent",
+	domain := []string{"access", "dice", "world", "rules", "game", "modelgm", "lore", "lorebook", "contextpack", "narrative", "campaign", "pack", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent",
 		"auth", "assistant", "ingest/library", "retrieve", "store"}
 	// storage is a domain package's storage subpackage, one per dependency
-	// (store/sqlite, auth/sqlitekeys; pg* for PostgreSQL later): the one
+	// (store/sqlitestore, auth/sqlitekeys; pg* for PostgreSQL later): the one
 	// place its SQL may live.
 	storage := func(pkg string) bool {
 		last := pkg[strings.LastIndex(pkg, "/")+1:]
 		return strings.HasPrefix(last, "sqlite") || strings.HasPrefix(last, "pg")
-	}
-	// Domain packages whose SQL has not moved out yet, with the import they
-	// still hold. Remove an entry when its store moves (naming.md:
-	// ingest/library/sqlitelibrary); the test then keeps it out for good.
-	stillSQL := map[string][]string{
-		"ingest/library": {"database/sql", mod + "/internal/sqlitedb"}, // the package is its own SQLite store until sqlitelibrary
 	}
 	rules := []struct {
 		name string
@@ -76,7 +69,7 @@ func TestLayers(t *testing.T) {
 			return in(pkg, "game", "rules", "world") && ok && in(l, "llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini")
 		}},
 		{"domain packages hold no SQL and no HTTP", func(pkg, imp string) bool {
-			return in(pkg, domain...) && !storage(pkg) && !slices.Contains(stillSQL[pkg], imp) &&
+			return in(pkg, domain...) && !storage(pkg) &&
 				(imp == "database/sql" || imp == "net/http" || imp == mod+"/internal/sqlitedb" ||
 					strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx"))
 		}},

@@ -12,6 +12,7 @@ import (
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
 
@@ -46,11 +47,12 @@ func toolbox(t *testing.T) *Toolbox {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	lib, err := library.Open(ctx, db, ix)
+	st, err := sqlitelibrary.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lib.Close() })
+	t.Cleanup(func() { st.Close() })
+	lib := library.New(st, ix)
 	for _, d := range []struct {
 		id, title, text string
 		level           access.Level

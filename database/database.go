@@ -10,6 +10,7 @@ import (
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
@@ -27,7 +28,7 @@ func Migrations() []sqlitedb.Migrations {
 		sqlitestore.Migrations,
 		sqlitenarrative.Migrations,
 		sqliteindex.Migrations,
-		library.Migrations,
+		sqlitelibrary.Migrations,
 		sqliteconversations.Migrations,
 		sqlitekeys.Migrations,
 	}
@@ -102,7 +103,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if db.Index, err = sqliteindex.New(ctx, h, o.index...); err != nil {
 		return nil, err
 	}
-	db.Library = library.New(ctx, h, db.Index)
+	db.Library = library.New(sqlitelibrary.New(h), db.Index)
 	keys, err := sqlitekeys.New(ctx, h)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,14 @@
 // the MCP server. It adapts; it decides nothing: chats belong to
 // assistant, documents to ingest/library, games to game.
 //
+// Uploads are ingested one at a time in the background as jobs kept in
+// the library, their bytes under WorkDir/uploads until done and their
+// checkpoints under WorkDir/ingest/<job>; Resume, called at start-up,
+// takes up the jobs a stopped or killed server left, fails those that
+// cannot go on with the reason, and removes work files no job owns. The
+// same bytes under another title make a second document; under the same
+// title they answer the document already there.
+//
 // Every route but /health and /metrics is behind the authentication
 // middleware the caller supplies; handlers take the user (and so the role)
 // from the request's context, never from its body. Messages come from the

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,11 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/ingest"
@@ -23,121 +22,6 @@ import (
 	"github.com/hearth-rpg/hearth/ingest/pipeline"
 	"github.com/hearth-rpg/hearth/internal/api"
 )
-
-// Job is an upload being ingested in the background.
-type Job struct {
-	ID         string       `json:"id"`
-	File       string       `json:"file"`
-	Title      string       `json:"title,omitempty"`
-	Tags       []string     `json:"tags,omitempty"`
-	Access     access.Level `json:"access_level"`
-	Status     string       `json:"status"` // queued, running, done, failed
-	Stage      string       `json:"stage,omitempty"`
-	Done       int          `json:"done,omitempty"`  // units of the stage (pages while extracting)
-	Total      int          `json:"total,omitempty"` // of Done
-	DocumentID string       `json:"document_id,omitempty"`
-	Error      string       `json:"error,omitempty"`
-	Started    time.Time    `json:"started"`
-	Finished   *time.Time   `json:"finished,omitempty"`
-
-	cancel context.CancelFunc
-}
-
-// Job statuses.
-const (
-	JobQueued  = "queued"
-	JobRunning = "running"
-	JobDone    = "done"
-	JobFailed  = "failed"
-)
-
-// jobs tracks ingests. They run one at a time: extraction keeps a core
-// busy, and the chats must stay responsive.
-type jobs struct {
-	mu   sync.Mutex
-	m    map[string]*Job
-	slot chan struct{}
-	wg   sync.WaitGroup
-}
-
-// finishedJobsKept bounds the memory of finished jobs.
-const finishedJobsKept = 100
-
-func newJobs() *jobs {
-	return &jobs{m: map[string]*Job{}, slot: make(chan struct{}, 1)}
-}
-
-func (js *jobs) add(j *Job) {
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	js.m[j.ID] = j
-	var finished []*Job
-	for _, x := range js.m {
-		if x.Finished != nil {
-			finished = append(finished, x)
-		}
-	}
-	if len(finished) > finishedJobsKept {
-		slices.SortFunc(finished, func(a, b *Job) int { return a.Finished.Compare(*b.Finished) })
-		for _, x := range finished[:len(finished)-finishedJobsKept] {
-			delete(js.m, x.ID)
-		}
-	}
-}
-
-func (js *jobs) update(id string, fn func(*Job)) {
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	if j := js.m[id]; j != nil {
-		fn(j)
-	}
-}
-
-// list returns copies of the jobs role may see, newest first.
-func (js *jobs) list(role access.Level) []Job {
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	out := []Job{}
-	for _, j := range js.m {
-		if role.CanSee(j.Access) {
-			c := *j
-			out = append(out, c)
-		}
-	}
-	slices.SortFunc(out, func(a, b Job) int { return b.Started.Compare(a.Started) })
-	return out
-}
-
-func (js *jobs) get(id string, role access.Level) (Job, bool) {
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	j := js.m[id]
-	if j == nil || !role.CanSee(j.Access) {
-		return Job{}, false
-	}
-	return *j, true
-}
-
-func (js *jobs) cancelAll() {
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	for _, j := range js.m {
-		if j.cancel != nil {
-			j.cancel()
-		}
-	}
-}
-
-func (js *jobs) wait(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { js.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // uploadMeta is the document's metadata: a JSON "metadata" part (seed 000
 // §4.3.5) or separate title, access_level and tags fields.
@@ -244,16 +128,108 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, r, api.Invalid, "documents.unsupported", map[string]any{"Name": name})
 		return
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	j := &Job{ID: "job_" + rand.Text()[:12], File: name, Title: meta.Title, Tags: meta.Tags, Access: level,
-		Status: JobQueued, Started: s.o.Now(), cancel: cancel}
-	answer := *j // the ingest changes j from now on
-	s.jobs.add(j)
-	s.jobs.wg.Add(1)
-	go s.ingest(ctx, j.ID, pipeline.Options{Name: name, Data: data, Registry: s.o.Extractors, Store: s.o.Library,
-		WorkDir: filepath.Join(s.o.WorkDir, "ingest"), Title: meta.Title, Tags: meta.Tags, Access: level, Checker: s.o.Checker})
-	w.Header().Set("Location", "/api/documents/"+answer.ID)
-	api.JSON(w, http.StatusAccepted, answer)
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	s.jobs.admit.Lock()
+	defer s.jobs.admit.Unlock()
+	if ex, ok, err := s.existing(r.Context(), u.Role, hash, meta.Title); err != nil {
+		s.fail(w, r, err)
+		return
+	} else if ok {
+		w.Header().Set("Location", "/api/documents/"+ex.location)
+		api.JSON(w, http.StatusOK, ex)
+		return
+	}
+	docID, err := s.newDocumentID(r.Context(), hash, meta.Title)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	j := library.Job{ID: "job_" + strings.ToLower(rand.Text()[:12]), File: name, Title: meta.Title, Tags: meta.Tags, Access: level,
+		Hash: hash, DocumentID: docID, Status: JobQueued, Started: s.o.Now()}
+	// The bytes stay in the data directory until the job is done, so that
+	// a restart can resume it (Resume).
+	if err := os.Rename(tmp, s.uploadPath(j.ID)); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	tmp = s.uploadPath(j.ID) // removed below unless the job is saved
+	if err := s.o.Library.SaveJob(r.Context(), j); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	tmp = ""
+	s.startJob(j, data)
+	w.Header().Set("Location", "/api/documents/"+j.ID)
+	api.JSON(w, http.StatusAccepted, Job{Job: j})
+}
+
+// duplicate answers an upload of bytes the library already has under
+// the title asked for (or any title, when none is asked for): the
+// document, or the job still ingesting it. Nothing new is made.
+type duplicate struct {
+	Existing   bool              `json:"existing"` // always true: nothing new was made
+	DocumentID string            `json:"document_id"`
+	Document   *library.Document `json:"document,omitempty"` // when ingested
+	Job        *Job              `json:"job,omitempty"`      // when still ingesting
+	location   string
+}
+
+// existing finds what an upload of the file with this hash under title
+// duplicates, among what role may see.
+func (s *Server) existing(ctx context.Context, role access.Level, hash, title string) (duplicate, bool, error) {
+	same := func(t string) bool { return title == "" || t == title }
+	docs, err := s.o.Library.WithHash(ctx, hash)
+	if err != nil {
+		return duplicate{}, false, err
+	}
+	for _, d := range docs {
+		if role.CanSee(d.Access) && same(d.Title) {
+			return duplicate{Existing: true, DocumentID: d.ID, Document: &d, location: d.ID}, true, nil
+		}
+	}
+	jobs, err := s.o.Library.Jobs(ctx, library.JobQuery{Unfinished: true})
+	if err != nil {
+		return duplicate{}, false, err
+	}
+	for _, rec := range jobs {
+		if rec.Hash == hash && role.CanSee(rec.Access) && same(rec.Title) {
+			j, _ := s.job(ctx, rec.ID, role)
+			return duplicate{Existing: true, DocumentID: rec.DocumentID, Job: &j, location: rec.ID}, true, nil
+		}
+	}
+	return duplicate{}, false, nil
+}
+
+// newDocumentID picks the id of a new document of the file with this
+// hash: the one `hearth ingest` gives it when the library has no
+// document of that id, else one derived from the file and the title (the
+// same bytes under another title are another document, with chunks of
+// its own), else a random one.
+func (s *Server) newDocumentID(ctx context.Context, hash, title string) (string, error) {
+	jobs, err := s.o.Library.Jobs(ctx, library.JobQuery{Unfinished: true})
+	if err != nil {
+		return "", err
+	}
+	taken := func(id string) (bool, error) {
+		for _, j := range jobs {
+			if j.DocumentID == id {
+				return true, nil
+			}
+		}
+		_, err := s.o.Library.Document(ctx, id, access.GM)
+		if errors.Is(err, library.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	titled := sha256.Sum256([]byte(hash + "\x00" + title))
+	for _, id := range []string{pipeline.DocumentID(hash), pipeline.DocumentID(hex.EncodeToString(titled[:]))} {
+		if t, err := taken(id); err != nil || !t {
+			return id, err
+		}
+	}
+	return pipeline.DocumentID(hash) + "-" + strings.ToLower(rand.Text()[:8]), nil
 }
 
 // saveUpload streams a file part to a temporary file, stopping at the
@@ -315,42 +291,6 @@ func (m *uploadMeta) set(field string, b []byte) error {
 	return nil
 }
 
-// ingest runs one job when the ingest slot is free.
-func (s *Server) ingest(ctx context.Context, id string, o pipeline.Options) {
-	defer s.jobs.wg.Done()
-	select {
-	case s.jobs.slot <- struct{}{}:
-		defer func() { <-s.jobs.slot }()
-	case <-ctx.Done():
-		s.finishJob(id, pipeline.Result{}, ctx.Err())
-		return
-	}
-	s.jobs.update(id, func(j *Job) { j.Status = JobRunning })
-	o.Progress = func(e pipeline.Event) {
-		s.jobs.update(id, func(j *Job) { j.Stage, j.Done, j.Total = e.Stage, e.Done, e.Total })
-	}
-	res, err := pipeline.Run(ctx, o)
-	s.finishJob(id, res, err)
-}
-
-func (s *Server) finishJob(id string, res pipeline.Result, err error) {
-	now := s.o.Now()
-	s.jobs.update(id, func(j *Job) {
-		j.Finished = &now
-		j.cancel()
-		if err != nil {
-			j.Status, j.Error = JobFailed, err.Error()
-			s.log.Warn("ingest failed", "job", id, "file", j.File, "err", err)
-			return
-		}
-		j.Status, j.DocumentID, j.Stage, j.Done, j.Total = JobDone, res.DocumentID, "", 0, 0
-		if j.Title == "" {
-			j.Title = res.Title
-		}
-		s.log.Info("ingested", "job", id, "file", j.File, "document", res.DocumentID, "pages", res.Pages, "chunks", res.Chunks)
-	})
-}
-
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	role := user(r).Role
 	docs, err := s.o.Library.List(r.Context(), role)
@@ -361,13 +301,18 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	if docs == nil {
 		docs = []library.Document{}
 	}
-	api.JSON(w, http.StatusOK, map[string]any{"documents": docs, "ingesting": s.jobs.list(role)})
+	jobs, err := s.listJobs(r.Context(), role)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	api.JSON(w, http.StatusOK, map[string]any{"documents": docs, "ingesting": jobs})
 }
 
 // getDocument returns a document's record, or the job still ingesting it.
 func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
 	id, role := r.PathValue("id"), user(r).Role
-	if j, ok := s.jobs.get(id, role); ok {
+	if j, ok := s.job(r.Context(), id, role); ok {
 		api.JSON(w, http.StatusOK, j)
 		return
 	}
@@ -445,10 +390,10 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	// An ingest still running is stopped; its checkpoints stay for a retry.
-	if j, ok := s.jobs.get(id, u.Role); ok {
+	// An ingest still running is stopped, and fails.
+	if j, ok := s.job(r.Context(), id, u.Role); ok {
 		if j.Finished == nil {
-			s.jobs.update(id, func(j *Job) { j.cancel() })
+			s.jobs.cancel(id, errCancelled)
 		}
 		w.WriteHeader(http.StatusNoContent)
 		return

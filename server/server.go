@@ -40,6 +40,9 @@ type Options struct {
 	Extractors *ingest.Registry
 	WorkDir    string
 	Checker    pipeline.Checker
+	// BeforeStage, a test hook, runs as each stage of an upload's ingest
+	// starts; an error fails the job.
+	BeforeStage func(ctx context.Context, job, stage string) error
 
 	// Authenticate wraps every route but /health and /metrics; it puts
 	// the caller's auth.User on the request context or answers 401/429
@@ -189,9 +192,10 @@ func authenticate(o Options, mux http.Handler) http.Handler {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // Shutdown cancels the active chats and ingests and waits for them to save
-// what they have, until ctx ends.
+// what they have, until ctx ends. The ingests resume at the next start
+// (Resume).
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.jobs.cancelAll()
+	s.jobs.cancelAll(errShutdown)
 	err := s.o.Assistant.Shutdown(ctx)
 	return errors.Join(err, s.jobs.wait(ctx))
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/ingest/markdown"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/llm"
@@ -53,6 +54,7 @@ type fixture struct {
 	srv     *server.Server
 	assets  string // fvtt.assets_path
 	db      string // the SQLite file
+	opts    server.Options
 }
 
 type fixtureOpts struct {
@@ -68,6 +70,8 @@ type fixtureOpts struct {
 	// at gives exact paths their own rate budgets; mount adds routes.
 	at    map[string]budget
 	mount func(*http.ServeMux)
+	// beforeStage is the server's test hook in uploads' ingests.
+	beforeStage func(ctx context.Context, job, stage string) error
 }
 
 type budget struct {
@@ -85,11 +89,12 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	lib, err := library.Open(ctx, db, ix)
+	st, err := sqlitelibrary.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lib.Close() })
+	t.Cleanup(func() { st.Close() })
+	lib := library.New(st, ix)
 	put := func(id, title string, level access.Level, text string, withImage bool) {
 		t.Helper()
 		var ims []library.Image
@@ -158,19 +163,30 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		lim := auth.NewLimiter(b.perMin, b.burst)
 		at[path] = func(h http.Handler) http.Handler { return server.Require(kr, lim, log, h) }
 	}
-	srv, err := server.New(server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: log,
+	f.opts = server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: log,
 		Authenticate:   func(h http.Handler) http.Handler { return server.Require(kr, lim, log, h) },
 		AuthenticateAt: at, Mount: o.mount,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
-		TrustedProxies: o.proxies})
+		TrustedProxies: o.proxies, BeforeStage: o.beforeStage}
+	f.serve()
+	return f
+}
+
+// serve starts a server over the fixture's stores, as `hearth serve`
+// does: New, then Resume.
+func (f *fixture) serve() {
+	f.t.Helper()
+	srv, err := server.New(f.opts)
 	if err != nil {
-		t.Fatal(err)
+		f.t.Fatal(err)
+	}
+	if err := srv.Resume(context.Background()); err != nil {
+		f.t.Fatal(err)
 	}
 	f.srv = srv
 	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
+	f.t.Cleanup(ts.Close)
 	f.url = ts.URL
-	return f
 }
 
 var quiet = slog.New(slog.DiscardHandler)

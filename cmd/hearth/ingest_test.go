@@ -19,6 +19,7 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
@@ -28,8 +29,14 @@ const (
 	combatMD = "../../../shared/testdata/srd51/md/Gameplay/Combat.md"
 )
 
+// needFile skips the test when path, under the shared test data beside
+// the repository, is absent. HEARTH_SHARED_TESTDATA names another place
+// for the shared testdata directory (a worktree elsewhere).
 func needFile(t *testing.T, path string) string {
 	t.Helper()
+	if alt := os.Getenv("HEARTH_SHARED_TESTDATA"); alt != "" {
+		path = strings.Replace(path, "../../../shared/testdata", alt, 1)
+	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		t.Skipf("%s is absent: the shared test data is not checked out beside the repository", path)
 	}
@@ -61,11 +68,12 @@ func documents(t *testing.T, data string) []library.Document {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	lib, err := library.Open(ctx, path, ix)
+	st, err := sqlitelibrary.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lib.Close()
+	defer st.Close()
+	lib := library.New(st, ix)
 	ds, err := lib.List(ctx, access.GM)
 	if err != nil {
 		t.Fatal(err)

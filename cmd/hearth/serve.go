@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -123,8 +125,14 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 		Catalog: d.catalog, CORSOrigins: cfg.Server.CORSOrigins, MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		MaxUploadBytes: cfg.Limits.MaxDocumentSizeBytes, AssetsPath: cfg.FVTT.AssetsPath, PublicURL: cfg.Server.PublicURL,
 		Metrics: metrics, Logger: log, TrustedProxies: cfg.Server.TrustedProxies,
+		BeforeStage: servePause(os.Getenv(servePauseEnv)),
 	})
 	if err != nil {
+		return err
+	}
+	// Uploads a killed or stopped server was ingesting go on from their
+	// checkpoints.
+	if err := srv.Resume(ctx); err != nil {
 		return err
 	}
 
@@ -154,6 +162,29 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer cancel()
 	return errors.Join(hs.Shutdown(sctx), srv.Shutdown(sctx), d.games.Close(sctx))
+}
+
+// servePauseEnv is a test hook: with HEARTH_SERVE_INGEST_PAUSE_BEFORE=STAGE,
+// hearth serve holds every upload's ingest as that stage starts (its
+// job-status route then names the stage) until the server stops, so a
+// test can kill it there.
+const servePauseEnv = "HEARTH_SERVE_INGEST_PAUSE_BEFORE"
+
+func servePause(stage string) func(ctx context.Context, job, s string) error {
+	if stage == "" {
+		return nil
+	}
+	return func(ctx context.Context, job, s string) error {
+		if s != stage {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(10 * time.Minute):
+			return fmt.Errorf("%s=%s: paused too long", servePauseEnv, stage)
+		}
+	}
 }
 
 // authenticator requires an API key, within perMinute requests a minute

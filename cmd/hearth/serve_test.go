@@ -148,6 +148,13 @@ func startServeIn(t *testing.T, dir, wd string, env ...string) string {
 	return hearthtest.Server{Bin: hearthBin, Data: dir, WorkDir: wd, Env: env}.Start(t)
 }
 
+// launchServe starts hearth serve and returns it with its URL once it
+// serves; stopping it is the caller's.
+func launchServe(t *testing.T, dir, wd string, env ...string) (*exec.Cmd, string) {
+	t.Helper()
+	return hearthtest.Server{Bin: hearthBin, Data: dir, WorkDir: wd, Env: env}.Launch(t)
+}
+
 // The real server: chat, search and MCP over HTTP, each as a GM and as a
 // player; the player never reads the GM-only book.
 func TestServeEndToEnd(t *testing.T) {

@@ -1,13 +1,15 @@
-// Package library stores ingested documents — their record, page texts
-// and images with their descriptions — in SQLite tables prefixed library_
-// inside the data directory's hearth.db (schema in numbered migrations),
-// and puts their chunks in the lore index as pack "doc:<id>" so `hearth
-// search` finds them with page citations. Images are found by the words
-// of their descriptions and of the text around them (SearchImages).
+// Package library is the document library: ingested documents — their
+// record, page texts and images with their descriptions — and the
+// server's ingest jobs. The Library service keeps a document's rows in a
+// Store (package sqlitelibrary implements it over the one database;
+// librarytest is the conformance suite any Store must pass) and puts its
+// chunks in the lore index as pack "doc:<id>", so `hearth search` finds
+// them with page citations. Images are found by the words of their
+// descriptions and of the text around them (SearchImages).
 //
-// Access belongs to the document alone: pages and images have no access
-// column and are read through a join with their document, so changing a
-// document's level changes what every part of it shows.
+// Access belongs to the document alone: pages and images have no level
+// of their own and a Store reads them through their document, so
+// changing a document's level changes what every part of it shows.
 //
 // A document is written whole or not at all: its rows go in one
 // transaction after its chunks are in the index, and a failure removes

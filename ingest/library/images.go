@@ -2,10 +2,7 @@ package library
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strings"
-	"unicode"
 
 	"github.com/hearth-rpg/hearth/access"
 )
@@ -16,109 +13,29 @@ import (
 type ImageQuery struct {
 	// Text searches the images' descriptions (weighted most) and the text
 	// around them; the best matches come first. Without it, images come
-	// in document, page and index order.
+	// in document, page and index order. It is words, never a query
+	// language: no text makes the search fail.
 	Text     string
 	Document string // one document's images
 	Page     int    // images on this page
 	Role     access.Level
-	Limit    int  // default 50, at most 500
+	Limit    int  // default DefaultImageLimit, at most MaxImageLimit
 	WithData bool // read the WebP bytes too
 }
 
+// Image search limits.
 const (
-	defaultImageLimit = 50
-	maxImageLimit     = 500
-	maxSearchTerms    = 16
-	// descriptionWeight ranks a word in the description above the same
-	// word in the page text near the image.
-	descriptionWeight = 4.0
+	DefaultImageLimit = 50
+	MaxImageLimit     = 500
 )
-
-const imageColumns = `i.id, i.document, i.page, i.idx, i.width, i.height, i.description, i.context`
-
-func scanImage(rows *sql.Rows, withData bool) (Image, error) {
-	var im Image
-	dest := []any{&im.ID, &im.Document, &im.Page, &im.Index, &im.Width, &im.Height, &im.Description, &im.Context}
-	if withData {
-		dest = append(dest, &im.WebP)
-	}
-	err := rows.Scan(dest...)
-	return im, err
-}
 
 // SearchImages returns the images q selects that q.Role may see.
 func (l *Library) SearchImages(ctx context.Context, q ImageQuery) ([]Image, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = defaultImageLimit
+	if q.Limit <= 0 {
+		q.Limit = DefaultImageLimit
 	}
-	limit = min(limit, maxImageLimit)
-	cols := imageColumns
-	if q.WithData {
-		cols += ", i.webp"
-	}
-	where := `d.access <= ? AND (? = '' OR i.document = ?) AND (? = 0 OR i.page = ?)`
-	args := []any{level(q.Role), q.Document, q.Document, q.Page, q.Page}
-	var query string
-	if strings.TrimSpace(q.Text) == "" {
-		query = `SELECT ` + cols + ` FROM library_images i JOIN library_documents d ON d.id = i.document
-			WHERE ` + where + ` ORDER BY i.document, i.page, i.idx LIMIT ?`
-	} else {
-		match := matchAny(q.Text)
-		if match == "" {
-			return nil, nil // no word to look for: nothing matches
-		}
-		query = fmt.Sprintf(`SELECT `+cols+` FROM library_images_fts f
-			JOIN library_images i ON i.id = f.rowid
-			JOIN library_documents d ON d.id = i.document
-			WHERE library_images_fts MATCH ? AND `+where+`
-			ORDER BY bm25(library_images_fts, %.1f, 1.0), i.id LIMIT ?`, descriptionWeight)
-		args = append([]any{match}, args...)
-	}
-	rows, err := l.r.QueryContext(ctx, query, append(args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("search images: %w", err)
-	}
-	defer rows.Close()
-	var out []Image
-	for rows.Next() {
-		im, err := scanImage(rows, q.WithData)
-		if err != nil {
-			return nil, fmt.Errorf("search images: %w", err)
-		}
-		out = append(out, im)
-	}
-	return out, rows.Err()
-}
-
-// stopWords match nearly every description and would rank nothing.
-var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "by": true, "for": true,
-	"from": true, "in": true, "is": true, "it": true, "of": true, "on": true, "or": true, "the": true,
-	"this": true, "to": true, "with": true,
-}
-
-// matchAny makes an FTS5 expression matching any word of text but the
-// stop words. User text
-// never reaches FTS5's syntax: each term holds only letters and digits
-// and is quoted.
-func matchAny(text string) string {
-	terms := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	seen := map[string]bool{}
-	var quoted []string
-	for _, t := range terms {
-		if seen[t] || stopWords[t] {
-			continue
-		}
-		seen[t] = true
-		quoted = append(quoted, `"`+t+`"`)
-		if len(quoted) == maxSearchTerms {
-			break
-		}
-	}
-	return strings.Join(quoted, " OR ")
+	q.Limit = min(q.Limit, MaxImageLimit)
+	return l.st.SearchImages(ctx, q)
 }
 
 // Images lists a document's images that role may see — on one page, or
@@ -127,7 +44,7 @@ func (l *Library) Images(ctx context.Context, docID string, page int, role acces
 	if docID == "" {
 		return nil, nil // not every document's: SearchImages does that
 	}
-	ims, err := l.SearchImages(ctx, ImageQuery{Document: docID, Page: page, Role: role, Limit: maxImageLimit, WithData: withData})
+	ims, err := l.SearchImages(ctx, ImageQuery{Document: docID, Page: page, Role: role, Limit: MaxImageLimit, WithData: withData})
 	if err != nil {
 		return nil, fmt.Errorf("images of document %q: %w", docID, err)
 	}
@@ -136,25 +53,5 @@ func (l *Library) Images(ctx context.Context, docID string, page int, role acces
 
 // Image returns one image by id if role may see its document.
 func (l *Library) Image(ctx context.Context, id int64, role access.Level, withData bool) (Image, error) {
-	cols := imageColumns
-	if withData {
-		cols += ", i.webp"
-	}
-	rows, err := l.r.QueryContext(ctx, `SELECT `+cols+` FROM library_images i JOIN library_documents d ON d.id = i.document
-		WHERE i.id = ? AND d.access <= ?`, id, level(role))
-	if err != nil {
-		return Image{}, fmt.Errorf("image %d: %w", id, err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return Image{}, fmt.Errorf("image %d: %w", id, err)
-		}
-		return Image{}, fmt.Errorf("image %d: %w", id, ErrNotFound)
-	}
-	im, err := scanImage(rows, withData)
-	if err != nil {
-		return Image{}, fmt.Errorf("image %d: %w", id, err)
-	}
-	return im, nil
+	return l.st.Image(ctx, id, role, withData)
 }

@@ -2,9 +2,6 @@ package library
 
 import (
 	"context"
-	"database/sql"
-	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,12 +9,8 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
-	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // ErrNotFound is returned for a document or page that is not there, or
 // that the role may not read: the two are not told apart, so a player
@@ -75,58 +68,58 @@ type Image struct {
 	Context string `json:"context,omitempty"`
 }
 
-// Migrations are the library's numbered files, for a handle shared with
-// the other stores (see package database).
-var Migrations = sqlitedb.Migrations{Component: "library", FS: migrations, Dir: "migrations",
-	Legacy: "library_migrations", What: "the library"}
+// Store keeps documents, their pages and images, and ingest jobs. Every
+// read that takes a role returns ErrNotFound (wrapped) for what the role
+// may not read, judged by the document's level alone. A Store is safe
+// for concurrent use.
+type Store interface {
+	// PutDocument writes a document's record, pages and images in one
+	// transaction, replacing any document with the same id. A page
+	// number given twice is an error and writes nothing.
+	PutDocument(ctx context.Context, d Document, pages []Page, images []Image) error
+	// Document returns a document's record.
+	Document(ctx context.Context, id string, role access.Level) (Document, error)
+	// List returns the documents role may read, by title then id.
+	List(ctx context.Context, role access.Level) ([]Document, error)
+	// WithHash returns every document made from the file with this
+	// sha256, whatever its level, oldest first.
+	WithHash(ctx context.Context, hash string) ([]Document, error)
+	// Page returns one page of a document.
+	Page(ctx context.Context, docID string, page int, role access.Level) (Page, error)
+	// UpdateDocument sets the title, tags and level of the document with
+	// d's id; ErrNotFound when there is none.
+	UpdateDocument(ctx context.Context, d Document) error
+	// DeleteDocument removes a document with its pages and images;
+	// deleting what is not there is not an error.
+	DeleteDocument(ctx context.Context, id string) error
+	// SearchImages returns the images q selects that q.Role may see.
+	SearchImages(ctx context.Context, q ImageQuery) ([]Image, error)
+	// Image returns one image by id.
+	Image(ctx context.Context, id int64, role access.Level, withData bool) (Image, error)
 
-// Library is the document store. It is safe for concurrent use.
+	JobStore
+}
+
+// Library is the document service: it keeps a document's rows in a
+// Store and its chunks in the lore index, in step. It is safe for
+// concurrent use.
 type Library struct {
-	h    *sqlitedb.DB
-	own  bool    // Close closes h: it was opened by Open
-	w    *sql.DB // the one writer
-	r    *sql.DB // the readers
-	ix   retrieve.Index
-	path string
+	st Store
+	ix retrieve.Index
 }
 
-// New keeps documents in the shared handle h, whose migrations must
-// include Migrations; ix receives the documents' chunks. Close closes
-// neither.
-func New(ctx context.Context, h *sqlitedb.DB, ix retrieve.Index) *Library {
-	return &Library{h: h, w: h.Writer(), r: h.Reader(), ix: ix, path: h.Path()}
-}
-
-// Open opens (creating if needed) the library in the SQLite file at path
-// with only its own tables brought up to date, for tests and tools;
-// Hearth itself opens every store at once (package database). ix
-// receives the documents' chunks and is not closed by Close.
-func Open(ctx context.Context, path string, ix retrieve.Index) (*Library, error) {
-	h, err := sqlitedb.Open(ctx, path, sqlitedb.Options{Migrations: []sqlitedb.Migrations{Migrations}, SynchronousNormal: true})
-	if err != nil {
-		return nil, fmt.Errorf("open library: %w", err)
-	}
-	l := New(ctx, h, ix)
-	l.own = true
-	return l, nil
-}
-
-// Close closes the database when Open opened it.
-func (l *Library) Close() error {
-	if l.own {
-		return l.h.Close()
-	}
-	return nil
-}
+// New keeps documents in st and their chunks in ix.
+func New(st Store, ix retrieve.Index) *Library { return &Library{st: st, ix: ix} }
 
 // Put stores a document whole, replacing one with the same id: chunks go
-// to the index as pack doc:<id>, then the record, pages and images in one
-// transaction. On failure nothing of the new document is visible and a
-// document it would have replaced is left as it was, except that its
-// chunks may need indexing again.
+// to the index as pack doc:<id> (with ids doc:<id>#n unless they have
+// their own), then the record, pages and images in one transaction. On
+// failure nothing of the new document is visible and a document it would
+// have replaced is left as it was, except that its chunks may need
+// indexing again.
 func (l *Library) Put(ctx context.Context, d Document, pages []Page, images []Image, chunks []chunk.Chunk) error {
 	if d.ID == "" {
-		return errors.New("store document: it has no id")
+		return hearth.Errorf(hearth.Invalid, "store document: it has no id")
 	}
 	if d.Access == 0 {
 		d.Access = access.Player
@@ -143,61 +136,59 @@ func (l *Library) Put(ctx context.Context, d Document, pages []Page, images []Im
 		}
 		cs[i] = c
 	}
-	if err := l.ix.Upsert(ctx, d.Pack(), d.File(), d.Hash, cs); err != nil {
-		return fmt.Errorf("store document %s: index its chunks: %w", d.ID, err)
-	}
-	if err := l.putRows(ctx, d, pages, images); err != nil {
-		// Take the chunks out again so search shows no half-stored book.
-		return errors.Join(err, l.ix.DeletePack(context.WithoutCancel(ctx), d.Pack()))
-	}
-	return nil
-}
-
-func (l *Library) putRows(ctx context.Context, d Document, pages []Page, images []Image) error {
-	tx, err := l.w.BeginTx(ctx, nil)
+	// The same id indexed before under another file name (another title):
+	// its chunks carry the same ids, so they go first.
+	files, err := l.ix.Hashes(ctx, d.Pack())
 	if err != nil {
 		return fmt.Errorf("store document %s: %w", d.ID, err)
 	}
-	defer tx.Rollback()
-	// Another file indexed under this id before (an earlier title): its
-	// chunks live under the same pack, so only the rows go.
-	if _, err := tx.ExecContext(ctx, `DELETE FROM library_documents WHERE id = ?`, d.ID); err != nil {
-		return fmt.Errorf("store document %s: %w", d.ID, err)
-	}
-	tags, _ := json.Marshal(nonNil(d.Tags))
-	if _, err := tx.ExecContext(ctx, `INSERT INTO library_documents (id, title, format, source, hash, tags, access, pages, chunks, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ID, d.Title, d.Format, d.Source, d.Hash, string(tags), int(d.Access), d.Pages, d.Chunks, d.Created.UTC().Format(time.RFC3339Nano)); err != nil {
-		return fmt.Errorf("store document %s: %w", d.ID, err)
-	}
-	for _, p := range pages {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO library_pages (document, number, label, text) VALUES (?, ?, ?, ?)`,
-			d.ID, p.Number, p.Label, p.Text); err != nil {
-			return fmt.Errorf("store document %s: page %d: %w", d.ID, p.Number, err)
+	for f := range files {
+		if f != d.File() {
+			if err := l.ix.DeleteFile(ctx, d.Pack(), f); err != nil {
+				return fmt.Errorf("store document %s: remove its old chunks: %w", d.ID, err)
+			}
 		}
 	}
-	for _, im := range images {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO library_images (document, page, idx, width, height, webp, description, context)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.WebP), im.Description, im.Context); err != nil {
-			return fmt.Errorf("store document %s: image %d of page %d: %w", d.ID, im.Index, im.Page, err)
-		}
+	if err := l.ix.Upsert(ctx, d.Pack(), d.File(), d.Hash, cs); err != nil {
+		return fmt.Errorf("store document %s: index its chunks: %w", d.ID, err)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store document %s: %w", d.ID, err)
+	if err := l.st.PutDocument(ctx, d, pages, images); err != nil {
+		// Take the chunks out again so search shows no half-stored book.
+		return errors.Join(fmt.Errorf("store document %s: %w", d.ID, err), l.ix.DeletePack(context.WithoutCancel(ctx), d.Pack()))
 	}
 	return nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+// Document returns a document's record if role may read it.
+func (l *Library) Document(ctx context.Context, id string, role access.Level) (Document, error) {
+	return l.st.Document(ctx, id, role)
 }
 
-func nonNilBytes(b []byte) []byte {
-	if b == nil {
-		return []byte{}
+// List returns the documents role may read, by title.
+func (l *Library) List(ctx context.Context, role access.Level) ([]Document, error) {
+	return l.st.List(ctx, role)
+}
+
+// WithHash returns every document made from the file with this sha256,
+// whatever its level: for deciding whether an upload is new, never for
+// showing.
+func (l *Library) WithHash(ctx context.Context, hash string) ([]Document, error) {
+	return l.st.WithHash(ctx, hash)
+}
+
+// Get returns one page's text if role may read its document.
+func (l *Library) Get(ctx context.Context, docID string, page int, role access.Level) (Page, error) {
+	return l.st.Page(ctx, docID, page, role)
+}
+
+// Delete removes a document, its pages and images, and its chunks from
+// the index. Deleting what is not there is not an error.
+func (l *Library) Delete(ctx context.Context, id string) error {
+	if err := l.st.DeleteDocument(ctx, id); err != nil {
+		return fmt.Errorf("delete document %s: %w", id, err)
 	}
-	return b
+	if err := l.ix.DeletePack(ctx, PackOf(id)); err != nil {
+		return fmt.Errorf("delete document %s: remove its chunks from the index: %w", id, err)
+	}
+	return nil
 }

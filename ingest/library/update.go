@@ -2,11 +2,11 @@ package library
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
 )
@@ -37,7 +37,7 @@ func (l *Library) Update(ctx context.Context, id string, role access.Level, ch C
 	d := old
 	if ch.Title != nil {
 		if d.Title = strings.TrimSpace(*ch.Title); d.Title == "" {
-			return old, fmt.Errorf("update document %s: the title may not be empty", id)
+			return old, hearth.Errorf(hearth.Invalid, "update document %s: the title may not be empty", id)
 		}
 	}
 	if ch.Tags != nil {
@@ -48,7 +48,7 @@ func (l *Library) Update(ctx context.Context, id string, role access.Level, ch C
 	}
 	if ch.Access != nil {
 		if *ch.Access < access.Player || *ch.Access > access.GM {
-			return old, fmt.Errorf("update document %s: access level %d is not one of player (1) to gm_only (4)", id, int(*ch.Access))
+			return old, hearth.Errorf(hearth.Invalid, "update document %s: access level %d is not one of player (1) to gm_only (4)", id, int(*ch.Access))
 		}
 		d.Access = *ch.Access
 	}
@@ -63,9 +63,7 @@ func (l *Library) Update(ctx context.Context, id string, role access.Level, ch C
 	if err := l.reindex(ctx, old, d, cs); err != nil {
 		return old, err
 	}
-	tags, _ := json.Marshal(nonNil(d.Tags))
-	if _, err := l.w.ExecContext(ctx, `UPDATE library_documents SET title = ?, tags = ?, access = ? WHERE id = ?`,
-		d.Title, string(tags), int(d.Access), id); err != nil {
+	if err := l.st.UpdateDocument(ctx, d); err != nil {
 		// Put the chunks back as they were, so search matches the record.
 		return old, errors.Join(fmt.Errorf("update document %s: %w", id, err), l.reindex(context.WithoutCancel(ctx), d, old, cs))
 	}

@@ -57,7 +57,7 @@ func (r *run) chunks(doc *ingest.Document, st Structure) []chunk.Chunk {
 func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []Segment, classes []Class, enr enrichment) (assembled, error) {
 	doc := ex.Doc
 	d := library.Document{
-		ID: DocumentID(r.hash), Title: r.title(doc), Format: doc.Format, Source: doc.Source, Hash: r.hash,
+		ID: r.DocumentID, Title: r.title(doc), Format: doc.Format, Source: doc.Source, Hash: r.hash,
 		Tags: r.Tags, Access: r.Access,
 	}
 	pages := make([]library.Page, len(doc.Pages))

@@ -42,6 +42,11 @@ type Options struct {
 	Store    Store
 	WorkDir  string // checkpoints go in WorkDir/<sha256>/
 
+	// DocumentID is the library id the document gets; default
+	// DocumentID(sha256 of Data), so the same file ingested again
+	// replaces its document.
+	DocumentID string
+
 	Title   string // default: the document's own, else the file name
 	Tags    []string
 	Access  access.Level // default player
@@ -65,6 +70,10 @@ type Options struct {
 	// AfterStage runs after each stage's checkpoint is written; an error
 	// stops the ingest. The CLI's test hook pauses here.
 	AfterStage func(ctx context.Context, stage string) error
+	// BeforeStage runs as a stage that has no checkpoint starts, after
+	// its first Progress event; an error stops the ingest. The server's
+	// test hook pauses here.
+	BeforeStage func(ctx context.Context, stage string) error
 }
 
 // Event reports progress.
@@ -140,6 +149,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	sum := sha256.Sum256(o.Data)
 	hash := hex.EncodeToString(sum[:])
+	if o.DocumentID == "" {
+		o.DocumentID = DocumentID(hash)
+	}
 	r := &run{Options: o, hash: hash, dir: filepath.Join(o.WorkDir, hash), key: o.key()}
 	res, err := r.all(ctx)
 	if err != nil {
@@ -191,7 +203,7 @@ func (o *Options) check() error {
 
 // key identifies the options the later stages depend on.
 func (o Options) key() string {
-	s := strings.Join([]string{o.Title, strings.Join(o.Tags, ","), o.Access.String(), o.License, o.PackDir,
+	s := strings.Join([]string{o.DocumentID, o.Title, strings.Join(o.Tags, ","), o.Access.String(), o.License, o.PackDir,
 		keyOf(o.Checker), keyOf(o.Captioner)}, "\x00")
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:8])
@@ -224,6 +236,11 @@ func stage[T any](ctx context.Context, r *run, i int, out *T, fn func() (T, erro
 	}
 	start := time.Now()
 	r.emit(Event{Stage: name, Index: i})
+	if r.BeforeStage != nil {
+		if err := r.BeforeStage(ctx, name); err != nil {
+			return err
+		}
+	}
 	v, err := fn()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/epub"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/ingest/markdown"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
@@ -56,11 +57,12 @@ func newEnvB(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	lib, err := library.Open(ctx, filepath.Join(dir, "hearth.db"), ix)
+	st, err := sqlitelibrary.Open(ctx, filepath.Join(dir, "hearth.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lib.Close() })
+	t.Cleanup(func() { st.Close() })
+	lib := library.New(st, ix)
 	return &env{dir: dir, lib: lib, ix: ix, log: slog.New(slog.NewTextHandler(tlog{t}, nil))}
 }
 
@@ -383,5 +385,40 @@ func TestSegment(t *testing.T) {
 	}
 	if !strings.HasSuffix(segs[2].Text, "more text") || segs[2].Page != 1 {
 		t.Errorf("last segment: page %d, ends %q", segs[2].Page, segs[2].Text[len(segs[2].Text)-20:])
+	}
+}
+
+// The document id is the caller's when given, else the file's; the same
+// file ingested again under another title, with no id given, replaces
+// its document (chunks included) instead of failing on their ids.
+func TestDocumentIDs(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	data := []byte("# Griffons\n\nGriffons nest on the high cliffs and hunt at dawn.\n")
+	tests := []struct {
+		name, id, title string
+		want            func(hash string) string
+	}{
+		{"the file's id", "", "Griffons", func(h string) string { return DocumentID(h) }},
+		{"again under another title: replaced", "", "Cliff Beasts", func(h string) string { return DocumentID(h) }},
+		{"the caller's id", "mine", "Griffons, a Copy", func(string) string { return "mine" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := e.opts("griffons.md", data)
+			o.DocumentID, o.Title = tt.id, tt.title
+			res, err := Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := e.lib.Document(ctx, res.DocumentID, access.GM)
+			if err != nil || res.DocumentID != tt.want(doc.Hash) || doc.Title != tt.title {
+				t.Errorf("document %+v %v, want id %s", doc, err, tt.want(doc.Hash))
+			}
+		})
+	}
+	ds, err := e.lib.List(ctx, access.GM)
+	if err != nil || len(ds) != 2 {
+		t.Errorf("documents: %+v %v", ds, err)
 	}
 }

@@ -48,6 +48,29 @@ var serving = regexp.MustCompile(`serving on (http://\S+)`)
 // Start runs the server until the test ends and returns its base URL.
 func (s Server) Start(t testing.TB) string {
 	t.Helper()
+	cmd, url := s.Launch(t)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("hearth serve did not shut down cleanly: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Error("hearth serve did not stop within 30s of SIGTERM")
+		}
+	})
+	return url
+}
+
+// Launch starts the server and returns it with its base URL once it
+// serves; stopping it (a signal, or a kill -9 to test a crash) is the
+// caller's.
+func (s Server) Launch(t testing.TB) (*exec.Cmd, string) {
+	t.Helper()
 	args := append([]string{"serve", "--data", s.Data, "--host", "127.0.0.1", "--port", "0"}, s.Args...)
 	cmd := exec.Command(s.Bin, args...)
 	cmd.Dir = s.WorkDir
@@ -72,27 +95,15 @@ func (s Server) Start(t testing.TB) string {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("hearth serve did not shut down cleanly: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Error("hearth serve did not stop within 30s of SIGTERM")
-		}
-	})
 	select {
 	case a := <-addr:
-		return a
+		return cmd, a
 	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
 		t.Fatal("hearth serve did not start within 60s")
 	}
-	return ""
+	return nil, ""
 }
 
 // Bearer adds an API key to every request it carries.

@@ -1,33 +1,33 @@
-package library
+package librarytest
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/retrieve"
 )
 
-func TestUpdate(t *testing.T) {
-	ctx := context.Background()
-	l, ix := open(t)
+func testUpdate(t *testing.T, st library.Store, ix retrieve.Index) {
+	l := library.New(st, ix)
 	d, pages, images, chunks := book("u1", access.GM, "vol1")
 	if err := l.Put(ctx, d, pages, images, chunks); err != nil {
 		t.Fatal(err)
 	}
 	title, tags, player := "The Griffon Book", []string{"saga", "vol2"}, access.Player
-	if _, err := l.Update(ctx, "u1", access.Trusted, Change{Access: &player}); !errors.Is(err, ErrNotFound) {
+	if _, err := l.Update(ctx, "u1", access.Trusted, library.Change{Access: &player}); !errors.Is(err, library.ErrNotFound) {
 		t.Fatalf("a role that cannot read the document changed it: %v", err)
 	}
-	got, err := l.Update(ctx, "u1", access.GM, Change{Title: &title, Tags: &tags, Access: &player})
+	got, err := l.Update(ctx, "u1", access.GM, library.Change{Title: &title, Tags: &tags, Access: &player})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Title != title || !slices.Equal(got.Tags, tags) || got.Access != access.Player || got.Pages != 2 || got.Chunks != 2 {
 		t.Errorf("updated: %+v", got)
 	}
-	if stored, err := l.Document(ctx, "u1", access.Player); err != nil || stored.Title != title {
+	if stored, err := l.Document(ctx, "u1", access.Player); err != nil || stored.Title != title || !slices.Equal(stored.Tags, tags) {
 		t.Errorf("stored: %+v %v", stored, err)
 	}
 	// The chunks follow: the new title, tags and level.
@@ -45,14 +45,14 @@ func TestUpdate(t *testing.T) {
 		t.Errorf("images after lowering access: %v %v", ims, err)
 	}
 	gm := access.GM
-	if _, err := l.Update(ctx, "u1", access.Player, Change{Access: &gm}); err != nil {
+	if _, err := l.Update(ctx, "u1", access.Player, library.Change{Access: &gm}); err != nil {
 		t.Fatal(err)
 	}
 	if hits := search(t, ix, "griffon", access.Player); len(hits) != 0 {
 		t.Errorf("players still find a gm_only document: %d", len(hits))
 	}
 	empty, bad := "  ", access.Level(9)
-	for _, ch := range []Change{{Title: &empty}, {Access: &bad}} {
+	for _, ch := range []library.Change{{Title: &empty}, {Access: &bad}} {
 		if _, err := l.Update(ctx, "u1", access.GM, ch); err == nil {
 			t.Errorf("change %+v accepted", ch)
 		}
