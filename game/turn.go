@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/dice"
-	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
 	"github.com/hearth-rpg/hearth/narrative"
@@ -195,7 +194,7 @@ func (t *Turn) Fallback(ctx context.Context) error {
 // NarrateOffline narrates what the turn resolved with the offline
 // narrator.
 func (t *Turn) NarrateOffline(ctx context.Context) error {
-	_, err := t.s.opts.Narrator.Narrate(ctx, llm.Narration{Input: t.Input, World: t.s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit)
+	_, err := t.s.opts.Narrator.Narrate(ctx, rules.Narration{Input: t.Input, World: t.s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit)
 	return err
 }
 
@@ -207,7 +206,7 @@ func cmpOr(a, b string) string {
 }
 
 // Interpret reads the input with the session's offline interpreter.
-func (t *Turn) Interpret(ctx context.Context) (llm.Interpretation, error) {
+func (t *Turn) Interpret(ctx context.Context) (rules.Interpretation, error) {
 	return t.s.opts.Interpreter.Interpret(ctx, t.s.w, t.Input)
 }
 

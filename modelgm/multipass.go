@@ -212,6 +212,6 @@ func (p *Pipeline) narrate(ctx context.Context, t *game.Turn, recent []contextpa
 }
 
 // offlineInterpret reads the input with the offline pattern interpreter.
-func offlineInterpret(ctx context.Context, t *game.Turn) (llm.Interpretation, error) {
+func offlineInterpret(ctx context.Context, t *game.Turn) (rules.Interpretation, error) {
 	return t.Interpret(ctx)
 }
