@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/content"
-	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
+	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/world"
