@@ -481,7 +481,7 @@ func (s *Session) play(ctx context.Context, input string, intents []rules.Intent
 		var done []*rules.Resolution
 		for _, in := range intents {
 			t.attempted = append(t.attempted, in)
-			res, err := s.eng.Resolve(s.w, in, s.rng)
+			res, err := s.eng.Resolve(ctx, s.w, in, s.rng)
 			if errors.As(err, &t.rejection) {
 				break
 			}
@@ -494,7 +494,7 @@ func (s *Session) play(ctx context.Context, input string, intents []rules.Intent
 			done = append(done, res)
 		}
 		if len(done) > 0 {
-			if err := s.eng.React(s.w, done, s.rng, t.apply); err != nil {
+			if err := s.eng.React(ctx, s.w, done, s.rng, t.apply); err != nil {
 				return fmt.Errorf("react: %w", err)
 			}
 		}
@@ -722,7 +722,7 @@ func (s *Session) Look(ctx context.Context, emit func(string)) (string, error) {
 	if emit == nil {
 		emit = func(string) {}
 	}
-	res, err := s.eng.Resolve(s.w, rules.Look{}, s.rng)
+	res, err := s.eng.Resolve(ctx, s.w, rules.Look{}, s.rng)
 	if err != nil {
 		var rej *rules.Rejection
 		if errors.As(err, &rej) {

@@ -66,10 +66,11 @@ func (t *Turn) Campaign() Campaign { return t.s.Campaign() }
 
 // Resolve asks the rules engine to carry out an intent and applies the
 // result, with everything it sets off (consequences, enemy turns, scheduled
-// events). A refusal is a *rules.Rejection and changes nothing.
-func (t *Turn) Resolve(in rules.Intent) (*rules.Resolution, error) {
+// events). A refusal is a *rules.Rejection and changes nothing. ctx reaches
+// the engine's situational callback, which recalls memories.
+func (t *Turn) Resolve(ctx context.Context, in rules.Intent) (*rules.Resolution, error) {
 	t.attempted = append(t.attempted, in)
-	res, err := t.s.eng.Resolve(t.s.w, in, t.s.rng)
+	res, err := t.s.eng.Resolve(ctx, t.s.w, in, t.s.rng)
 	var rej *rules.Rejection
 	if errors.As(err, &rej) {
 		if t.rejection == nil {
@@ -84,7 +85,7 @@ func (t *Turn) Resolve(in rules.Intent) (*rules.Resolution, error) {
 		return nil, err
 	}
 	before := len(t.all)
-	if err := t.s.eng.React(t.s.w, []*rules.Resolution{res}, t.s.rng, t.apply); err != nil {
+	if err := t.s.eng.React(ctx, t.s.w, []*rules.Resolution{res}, t.s.rng, t.apply); err != nil {
 		return nil, fmt.Errorf("react to %s: %w", in.Type(), err)
 	}
 	// The reactions are part of what the caller is told.
@@ -110,9 +111,9 @@ func (t *Turn) apply(res *rules.Resolution) error {
 // Check tells whether the rules would accept an intent now, without
 // rolling the game's dice or changing anything: a validator for what a
 // model proposes.
-func (t *Turn) Check(in rules.Intent) error {
+func (t *Turn) Check(ctx context.Context, in rules.Intent) error {
 	scratch := mrand.New(mrand.NewPCG(uint64(t.Number), 7))
-	_, err := t.s.eng.Resolve(t.s.w, in, scratch)
+	_, err := t.s.eng.Resolve(ctx, t.s.w, in, scratch)
 	return err
 }
 
@@ -179,7 +180,7 @@ func (t *Turn) Fallback(ctx context.Context) error {
 			return nil
 		}
 		for _, intent := range in.Intents {
-			if _, err := t.Resolve(intent); err != nil {
+			if _, err := t.Resolve(ctx, intent); err != nil {
 				var rej *rules.Rejection
 				if errors.As(err, &rej) {
 					break

@@ -203,7 +203,7 @@ func play(t *testing.T, w *world.State, r *rand.Rand, input string) (string, []s
 		return w.ApplyAll(res.Effects())
 	}
 	for _, intent := range in.Intents {
-		res, err := e.Resolve(w, intent, r)
+		res, err := e.Resolve(ctx, w, intent, r)
 		if err != nil {
 			var ok bool
 			if rej, ok = err.(*rules.Rejection); !ok {
@@ -217,7 +217,7 @@ func play(t *testing.T, w *world.State, r *rand.Rand, input string) (string, []s
 		done = append(done, res)
 	}
 	if len(done) > 0 {
-		if err := e.React(w, done, r, apply); err != nil {
+		if err := e.React(ctx, w, done, r, apply); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -369,7 +369,7 @@ func BenchmarkInterpret(b *testing.B) {
 func BenchmarkNarrate(b *testing.B) {
 	w := saltmere(b, "quay")
 	e, _ := rules.New(w.System)
-	res, err := e.Resolve(w, rules.Move{Destination: "north"}, rand.New(rand.NewPCG(1, 1)))
+	res, err := e.Resolve(ctx, w, rules.Move{Destination: "north"}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
