@@ -40,8 +40,10 @@ func TestLayers(t *testing.T) {
 		return strings.TrimPrefix(imp, mod+"/"), strings.HasPrefix(imp, mod+"/")
 	}
 	// Packages of the game's domain: model providers must know none of them.
-	gamePkgs := []string{"game", "modelgm", "rules", "world", "lore", "lorebook", "narrative", "contextpack", "campaign", "pack", "store", "skill", "app", "assistant", "server", "mcp"}
-	providers := []string{"llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cassette", "llm/structured", "prompt", "embedding", "tokens"}
+	gamePkgs := []string{"game", "modelgm", "offlinegm", "rules", "world", "lore", "lorebook", "narrative", "contextpack", "campaign", "pack", "store", "skill", "app", "assistant", "server", "mcp"}
+	providers := []string{"llm", "prompt", "embedding", "tokens"}
+	// Concrete model providers: the game is given its models, never builds one.
+	concrete := []string{"llm/offline", "llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cassette"}
 	// Domain packages hold no SQL and no HTTP; storage and doors do.
 	domain := []string{"access", "dice", "world", "rules", "game", "modelgm", "lore", "lorebook", "contextpack", "narrative", "campaign", "pack", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent",
 		"auth", "assistant", "ingest/library", "retrieve", "store"}
@@ -60,13 +62,18 @@ func TestLayers(t *testing.T) {
 			l, ok := local(imp)
 			return ok && in(l, "cmd")
 		}},
+		// llm and every llm/* provider: the model roles live with their
+		// consumer (game.Interpreter, game.Narrator), so no provider needs
+		// rules or world.
 		{"model providers import no game package", func(pkg, imp string) bool {
 			l, ok := local(imp)
 			return in(pkg, providers...) && ok && in(l, gamePkgs...)
 		}},
-		{"game plays with no concrete network provider", func(pkg, imp string) bool {
+		// The offline game master is offlinegm; the offline provider is
+		// wired by app, like the others.
+		{"game imports no concrete model provider", func(pkg, imp string) bool {
 			l, ok := local(imp)
-			return in(pkg, "game", "rules", "world") && ok && in(l, "llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini")
+			return in(pkg, "game", "offlinegm", "rules", "world") && ok && in(l, concrete...)
 		}},
 		{"domain packages hold no SQL and no HTTP", func(pkg, imp string) bool {
 			return in(pkg, domain...) && !storage(pkg) &&

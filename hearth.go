@@ -10,7 +10,7 @@ package hearth
 import "embed"
 
 // Campaigns is the campaigns directory of the repository: one campaign per
-// subdirectory, loadable with content.LoadFS(ctx, Campaigns, "campaigns/NAME").
+// subdirectory, loadable with campaign.LoadFS(ctx, Campaigns, "campaigns/NAME").
 //
 //go:embed campaigns
 var Campaigns embed.FS

@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-rpg/hearth/llm/ollama"
 	"github.com/hearth-rpg/hearth/llm/openai"
 	"github.com/hearth-rpg/hearth/modelgm"
+	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/prompt"
 )
 
@@ -42,7 +43,8 @@ func (a *App) Offline(name string) bool {
 }
 
 // Provider builds role name's provider, with the configured timeout and
-// retries. An offline role gets the offline provider.
+// retries. An offline role gets the offline provider, reading tool calls
+// with offlinegm's pattern interpreter.
 func (a *App) Provider(ctx context.Context, name string) (llm.Provider, error) {
 	return NewProvider(ctx, a.Role(name), a.cfg.Models.Timeout)
 }
@@ -62,7 +64,9 @@ func NewProvider(ctx context.Context, r config.Role, timeout time.Duration) (llm
 	var p llm.Provider
 	switch r.Provider {
 	case "offline", "":
-		return offline.New(), nil
+		// The offline provider knows no game; offlinegm's interpreter
+		// gives it the tool calls the agentic pipeline plays by.
+		return offline.New(offline.WithToolCalls(offlinegm.ToolCalls)), nil
 	case "ollama":
 		p, err = ollama.New(r.BaseURL, ollama.WithModel(r.Model))
 	case "openai":

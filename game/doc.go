@@ -6,11 +6,15 @@
 // Switch changes branch, Export writes a transcript, Verify checks the
 // state against a full replay of the events.
 //
-// A turn runs: interpret (an llm.Interpreter turns words into rules
-// intents) → resolve (the rules engine decides effects; world.Apply applies
-// them) → react (enemy turns, encounters, consequences, scheduled events) →
-// narrate (an llm.Narrator streams prose) → commit. The offline provider
-// fills both model roles when no model is configured.
+// A turn runs: interpret (an Interpreter turns words into a
+// rules.Interpretation) → resolve (the rules engine decides effects;
+// world.Apply applies them) → react (enemy turns, encounters,
+// consequences, scheduled events) → narrate (a Narrator streams the
+// rules.Narration as prose) → commit. Interpreter and Narrator are defined
+// here, next to the turn that uses them; a model implements them through a
+// Pipeline (modelgm), and offlinegm's pattern interpreter and template
+// narrator fill both roles when none is given, so Options{} plays offline.
+// game imports no model provider.
 //
 // A Session is safe for concurrent use; turns are serialised. The package
 // must not know about terminals, HTTP or any other door into the game.

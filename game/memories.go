@@ -167,8 +167,8 @@ func uniq(ss []string) []string {
 // callback is the engine's situational hook: +1 to the player's check
 // when the story remembers a triumph or failure the action calls back
 // (seed 001 §7.4). Perception is the rules' own modifier and not added
-// again here.
-func (s *Session) callback(w *world.State, in rules.Intent) []rules.Situational {
+// again here. ctx is the turn's.
+func (s *Session) callback(ctx context.Context, w *world.State, in rules.Intent) []rules.Situational {
 	m := s.opts.Memories
 	if m == nil || s.input == "" {
 		return nil
@@ -177,7 +177,9 @@ func (s *Session) callback(w *world.State, in rules.Intent) []rules.Situational 
 	if c, ok := in.(rules.Check); ok {
 		text += " " + c.Reason
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// A callback is a bonus, not the turn: a slow recall gives up after a
+	// second and the check is rolled without it.
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	matches, err := m.Recall(ctx, narrative.Query{Playthrough: s.meta.ID, Text: text, Limit: 3,
 		Filter: narrative.Filter{Episodic: true, ToTurn: w.Turn - 1}})

@@ -104,3 +104,50 @@ func TestEpisodicCallbackModifiesCheck(t *testing.T) {
 		t.Errorf("no +1 for the remembered triumph:\n%s", out)
 	}
 }
+
+// turnKey marks the context a turn is played with.
+type turnKey struct{}
+
+// watched is a real memory store that notes the context of each episodic
+// recall, the query the situational callback makes.
+type watched struct {
+	game.Memories
+	marks []any
+}
+
+func (w *watched) Recall(ctx context.Context, q narrative.Query) ([]narrative.Match, error) {
+	if q.Filter.Episodic {
+		w.marks = append(w.marks, ctx.Value(turnKey{}))
+	}
+	return w.Memories.Recall(ctx, q)
+}
+
+// TestCallbackRecallsWithTheTurnsContext: the situational callback reads
+// memories with the context the turn was played with, not one of its own.
+func TestCallbackRecallsWithTheTurnsContext(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	mem, err := sqlitenarrative.Open(ctx, filepath.Join(dir, "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	w := &watched{Memories: mem}
+	s, err := game.New(ctx, db, loadTiny(t), 5, game.Options{Memories: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	act(t, s, "go north")
+	if _, err := s.Act(context.WithValue(ctx, turnKey{}, "turn 2"), "persuade tomas to pay for the rats"); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.marks) == 0 {
+		t.Fatal("the check recalled no memories")
+	}
+	for _, m := range w.marks {
+		if m != "turn 2" {
+			t.Errorf("a recall saw %v, want the turn's context", m)
+		}
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hearth-rpg/hearth/llm/offline"
+	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -21,7 +21,7 @@ func Query(w *world.State, what string) string {
 	case "quests":
 		return Quests(w)
 	case "help":
-		return offline.Help()
+		return offlinegm.Help()
 	}
 	return fmt.Sprintf("I can tell you about your inventory, sheet or quests, not %q.", what)
 }

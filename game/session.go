@@ -18,10 +18,9 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/campaign"
-	"github.com/hearth-rpg/hearth/llm"
-	"github.com/hearth-rpg/hearth/llm/offline"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
+	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/world"
@@ -36,8 +35,8 @@ const DefaultSnapshotEvery = 50
 
 // Options configure a session. The zero value plays offline.
 type Options struct {
-	Interpreter llm.Interpreter // default: the offline provider
-	Narrator    llm.Narrator    // default: the offline provider
+	Interpreter Interpreter // default: offlinegm's pattern interpreter
+	Narrator    Narrator    // default: offlinegm's template narrator
 	// Pipeline, when set, plays every turn of free input (a model-driven
 	// game master); Interpreter and Narrator remain its offline fallback.
 	Pipeline Pipeline
@@ -61,7 +60,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Interpreter == nil || o.Narrator == nil {
-		p := offline.New()
+		p := offlinegm.New()
 		if o.Interpreter == nil {
 			o.Interpreter = p
 		}
@@ -482,7 +481,7 @@ func (s *Session) play(ctx context.Context, input string, intents []rules.Intent
 		var done []*rules.Resolution
 		for _, in := range intents {
 			t.attempted = append(t.attempted, in)
-			res, err := s.eng.Resolve(s.w, in, s.rng)
+			res, err := s.eng.Resolve(ctx, s.w, in, s.rng)
 			if errors.As(err, &t.rejection) {
 				break
 			}
@@ -495,11 +494,11 @@ func (s *Session) play(ctx context.Context, input string, intents []rules.Intent
 			done = append(done, res)
 		}
 		if len(done) > 0 {
-			if err := s.eng.React(s.w, done, s.rng, t.apply); err != nil {
+			if err := s.eng.React(ctx, s.w, done, s.rng, t.apply); err != nil {
 				return fmt.Errorf("react: %w", err)
 			}
 		}
-		if _, err := s.opts.Narrator.Narrate(ctx, llm.Narration{Input: input, World: s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit); err != nil {
+		if _, err := s.opts.Narrator.Narrate(ctx, rules.Narration{Input: input, World: s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit); err != nil {
 			return fmt.Errorf("narrate: %w", err)
 		}
 		return nil
@@ -568,10 +567,10 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 	ps := passes{Pipeline: pipeline, Rejection: t.rejection, Prompts: t.prompts, Calls: t.records, Beats: t.beatsTriggered}
 	if pipeline == "" {
 		ps.Interpreter, ps.Narrator = "offline", "offline"
-		if _, ok := s.opts.Interpreter.(*offline.Provider); !ok {
+		if _, ok := s.opts.Interpreter.(*offlinegm.GM); !ok {
 			ps.Interpreter = fmt.Sprintf("%T", s.opts.Interpreter)
 		}
-		if _, ok := s.opts.Narrator.(*offline.Provider); !ok {
+		if _, ok := s.opts.Narrator.(*offlinegm.GM); !ok {
 			ps.Narrator = fmt.Sprintf("%T", s.opts.Narrator)
 		}
 	}
@@ -723,7 +722,7 @@ func (s *Session) Look(ctx context.Context, emit func(string)) (string, error) {
 	if emit == nil {
 		emit = func(string) {}
 	}
-	res, err := s.eng.Resolve(s.w, rules.Look{}, s.rng)
+	res, err := s.eng.Resolve(ctx, s.w, rules.Look{}, s.rng)
 	if err != nil {
 		var rej *rules.Rejection
 		if errors.As(err, &rej) {
@@ -735,5 +734,5 @@ func (s *Session) Look(ctx context.Context, emit func(string)) (string, error) {
 	if len(res.Rolls) > 0 {
 		return "", fmt.Errorf("look rolled dice; it must not, or the game would not replay")
 	}
-	return s.opts.Narrator.Narrate(ctx, llm.Narration{Input: "look", World: s.w, Resolutions: []*rules.Resolution{res}}, emit)
+	return s.opts.Narrator.Narrate(ctx, rules.Narration{Input: "look", World: s.w, Resolutions: []*rules.Resolution{res}}, emit)
 }

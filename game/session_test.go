@@ -10,8 +10,8 @@ import (
 
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/llm"
-	"github.com/hearth-rpg/hearth/llm/offline"
+	"github.com/hearth-rpg/hearth/offlinegm"
+	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
@@ -218,14 +218,14 @@ func TestConfirmationAndChoices(t *testing.T) {
 // failingNarrator fails after the rules have changed the state.
 type failingNarrator struct{}
 
-func (failingNarrator) Narrate(context.Context, llm.Narration, func(string)) (string, error) {
+func (failingNarrator) Narrate(context.Context, rules.Narration, func(string)) (string, error) {
 	return "", errors.New("model unavailable")
 }
 
 func TestFailedTurnLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, t.TempDir())
-	s, err := game.New(ctx, db, loadTiny(t), 5, game.Options{Narrator: failingNarrator{}, Interpreter: offline.New()})
+	s, err := game.New(ctx, db, loadTiny(t), 5, game.Options{Narrator: failingNarrator{}, Interpreter: offlinegm.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/dice"
-	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
 	"github.com/hearth-rpg/hearth/narrative"
@@ -67,10 +66,11 @@ func (t *Turn) Campaign() Campaign { return t.s.Campaign() }
 
 // Resolve asks the rules engine to carry out an intent and applies the
 // result, with everything it sets off (consequences, enemy turns, scheduled
-// events). A refusal is a *rules.Rejection and changes nothing.
-func (t *Turn) Resolve(in rules.Intent) (*rules.Resolution, error) {
+// events). A refusal is a *rules.Rejection and changes nothing. ctx reaches
+// the engine's situational callback, which recalls memories.
+func (t *Turn) Resolve(ctx context.Context, in rules.Intent) (*rules.Resolution, error) {
 	t.attempted = append(t.attempted, in)
-	res, err := t.s.eng.Resolve(t.s.w, in, t.s.rng)
+	res, err := t.s.eng.Resolve(ctx, t.s.w, in, t.s.rng)
 	var rej *rules.Rejection
 	if errors.As(err, &rej) {
 		if t.rejection == nil {
@@ -85,7 +85,7 @@ func (t *Turn) Resolve(in rules.Intent) (*rules.Resolution, error) {
 		return nil, err
 	}
 	before := len(t.all)
-	if err := t.s.eng.React(t.s.w, []*rules.Resolution{res}, t.s.rng, t.apply); err != nil {
+	if err := t.s.eng.React(ctx, t.s.w, []*rules.Resolution{res}, t.s.rng, t.apply); err != nil {
 		return nil, fmt.Errorf("react to %s: %w", in.Type(), err)
 	}
 	// The reactions are part of what the caller is told.
@@ -111,9 +111,9 @@ func (t *Turn) apply(res *rules.Resolution) error {
 // Check tells whether the rules would accept an intent now, without
 // rolling the game's dice or changing anything: a validator for what a
 // model proposes.
-func (t *Turn) Check(in rules.Intent) error {
+func (t *Turn) Check(ctx context.Context, in rules.Intent) error {
 	scratch := mrand.New(mrand.NewPCG(uint64(t.Number), 7))
-	_, err := t.s.eng.Resolve(t.s.w, in, scratch)
+	_, err := t.s.eng.Resolve(ctx, t.s.w, in, scratch)
 	return err
 }
 
@@ -180,7 +180,7 @@ func (t *Turn) Fallback(ctx context.Context) error {
 			return nil
 		}
 		for _, intent := range in.Intents {
-			if _, err := t.Resolve(intent); err != nil {
+			if _, err := t.Resolve(ctx, intent); err != nil {
 				var rej *rules.Rejection
 				if errors.As(err, &rej) {
 					break
@@ -195,7 +195,7 @@ func (t *Turn) Fallback(ctx context.Context) error {
 // NarrateOffline narrates what the turn resolved with the offline
 // narrator.
 func (t *Turn) NarrateOffline(ctx context.Context) error {
-	_, err := t.s.opts.Narrator.Narrate(ctx, llm.Narration{Input: t.Input, World: t.s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit)
+	_, err := t.s.opts.Narrator.Narrate(ctx, rules.Narration{Input: t.Input, World: t.s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit)
 	return err
 }
 
@@ -207,7 +207,7 @@ func cmpOr(a, b string) string {
 }
 
 // Interpret reads the input with the session's offline interpreter.
-func (t *Turn) Interpret(ctx context.Context) (llm.Interpretation, error) {
+func (t *Turn) Interpret(ctx context.Context) (rules.Interpretation, error) {
 	return t.s.opts.Interpreter.Interpret(ctx, t.s.w, t.Input)
 }
 

@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/hearth-rpg/hearth/rules"
-	"github.com/hearth-rpg/hearth/world"
 )
 
 // Role of a chat message.
@@ -142,44 +139,6 @@ type Provider interface {
 	Chat(ctx context.Context, req Request, fn func(Chunk) error) (*Response, error)
 	Models(ctx context.Context) ([]Model, error)
 	Embed(ctx context.Context, model string, texts []string) ([][]float32, error)
-}
-
-// Interpretation is what the player's words mean.
-type Interpretation struct {
-	// Intents to resolve in order.
-	Intents []rules.Intent `json:"-"`
-	// Query asks for information without acting: inventory, sheet, quests,
-	// help. It is answered without a turn.
-	Query string `json:"query,omitempty"`
-	// Reply answers input that is neither an action nor a query (unknown
-	// words, small talk with no one). No turn is taken.
-	Reply string `json:"reply,omitempty"`
-	// Confirm, when set, is a yes/no question to ask before resolving the
-	// intents (attacking someone who is not hostile).
-	Confirm string `json:"confirm,omitempty"`
-}
-
-// Interpreter reads player input in the context of the world.
-type Interpreter interface {
-	Interpret(ctx context.Context, w *world.State, input string) (Interpretation, error)
-}
-
-// Narration is what the narrator tells: the outcomes of a turn.
-type Narration struct {
-	Input string
-	// World is the state after the turn. What changed is in the
-	// resolutions' outcomes and effects (a move's "first_visit" detail, a
-	// death's condition), so no copy of the state before is needed.
-	World       *world.State
-	Resolutions []*rules.Resolution
-	// Rejection is set when the rules refused the player's intent.
-	Rejection *rules.Rejection
-}
-
-// Narrator writes the prose of a turn, emitting it piece by piece as it is
-// produced, and returns all of it.
-type Narrator interface {
-	Narrate(ctx context.Context, n Narration, emit func(string)) (string, error)
 }
 
 // Arguments makes a tool call's arguments storable: valid JSON is kept;

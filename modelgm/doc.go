@@ -13,6 +13,9 @@
 //
 // Every model call's context packet, prompt version, output, usage and
 // fallback is recorded with the turn. When a model fails or talks
-// nonsense, the pass falls back to the offline interpreter or narrator, so
-// a turn always ends with narration.
+// nonsense, the pass falls back to the offline interpreter or narrator
+// (offlinegm, its sibling without a model, through game.Turn), so a turn
+// always ends with narration. A role configured offline gets the offline
+// provider (llm/offline), whose tool calls app wires to
+// offlinegm.ToolCalls.
 package modelgm

@@ -66,7 +66,7 @@ func (p *Pipeline) multiPass(ctx context.Context, t *game.Turn, recent []context
 	}
 	// Resolver.
 	for _, in := range intents {
-		if _, err := t.Resolve(in); err != nil {
+		if _, err := t.Resolve(ctx, in); err != nil {
 			var rej *rules.Rejection
 			if errors.As(err, &rej) {
 				break
@@ -101,7 +101,7 @@ func (p *Pipeline) interpret(ctx context.Context, t *game.Turn, recent []context
 			// present state; later ones depend on it.
 			if i == 0 {
 				var rej *rules.Rejection
-				if err := t.Check(in); errors.As(err, &rej) && rej.Unresolved {
+				if err := t.Check(ctx, in); errors.As(err, &rej) && rej.Unresolved {
 					problems = append(problems, fmt.Sprintf("intent %d (%s): %s", i+1, pr.Type, rej.Reason))
 					continue
 				}
@@ -212,6 +212,6 @@ func (p *Pipeline) narrate(ctx context.Context, t *game.Turn, recent []contextpa
 }
 
 // offlineInterpret reads the input with the offline pattern interpreter.
-func offlineInterpret(ctx context.Context, t *game.Turn) (llm.Interpretation, error) {
+func offlineInterpret(ctx context.Context, t *game.Turn) (rules.Interpretation, error) {
 	return t.Interpret(ctx)
 }

@@ -62,7 +62,7 @@ func (p *Pipeline) bind(t *game.Turn, names []string, uses *[]ToolUse) []agent.T
 			continue
 		}
 		out = append(out, agent.Tool{Tool: def, Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
-			res, err := resolveTool(t, def.Name, args)
+			res, err := resolveTool(ctx, t, def.Name, args)
 			u := ToolUse{Name: def.Name, Args: args, Result: res, Error: err != nil}
 			if err != nil {
 				u.Result = err.Error()
@@ -79,12 +79,12 @@ func (p *Pipeline) bind(t *game.Turn, names []string, uses *[]ToolUse) []agent.T
 
 // resolveTool turns a tool call into an intent and resolves it. A bad
 // argument or a refusal is returned as an error for the model to read.
-func resolveTool(t *game.Turn, name string, args json.RawMessage) (string, error) {
+func resolveTool(ctx context.Context, t *game.Turn, name string, args json.RawMessage) (string, error) {
 	in, err := rules.DecodeArgs(name, args)
 	if err != nil {
 		return "", err
 	}
-	res, err := t.Resolve(in)
+	res, err := t.Resolve(ctx, in)
 	var rej *rules.Rejection
 	if errors.As(err, &rej) {
 		return "", fmt.Errorf("rejected by the rules: %s", rej.Reason)

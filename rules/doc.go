@@ -11,7 +11,13 @@
 // in combat, encounters, consequences, scheduled events) through a callback
 // that applies each step before the next is decided. A refused intent is a
 // *Rejection whose message says what is wrong and what would be valid, so a
-// player or a model can correct itself.
+// player or a model can correct itself. Both take a context.Context, which
+// reaches the situational callback (SetSituational) that may read storage.
+//
+// Interpretation (what the player's words mean) and Narration (what the
+// engine decided, to be told) are the data a turn's interpreter and
+// narrator exchange with the game, so an implementation needs only rules
+// and world.
 //
 // The package must not know about storage, models or any user interface.
 package rules

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -61,7 +62,7 @@ func (r *Resolution) add(o Outcome) *Outcome {
 // state and is safe for concurrent use.
 type Engine struct {
 	sys         System
-	situational func(w *world.State, in Intent) []Situational
+	situational func(ctx context.Context, w *world.State, in Intent) []Situational
 }
 
 // Situational is a modifier to a check that comes from outside the rules
@@ -73,8 +74,9 @@ type Situational struct {
 }
 
 // SetSituational installs fn, asked for the situational modifiers of each
-// ability check before it is rolled. A nil fn adds none.
-func (e *Engine) SetSituational(fn func(w *world.State, in Intent) []Situational) {
+// ability check before it is rolled, with the context of the Resolve or
+// React call (fn may read a database). A nil fn adds none.
+func (e *Engine) SetSituational(fn func(ctx context.Context, w *world.State, in Intent) []Situational) {
 	e.situational = fn
 }
 
@@ -91,12 +93,13 @@ func New(system string) (*Engine, error) {
 func (e *Engine) System() System { return e.sys }
 
 // Resolve decides what an intent comes to in state w, rolling with r. It
-// does not change w. A refused intent returns a *Rejection.
-func (e *Engine) Resolve(w *world.State, in Intent, r *rand.Rand) (*Resolution, error) {
+// does not change w. A refused intent returns a *Rejection. ctx reaches
+// the situational callback.
+func (e *Engine) Resolve(ctx context.Context, w *world.State, in Intent, r *rand.Rand) (*Resolution, error) {
 	if in == nil {
 		return nil, fmt.Errorf("resolve: nil intent")
 	}
-	x := &resolver{e: e, w: w, r: r, res: &Resolution{Intent: in}}
+	x := &resolver{ctx: ctx, e: e, w: w, r: r, res: &Resolution{Intent: in}}
 	if err := x.resolve(in); err != nil {
 		return nil, err
 	}
@@ -116,6 +119,7 @@ func TakesAction(in Intent) bool {
 
 // resolver carries one resolution.
 type resolver struct {
+	ctx context.Context // for the situational callback
 	e   *Engine
 	w   *world.State
 	r   *rand.Rand

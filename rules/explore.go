@@ -74,7 +74,7 @@ func (x *resolver) check(v Check) error {
 	}
 	var because string
 	if fn := x.e.situational; fn != nil && c.ID == x.w.Player {
-		for _, m := range fn(x.w, v) {
+		for _, m := range fn(x.ctx, x.w, v) {
 			q.Bonus += m.Bonus
 			because += fmt.Sprintf(" (%+d: %s)", m.Bonus, m.Reason)
 		}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -19,7 +20,7 @@ type Step func(*Resolution) error
 // consequences whose triggers happened, an encounter waiting where the
 // player arrived, the enemies' turns in a fight (when the player spent an
 // action), the end of the fight, and scheduled events whose time came.
-func (e *Engine) React(w *world.State, done []*Resolution, r *rand.Rand, apply Step) error {
+func (e *Engine) React(ctx context.Context, w *world.State, done []*Resolution, r *rand.Rand, apply Step) error {
 	n := 0
 	step := func(res *Resolution) error {
 		if res == nil || len(res.Outcomes) == 0 {
@@ -43,34 +44,34 @@ func (e *Engine) React(w *world.State, done []*Resolution, r *rand.Rand, apply S
 			}
 		}
 	}
-	if err := e.consequences(w, done, r, step); err != nil {
+	if err := e.consequences(ctx, w, done, r, step); err != nil {
 		return err
 	}
 	// started is true when a fight began on arrival this turn: the player's
 	// action is spent, and only enemies quicker than the player act.
-	started, err := e.encounter(w, r, step, arrived)
+	started, err := e.encounter(ctx, w, r, step, arrived)
 	if err != nil {
 		return err
 	}
 	ambushed := started
 	if w.Combat != nil && acted && !ambushed {
-		if err := e.enemyTurns(w, r, step, nil); err != nil {
+		if err := e.enemyTurns(ctx, w, r, step, nil); err != nil {
 			return err
 		}
 	}
 	if err := e.endFight(w, step, acted && !started); err != nil {
 		return err
 	}
-	if err := e.scheduled(w, r, step); err != nil {
+	if err := e.scheduled(ctx, w, r, step); err != nil {
 		return err
 	}
 	// Reactions may themselves trigger consequences (a defeat, a move).
-	return e.consequences(w, done, r, step)
+	return e.consequences(ctx, w, done, r, step)
 }
 
 // consequences fires every untriggered consequence whose trigger happened
 // in the resolutions so far.
-func (e *Engine) consequences(w *world.State, done []*Resolution, r *rand.Rand, step Step) error {
+func (e *Engine) consequences(ctx context.Context, w *world.State, done []*Resolution, r *rand.Rand, step Step) error {
 	for _, id := range world.SortedKeys(w.Consequences) {
 		c := w.Consequences[id]
 		if c.Triggered || c.On == "" || !triggered(w, c, done) {
@@ -82,7 +83,7 @@ func (e *Engine) consequences(w *world.State, done []*Resolution, r *rand.Rand, 
 		if err := step(res); err != nil {
 			return err
 		}
-		if err := e.follow(w, c.Then, r, step); err != nil {
+		if err := e.follow(ctx, w, c.Then, r, step); err != nil {
 			return err
 		}
 	}
@@ -92,13 +93,13 @@ func (e *Engine) consequences(w *world.State, done []*Resolution, r *rand.Rand, 
 // follow resolves and applies the intents a consequence or event carries.
 // One that no longer fits the world is skipped and reported, so authored
 // content cannot wedge a game.
-func (e *Engine) follow(w *world.State, then []world.RawIntent, r *rand.Rand, step Step) error {
+func (e *Engine) follow(ctx context.Context, w *world.State, then []world.RawIntent, r *rand.Rand, step Step) error {
 	for _, raw := range then {
 		in, err := DecodeIntent(raw)
 		if err != nil {
 			return step(noteOutcome("skipped", fmt.Sprintf("(a follow-up could not be read: %v)", err)))
 		}
-		res, err := e.Resolve(w, in, r)
+		res, err := e.Resolve(ctx, w, in, r)
 		if err != nil {
 			if rej, ok := err.(*Rejection); ok {
 				if err := step(noteOutcome("skipped", fmt.Sprintf("(%s did not happen: %s)", in.Type(), rej.Reason))); err != nil {
@@ -170,7 +171,7 @@ func triggered(w *world.State, c *world.Consequence, done []*Resolution) bool {
 // encounter starts a fight when the player is somewhere with a waiting
 // encounter, or arrives where hostile characters are; enemies quicker than
 // the player strike first. It reports whether a fight started.
-func (e *Engine) encounter(w *world.State, r *rand.Rand, step Step, arrived bool) (bool, error) {
+func (e *Engine) encounter(ctx context.Context, w *world.State, r *rand.Rand, step Step, arrived bool) (bool, error) {
 	pc := w.PC()
 	if pc == nil || w.Combat != nil || !pc.Alive() || pc.HasCondition("unconscious") {
 		return false, nil
@@ -200,7 +201,7 @@ func (e *Engine) encounter(w *world.State, r *rand.Rand, step Step, arrived bool
 	if len(foes) == 0 {
 		return false, nil
 	}
-	x := &resolver{e: e, w: w, r: r, res: &Resolution{Intent: StartCombat{}}}
+	x := &resolver{ctx: ctx, e: e, w: w, r: r, res: &Resolution{Intent: StartCombat{}}}
 	switch {
 	case waiting && l.Encounter.Text != "":
 		x.res.add(Outcome{Action: "encounter", Target: l.ID, Text: l.Encounter.Text})
@@ -236,12 +237,12 @@ func (e *Engine) encounter(w *world.State, r *rand.Rand, step Step, arrived bool
 	if len(first) == 0 {
 		return true, nil
 	}
-	return true, e.enemyTurns(w, r, step, first)
+	return true, e.enemyTurns(ctx, w, r, step, first)
 }
 
 // enemyTurns lets hostile combatants act in initiative order (only those in
 // only, when given). Each turn is applied before the next is decided.
-func (e *Engine) enemyTurns(w *world.State, r *rand.Rand, step Step, only []string) error {
+func (e *Engine) enemyTurns(ctx context.Context, w *world.State, r *rand.Rand, step Step, only []string) error {
 	if w.Combat == nil {
 		return nil
 	}
@@ -260,7 +261,7 @@ func (e *Engine) enemyTurns(w *world.State, r *rand.Rand, step Step, only []stri
 			continue
 		}
 		in := Attack{Attacker: npc.ID, Target: pc.ID}
-		x := &resolver{e: e, w: w, r: r, res: &Resolution{Intent: in}}
+		x := &resolver{ctx: ctx, e: e, w: w, r: r, res: &Resolution{Intent: in}}
 		wp, err := x.weaponOf(in, npc, "")
 		if err != nil {
 			return err
@@ -323,7 +324,7 @@ func (e *Engine) endFight(w *world.State, step Step, nextRound bool) error {
 }
 
 // scheduled fires events whose time has come, earliest first.
-func (e *Engine) scheduled(w *world.State, r *rand.Rand, step Step) error {
+func (e *Engine) scheduled(ctx context.Context, w *world.State, r *rand.Rand, step Step) error {
 	for range maxReactions {
 		var due *world.ScheduledEvent
 		for _, id := range world.SortedKeys(w.Scheduled) {
@@ -335,7 +336,7 @@ func (e *Engine) scheduled(w *world.State, r *rand.Rand, step Step) error {
 		if due == nil {
 			return nil
 		}
-		x := &resolver{e: e, w: w, r: r, res: &Resolution{}}
+		x := &resolver{ctx: ctx, e: e, w: w, r: r, res: &Resolution{}}
 		x.res.add(Outcome{Action: "event", Target: due.ID, Text: due.Description,
 			Effects: world.Effects{
 				world.ScheduledEventFired{ID: due.ID},
@@ -345,7 +346,7 @@ func (e *Engine) scheduled(w *world.State, r *rand.Rand, step Step) error {
 		if err := step(x.res); err != nil {
 			return err
 		}
-		if err := e.follow(w, due.Then, r, step); err != nil {
+		if err := e.follow(ctx, w, due.Then, r, step); err != nil {
 			return err
 		}
 	}

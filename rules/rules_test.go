@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
@@ -63,12 +64,14 @@ func tavernWorld() *world.State {
 	return w
 }
 
+var ctx = context.Background()
+
 func newRand() *rand.Rand { return rand.New(rand.NewPCG(7, 11)) }
 
 // do resolves and applies one intent.
 func do(t *testing.T, e *Engine, w *world.State, in Intent, r *rand.Rand) *Resolution {
 	t.Helper()
-	res, err := e.Resolve(w, in, r)
+	res, err := e.Resolve(ctx, w, in, r)
 	if err != nil {
 		t.Fatalf("%s: %v", in.Type(), err)
 	}
@@ -124,7 +127,7 @@ func TestRejectionsSayWhatIsValid(t *testing.T) {
 				delete(w.Characters["hero"].Inventory, "sword")
 				delete(w.Characters["hero"].Inventory, "tonic")
 			}
-			_, err := engine(t, world.SystemD20).Resolve(w, tt.in, newRand())
+			_, err := engine(t, world.SystemD20).Resolve(ctx, w, tt.in, newRand())
 			var rej *Rejection
 			if !errors.As(err, &rej) {
 				t.Fatalf("Resolve(%s) = %v, want a *Rejection", tt.in.Type(), err)
@@ -146,7 +149,7 @@ func TestResolveDoesNotChangeTheWorld(t *testing.T) {
 	e := engine(t, world.SystemD20)
 	for _, in := range []Intent{Attack{Target: "goblin"}, Move{Destination: "west"}, UseItem{Item: "potion"},
 		Search{}, Rest{Rest: "long"}, CreateNPC{Name: "Mira"}, AssertState{Patch: map[string]any{"a": 1.0}}} {
-		_, _ = e.Resolve(w, in, newRand())
+		_, _ = e.Resolve(ctx, w, in, newRand())
 	}
 	after, _ := json.Marshal(w)
 	if string(before) != string(after) {
@@ -170,7 +173,7 @@ func TestMoveUnlockAndSearch(t *testing.T) {
 		t.Errorf("time %v scene %+v", w.Time, w.Scene)
 	}
 	// The tunnel is hidden until found.
-	if _, err := e.Resolve(w, Move{Destination: "west"}, r); err == nil {
+	if _, err := e.Resolve(ctx, w, Move{Destination: "west"}, r); err == nil {
 		t.Fatal("moved through a hidden exit")
 	}
 	res = do(t, e, w, Search{}, r)
@@ -235,7 +238,7 @@ func TestEncounterCombatToVictory(t *testing.T) {
 			steps = append(steps, res)
 			return w.ApplyAll(res.Effects())
 		}
-		if err := e.React(w, []*Resolution{move}, r, apply); err != nil {
+		if err := e.React(ctx, w, []*Resolution{move}, r, apply); err != nil {
 			t.Fatal(err)
 		}
 		if w.Combat == nil || !w.Locations["yard"].Encounter.Triggered {
@@ -246,7 +249,7 @@ func TestEncounterCombatToVictory(t *testing.T) {
 		}
 		for round := 0; w.Combat != nil && round < 30; round++ {
 			atk := do(t, e, w, Attack{Target: "goblin"}, r)
-			if err := e.React(w, []*Resolution{atk}, r, apply); err != nil {
+			if err := e.React(ctx, w, []*Resolution{atk}, r, apply); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -298,7 +301,7 @@ func TestAttackingABystanderStartsAFight(t *testing.T) {
 	if res.Outcomes[0].Action != "combat_started" {
 		t.Errorf("first outcome %q", res.Outcomes[0].Action)
 	}
-	if _, err := e.Resolve(w, Move{Destination: "north"}, newRand()); err == nil || !strings.Contains(err.Error(), "you are in a fight") {
+	if _, err := e.Resolve(ctx, w, Move{Destination: "north"}, newRand()); err == nil || !strings.Contains(err.Error(), "you are in a fight") {
 		t.Errorf("moving in a fight: %v", err)
 	}
 }
@@ -309,7 +312,7 @@ func TestCriticalHitDoublesDice(t *testing.T) {
 		w := tavernWorld()
 		w.Characters["goblin"].Location = "tankard"
 		e := engine(t, world.SystemD20)
-		res, err := e.Resolve(w, Attack{Target: "goblin"}, rand.New(rand.NewPCG(seed, 1)))
+		res, err := e.Resolve(ctx, w, Attack{Target: "goblin"}, rand.New(rand.NewPCG(seed, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -440,7 +443,7 @@ func TestItemsAndRest(t *testing.T) {
 	if w.Characters["elsa"].Inventory["mug"] != 1 {
 		t.Error("Elsa should have the mug")
 	}
-	if _, err := e.Resolve(w, TakeItem{Item: "mug", From: "elsa"}, r); err == nil {
+	if _, err := e.Resolve(ctx, w, TakeItem{Item: "mug", From: "elsa"}, r); err == nil {
 		t.Error("took from a living NPC without asking")
 	}
 	do(t, e, w, Rest{Rest: "long"}, r)
@@ -469,7 +472,7 @@ func TestConsequencesAndScheduledEvents(t *testing.T) {
 	take := do(t, e, w, TakeItem{Item: "key"}, r)
 	var steps []*Resolution
 	apply := func(res *Resolution) error { steps = append(steps, res); return w.ApplyAll(res.Effects()) }
-	if err := e.React(w, []*Resolution{take}, r, apply); err != nil {
+	if err := e.React(ctx, w, []*Resolution{take}, r, apply); err != nil {
 		t.Fatal(err)
 	}
 	if w.Perception("gareth") != -20 || !w.Consequences["consequence_the_key_is_taken"].Triggered {
@@ -488,14 +491,14 @@ func TestConsequencesAndScheduledEvents(t *testing.T) {
 	}
 	// It fires once only.
 	steps = nil
-	if err := e.React(w, []*Resolution{take}, r, apply); err != nil {
+	if err := e.React(ctx, w, []*Resolution{take}, r, apply); err != nil {
 		t.Fatal(err)
 	}
 	if w.Perception("gareth") != -20 {
 		t.Error("consequence fired twice")
 	}
 	wait := do(t, e, w, AdvanceTime{Duration: "2h"}, r)
-	if err := e.React(w, []*Resolution{wait}, r, apply); err != nil {
+	if err := e.React(ctx, w, []*Resolution{wait}, r, apply); err != nil {
 		t.Fatal(err)
 	}
 	if w.Clocks["tide"].Value != 1 || len(w.Events) != 1 {
@@ -549,7 +552,7 @@ func TestWorldBuilding(t *testing.T) {
 	case w.Characters["mira_the_innkeeper"] != nil:
 		t.Error("mira not removed")
 	}
-	if _, err := e.Resolve(w, CreateNPC{Name: "gareth"}, r); err == nil {
+	if _, err := e.Resolve(ctx, w, CreateNPC{Name: "gareth"}, r); err == nil {
 		t.Error("duplicate NPC accepted")
 	}
 }
@@ -610,7 +613,7 @@ func TestDeterminism(t *testing.T) {
 		r := rand.New(rand.NewPCG(42, 42))
 		var out []string
 		for range 5 {
-			res, err := e.Resolve(w, Attack{Target: "goblin"}, r)
+			res, err := e.Resolve(ctx, w, Attack{Target: "goblin"}, r)
 			if err != nil {
 				break
 			}
@@ -632,7 +635,7 @@ func TestFreeActionsAndReturningToAFight(t *testing.T) {
 	step := func(in Intent) *Resolution {
 		t.Helper()
 		res := do(t, e, w, in, r)
-		if err := e.React(w, []*Resolution{res}, r, apply); err != nil {
+		if err := e.React(ctx, w, []*Resolution{res}, r, apply); err != nil {
 			t.Fatal(err)
 		}
 		return res
@@ -655,5 +658,54 @@ func TestFreeActionsAndReturningToAFight(t *testing.T) {
 	step(Move{Destination: "east"})
 	if w.Combat == nil {
 		t.Error("the goblin should pick the fight up again when the player returns")
+	}
+}
+
+// TestSituationalSeesTheCallersContext: the situational callback gets the
+// context given to Resolve and React (it may read a database), and its
+// modifiers reach the player's checks only.
+func TestSituationalSeesTheCallersContext(t *testing.T) {
+	type key struct{}
+	check := Check{Ability: "wisdom", DC: 10, Reason: "to spot the ambush"}
+	e := engine(t, world.SystemD20)
+	e.SetSituational(func(ctx context.Context, w *world.State, in Intent) []Situational {
+		if b, ok := ctx.Value(key{}).(int); ok {
+			return []Situational{{Bonus: b, Reason: "remembered"}}
+		}
+		return nil
+	})
+	plain, err := e.Resolve(ctx, tavernWorld(), check, newRand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		ctx   context.Context
+		in    Intent
+		bonus int
+		text  string
+	}{
+		{"no value", ctx, check, 0, ""},
+		{"the caller's value", context.WithValue(ctx, key{}, 3), check, 3, " (+3: remembered)"},
+		{"a malus", context.WithValue(ctx, key{}, -2), check, -2, " (-2: remembered)"},
+		{"not for an NPC", context.WithValue(ctx, key{}, 3), Check{Character: "gareth", Ability: "wisdom", DC: 10}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := e.Resolve(tt.ctx, tavernWorld(), tt.in, newRand())
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := res.Outcomes[0]
+			if tt.in == Intent(check) && o.Check.Total != plain.Outcomes[0].Check.Total+tt.bonus {
+				t.Errorf("total %d, want %d%+d", o.Check.Total, plain.Outcomes[0].Check.Total, tt.bonus)
+			}
+			if got := strings.HasSuffix(o.Text, "."+tt.text); !got {
+				t.Errorf("text %q, want it to end %q", o.Text, "."+tt.text)
+			}
+			if tt.text == "" && strings.Contains(o.Text, "remembered") {
+				t.Errorf("text %q has a modifier it should not", o.Text)
+			}
+		})
 	}
 }

@@ -2,7 +2,6 @@ package offline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -13,6 +12,38 @@ import (
 
 // EmbedDims is the size of the offline embeddings.
 const EmbedDims = 256
+
+// ToolCaller turns a user's text into calls of the offered tools, or, with
+// none, into what to say instead. offlinegm.ToolCalls is the one Hearth
+// wires; the provider knows no game of its own.
+type ToolCaller func(ctx context.Context, text string, offered []string) ([]llm.ToolCall, string, error)
+
+// Provider is the offline provider. The zero value is ready for use and
+// answers every chat in prose.
+type Provider struct {
+	toolCalls ToolCaller
+}
+
+// Option configures a Provider.
+type Option func(*Provider)
+
+// WithToolCalls makes Chat answer a user message offered tools with the
+// tool calls fn finds.
+func WithToolCalls(fn ToolCaller) Option {
+	return func(p *Provider) { p.toolCalls = fn }
+}
+
+// New returns an offline provider.
+func New(opts ...Option) *Provider {
+	p := &Provider{}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// Name returns "offline".
+func (*Provider) Name() string { return "offline" }
 
 // Models lists the one offline model.
 func (*Provider) Models(context.Context) ([]llm.Model, error) {
@@ -51,8 +82,9 @@ func (*Provider) Embed(ctx context.Context, model string, texts []string) ([][]f
 }
 
 // Chat answers like a model would, deterministically: a user message with
-// tools offered becomes tool calls for the intents the interpreter finds;
-// tool results (or a request without tools) become narration joining them.
+// tools offered becomes the tool calls WithToolCalls finds; tool results
+// (or a request without tools, or no WithToolCalls) become narration
+// joining them.
 func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (*llm.Response, error) {
 	if fn == nil {
 		fn = func(llm.Chunk) error { return nil }
@@ -66,24 +98,19 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	for _, m := range req.Messages {
 		prompt += tokens(m.Content)
 	}
-	if last.Role == llm.User && len(req.Tools) > 0 {
-		in, err := p.Interpret(ctx, nil, last.Content)
+	if last.Role == llm.User && len(req.Tools) > 0 && p.toolCalls != nil {
+		offered := make([]string, len(req.Tools))
+		for i, t := range req.Tools {
+			offered[i] = t.Name
+		}
+		calls, text, err := p.toolCalls(ctx, last.Content, offered)
 		if err != nil {
 			return nil, err
 		}
-		offered := map[string]bool{}
-		for _, t := range req.Tools {
-			offered[t.Name] = true
-		}
-		for _, intent := range in.Intents {
-			if !offered[intent.Type()] {
-				continue
+		for _, call := range calls {
+			if call.ID == "" {
+				call.ID = fmt.Sprintf("call_%d", len(resp.Message.ToolCalls)+1)
 			}
-			args, err := json.Marshal(intent)
-			if err != nil {
-				return nil, err
-			}
-			call := llm.ToolCall{ID: fmt.Sprintf("call_%d", len(resp.Message.ToolCalls)+1), Name: intent.Type(), Arguments: args}
 			resp.Message.ToolCalls = append(resp.Message.ToolCalls, call)
 			if err := fn(llm.Chunk{ToolCall: &call}); err != nil {
 				return nil, err
@@ -93,10 +120,6 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 			resp.StopReason = "tool_calls"
 			resp.Usage = llm.Usage{PromptTokens: prompt, CompletionTokens: 8 * len(resp.Message.ToolCalls)}
 			return resp, nil
-		}
-		text := in.Reply
-		if text == "" {
-			text = Help()
 		}
 		return p.say(ctx, resp, text, prompt, fn)
 	}
@@ -146,8 +169,4 @@ func splitSentences(s string) []string {
 // tokens estimates tokens as words × 4/3.
 func tokens(s string) int { return len(strings.Fields(s)) * 4 / 3 }
 
-var (
-	_ llm.Provider    = (*Provider)(nil)
-	_ llm.Interpreter = (*Provider)(nil)
-	_ llm.Narrator    = (*Provider)(nil)
-)
+var _ llm.Provider = (*Provider)(nil)

@@ -14,7 +14,7 @@
 // limit and token budget. A chunk above the reader's role is never read
 // from the database into a result. The package must not decide what a
 // role may see (access.Level.CanSee does) or how chunks are made (the
-// chunk, content and ingest packages do).
+// chunk, campaign and ingest packages do).
 //
 // The vectors are kept in memory, loaded in full on first use. Triggers
 // log every chunk whose vector or access level changes (lore_vector_log),

@@ -39,7 +39,7 @@ type Options struct {
 	// campaigns built into the binary, by directory name ("saltmere").
 	Campaign func(ctx context.Context, name string) (*campaign.Campaign, error)
 	// Prepare attaches lore, a pipeline, memories … to a session when it
-	// is opened for play. Nil plays with the offline provider.
+	// is opened for play. Nil plays with the offline game master.
 	Prepare func(ctx context.Context, s *game.Session) error
 	// Speeds are the autopilot's speeds; they replace DefaultSpeeds' entries
 	// of the same name and may add more.

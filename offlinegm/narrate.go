@@ -1,4 +1,4 @@
-package offline
+package offlinegm
 
 import (
 	"context"
@@ -7,13 +7,12 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
 
 // Narrate tells a turn's outcomes, emitting one paragraph at a time.
-func (p *Provider) Narrate(ctx context.Context, n llm.Narration, emit func(string)) (string, error) {
+func (g *GM) Narrate(ctx context.Context, n rules.Narration, emit func(string)) (string, error) {
 	if emit == nil {
 		emit = func(string) {}
 	}

@@ -1,8 +1,7 @@
-package offline
+package offlinegm
 
 import (
 	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/offline"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -20,7 +20,7 @@ var ctx = context.Background()
 // moved to a location.
 func saltmere(t testing.TB, at string) *world.State {
 	t.Helper()
-	c, err := campaign.Load(ctx, "../../campaigns/saltmere")
+	c, err := campaign.Load(ctx, "../campaigns/saltmere")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func play(t *testing.T, w *world.State, r *rand.Rand, input string) (string, []s
 		return w.ApplyAll(res.Effects())
 	}
 	for _, intent := range in.Intents {
-		res, err := e.Resolve(w, intent, r)
+		res, err := e.Resolve(ctx, w, intent, r)
 		if err != nil {
 			var ok bool
 			if rej, ok = err.(*rules.Rejection); !ok {
@@ -217,12 +217,12 @@ func play(t *testing.T, w *world.State, r *rand.Rand, input string) (string, []s
 		done = append(done, res)
 	}
 	if len(done) > 0 {
-		if err := e.React(w, done, r, apply); err != nil {
+		if err := e.React(ctx, w, done, r, apply); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var pieces []string
-	text, err := p.Narrate(ctx, llm.Narration{Input: input, World: w, Resolutions: all, Rejection: rej}, func(s string) { pieces = append(pieces, s) })
+	text, err := p.Narrate(ctx, rules.Narration{Input: input, World: w, Resolutions: all, Rejection: rej}, func(s string) { pieces = append(pieces, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +282,10 @@ func TestNarrateRejectionAlone(t *testing.T) {
 	}
 }
 
+// TestChatToolCallsAndNarration plays ToolCalls through the offline
+// provider, as the agentic pipeline does with no model.
 func TestChatToolCallsAndNarration(t *testing.T) {
-	p := New()
+	p := offline.New(offline.WithToolCalls(ToolCalls))
 	tools := []llm.Tool{{Name: "move"}, {Name: "talk"}}
 	var chunks []llm.Chunk
 	resp, err := p.Chat(ctx, llm.Request{Tools: tools, Messages: []llm.Message{
@@ -294,7 +296,8 @@ func TestChatToolCallsAndNarration(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := resp.Message.ToolCalls
-	if len(calls) != 2 || calls[0].Name != "move" || calls[1].Name != "talk" || resp.StopReason != "tool_calls" || len(chunks) != 2 {
+	if len(calls) != 2 || calls[0].Name != "move" || calls[1].Name != "talk" || calls[0].ID != "call_1" || calls[1].ID != "call_2" ||
+		resp.StopReason != "tool_calls" || len(chunks) != 2 {
 		t.Fatalf("tool calls: %+v (stop %s, %d chunks)", calls, resp.StopReason, len(chunks))
 	}
 	in, err := rules.DecodeArgs(calls[1].Name, calls[1].Arguments)
@@ -324,34 +327,6 @@ func TestChatToolCallsAndNarration(t *testing.T) {
 	cancel()
 	if _, err := p.Chat(cancelled, llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "hello. there."}}}, nil); err == nil {
 		t.Error("a cancelled context should stop the stream")
-	}
-}
-
-func TestModelsAndEmbed(t *testing.T) {
-	p := New()
-	ms, err := p.Models(ctx)
-	if err != nil || len(ms) != 1 || ms[0].ContextLength == 0 {
-		t.Errorf("models: %+v %v", ms, err)
-	}
-	vs, err := p.Embed(ctx, "offline", []string{"the lighthouse lens", "a lens for the lighthouse", "stew and ale", ""})
-	if err != nil || len(vs) != 4 || len(vs[0]) != EmbedDims {
-		t.Fatalf("embed: %v", err)
-	}
-	dot := func(a, b []float32) (s float32) {
-		for i := range a {
-			s += a[i] * b[i]
-		}
-		return s
-	}
-	if near, far := dot(vs[0], vs[1]), dot(vs[0], vs[2]); near <= far || near < 0.5 {
-		t.Errorf("similar texts %.2f, different texts %.2f", near, far)
-	}
-	if n := dot(vs[0], vs[0]); n < 0.999 || n > 1.001 {
-		t.Errorf("not normalised: %f", n)
-	}
-	b, _ := json.Marshal(vs[3])
-	if strings.Contains(string(b), "NaN") {
-		t.Error("empty text gave NaN")
 	}
 }
 
@@ -394,7 +369,7 @@ func BenchmarkInterpret(b *testing.B) {
 func BenchmarkNarrate(b *testing.B) {
 	w := saltmere(b, "quay")
 	e, _ := rules.New(w.System)
-	res, err := e.Resolve(w, rules.Move{Destination: "north"}, rand.New(rand.NewPCG(1, 1)))
+	res, err := e.Resolve(ctx, w, rules.Move{Destination: "north"}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -402,7 +377,7 @@ func BenchmarkNarrate(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := New()
-	n := llm.Narration{Input: "go north", World: w, Resolutions: []*rules.Resolution{res}}
+	n := rules.Narration{Input: "go north", World: w, Resolutions: []*rules.Resolution{res}}
 	b.ReportAllocs()
 	for range b.N {
 		if _, err := p.Narrate(ctx, n, nil); err != nil {

@@ -1,4 +1,4 @@
-package offline
+package offlinegm
 
 import (
 	"context"
@@ -7,19 +7,19 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/world"
 )
 
-// Provider is the offline provider. The zero value is ready for use.
-type Provider struct{}
+// GM is the offline game master: its Interpret reads with patterns and
+// its Narrate tells with templates. The zero value is ready for use.
+type GM struct{}
 
-// New returns an offline provider.
-func New() *Provider { return &Provider{} }
+// New returns an offline game master.
+func New() *GM { return &GM{} }
 
 // Name returns "offline".
-func (*Provider) Name() string { return "offline" }
+func (*GM) Name() string { return "offline" }
 
 // Help is the in-game help text.
 func Help() string {
@@ -88,16 +88,16 @@ func clean(s string) string {
 }
 
 // Interpret reads input in the context of w (which may be nil).
-func (p *Provider) Interpret(ctx context.Context, w *world.State, input string) (llm.Interpretation, error) {
+func (g *GM) Interpret(ctx context.Context, w *world.State, input string) (rules.Interpretation, error) {
 	if err := ctx.Err(); err != nil {
-		return llm.Interpretation{}, err
+		return rules.Interpretation{}, err
 	}
 	text := strings.ToLower(strings.TrimSpace(input))
 	if text == "?" || text == "??" {
-		return llm.Interpretation{Query: "help"}, nil
+		return rules.Interpretation{Query: "help"}, nil
 	}
 	clauses := chain.Split(strings.Trim(text, ".!? "), -1)
-	var out llm.Interpretation
+	var out rules.Interpretation
 	for _, raw := range clauses {
 		c := clean(raw)
 		if c == "" {
@@ -118,12 +118,14 @@ func (p *Provider) Interpret(ctx context.Context, w *world.State, input string) 
 		}
 	}
 	if len(out.Intents) == 0 && out.Reply == "" && out.Query == "" {
-		return llm.Interpretation{Reply: "What do you do? (Type help for ideas.)"}, nil
+		return rules.Interpretation{Reply: "What do you do? (Type help for ideas.)"}, nil
 	}
 	return out, nil
 }
 
-func one(in rules.Intent) llm.Interpretation { return llm.Interpretation{Intents: []rules.Intent{in}} }
+func one(in rules.Intent) rules.Interpretation {
+	return rules.Interpretation{Intents: []rules.Intent{in}}
+}
 
 // cut splits s at the first " sep " and reports whether it did.
 func cut(s, sep string) (string, string, bool) {
@@ -151,16 +153,16 @@ func stripTo(s string) string {
 	return s
 }
 
-func interpretClause(w *world.State, c string) llm.Interpretation {
+func interpretClause(w *world.State, c string) rules.Interpretation {
 	switch c {
 	case "i", "inv", "inventory", "items", "what do i have", "what am i carrying":
-		return llm.Interpretation{Query: "inventory"}
+		return rules.Interpretation{Query: "inventory"}
 	case "sheet", "stats", "status", "character", "char", "character sheet", "hp", "health":
-		return llm.Interpretation{Query: "sheet"}
+		return rules.Interpretation{Query: "sheet"}
 	case "quests", "quest", "journal", "q", "quest log", "objectives", "tasks":
-		return llm.Interpretation{Query: "quests"}
+		return rules.Interpretation{Query: "quests"}
 	case "help", "?", "h", "commands", "what can i do", "how do i play":
-		return llm.Interpretation{Query: "help"}
+		return rules.Interpretation{Query: "help"}
 	case "look", "l", "look around", "examine room", "look at the room", "where am i", "describe room",
 		"take a look", "take a look around", "have a look", "have a look around", "what is this place", "what's here",
 		"what is here", "where is this":
@@ -177,7 +179,7 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 	case "wait", "z", "pass time", "wait a while", "bide my time":
 		return one(rules.AdvanceTime{Duration: "10m", Reason: "waiting"})
 	case "yes", "y", "no", "n?":
-		return llm.Interpretation{Reply: "Nothing is waiting for a yes or a no."}
+		return rules.Interpretation{Reply: "Nothing is waiting for a yes or a no."}
 	case "leave", "exit", "go out", "get out", "go back", "back":
 		if w != nil {
 			if here := w.Here(); here != nil {
@@ -209,7 +211,7 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 	if rest, ok := after(c, "go ", "walk ", "head ", "move ", "travel ", "return ", "enter ", "proceed ", "run to ", "hurry ", "step ", "descend ", "ascend "); ok {
 		rest = stripTo(rest)
 		if rest == "" {
-			return llm.Interpretation{Reply: "Go where? " + exitsHint(w)}
+			return rules.Interpretation{Reply: "Go where? " + exitsHint(w)}
 		}
 		if d, ok := directions[rest]; ok {
 			rest = d
@@ -346,7 +348,7 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 				}
 			}
 		}
-		return llm.Interpretation{Reply: "Give what to whom? Say: give the coin to Maren."}
+		return rules.Interpretation{Reply: "Give what to whom? Say: give the coin to Maren."}
 	}
 	if rest, ok := after(c, "pay "); ok {
 		var who string
@@ -354,7 +356,7 @@ func interpretClause(w *world.State, c string) llm.Interpretation {
 		if _, err := fmt.Sscanf(rest, "%s %d", &who, &n); err == nil && n > 0 {
 			return one(rules.GiveItem{Item: "gold", Qty: n, To: who})
 		}
-		return llm.Interpretation{Reply: "Pay whom how much? Say: pay Maren 5 gold."}
+		return rules.Interpretation{Reply: "Pay whom how much? Say: pay Maren 5 gold."}
 	}
 	if rest, ok := after(c, "drop ", "discard ", "leave behind "); ok {
 		n, item := quantity(rest)
@@ -413,10 +415,10 @@ func isAbility(s string) bool {
 	return false
 }
 
-func roll(rest string) llm.Interpretation {
+func roll(rest string) rules.Interpretation {
 	notation, reason, _ := cut(rest, "for")
 	if notation == "" {
-		return llm.Interpretation{Reply: "Roll what? For example: roll 2d6+1, roll 4d6kh3, roll 1d20+dex adv."}
+		return rules.Interpretation{Reply: "Roll what? For example: roll 2d6+1, roll 4d6kh3, roll 1d20+dex adv."}
 	}
 	for _, s := range skills {
 		if notation == s {
@@ -457,20 +459,20 @@ func living(w *world.State) (hostile, all []*world.Character) {
 	return hostile, all
 }
 
-func attackWhom(w *world.State) llm.Interpretation {
+func attackWhom(w *world.State) rules.Interpretation {
 	hostile, all := living(w)
 	switch {
 	case len(hostile) == 1:
 		return one(rules.Attack{Target: hostile[0].Name})
 	case len(hostile) > 1:
-		return llm.Interpretation{Reply: "Attack whom? " + names(hostile, "or") + "."}
+		return rules.Interpretation{Reply: "Attack whom? " + names(hostile, "or") + "."}
 	case len(all) > 0:
-		return llm.Interpretation{Reply: "No one here is fighting you. (Present: " + names(all, "and") + ".) To start a fight anyway, name who you attack."}
+		return rules.Interpretation{Reply: "No one here is fighting you. (Present: " + names(all, "and") + ".) To start a fight anyway, name who you attack."}
 	}
-	return llm.Interpretation{Reply: "There is no one here to fight."}
+	return rules.Interpretation{Reply: "There is no one here to fight."}
 }
 
-func talkToOnly(w *world.State, topic string) llm.Interpretation {
+func talkToOnly(w *world.State, topic string) rules.Interpretation {
 	_, all := living(w)
 	var people []*world.Character
 	for _, ch := range all {
@@ -482,17 +484,17 @@ func talkToOnly(w *world.State, topic string) llm.Interpretation {
 	case 1:
 		return one(rules.Talk{NPC: people[0].Name, Topic: topic})
 	case 0:
-		return llm.Interpretation{Reply: "There is no one here to talk to."}
+		return rules.Interpretation{Reply: "There is no one here to talk to."}
 	}
-	return llm.Interpretation{Reply: "Talk to whom? " + names(people, "or") + "."}
+	return rules.Interpretation{Reply: "Talk to whom? " + names(people, "or") + "."}
 }
 
-func takeAll(w *world.State) llm.Interpretation {
+func takeAll(w *world.State) rules.Interpretation {
 	if w == nil {
-		return llm.Interpretation{Reply: "Take what? Name it."}
+		return rules.Interpretation{Reply: "Take what? Name it."}
 	}
 	here := w.Here()
-	var out llm.Interpretation
+	var out rules.Interpretation
 	if here != nil {
 		for _, id := range world.SortedKeys(here.Items) {
 			if it := w.Items[id]; it != nil && !it.Fixed && here.Items[id] > 0 {
@@ -501,7 +503,7 @@ func takeAll(w *world.State) llm.Interpretation {
 		}
 	}
 	if len(out.Intents) == 0 {
-		return llm.Interpretation{Reply: "There is nothing here you can carry off."}
+		return rules.Interpretation{Reply: "There is nothing here you can carry off."}
 	}
 	return out
 }
@@ -565,7 +567,7 @@ func exitsHint(w *world.State) string {
 
 // unknown answers input the grammar does not cover, with things that would
 // work here.
-func unknown(w *world.State, c string) llm.Interpretation {
+func unknown(w *world.State, c string) rules.Interpretation {
 	if w != nil {
 		_, all := living(w)
 		words := strings.FieldsFunc(c, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
@@ -578,7 +580,7 @@ func unknown(w *world.State, c string) llm.Interpretation {
 			}
 		}
 		if exitMatches(w, c) {
-			return llm.Interpretation{Reply: fmt.Sprintf("To go there, say \"go %s\". %s", c, exitsHint(w))}
+			return rules.Interpretation{Reply: fmt.Sprintf("To go there, say \"go %s\". %s", c, exitsHint(w))}
 		}
 	}
 	var ideas []string
@@ -600,5 +602,5 @@ func unknown(w *world.State, c string) llm.Interpretation {
 		}
 	}
 	ideas = append(ideas, "search", "look")
-	return llm.Interpretation{Reply: fmt.Sprintf("I don't follow %q. You could %s. (Type help for more.)", c, list(ideas, "or"))}
+	return rules.Interpretation{Reply: fmt.Sprintf("I don't follow %q. You could %s. (Type help for more.)", c, list(ideas, "or"))}
 }
