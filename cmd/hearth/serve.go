@@ -34,7 +34,8 @@ func newServe(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: g.t("cli.short.serve", nil),
-		Long: `Serve Hearth over HTTP for Foundry VTT, browsers and MCP clients:
+		Long: `Serve Hearth over HTTP to API clients (such as a Foundry VTT module or a
+script) and MCP clients:
 
   GET  /health, /metrics                 no key needed
   POST /api/chat                         the GM assistant, streamed as server-sent events
@@ -53,8 +54,9 @@ what can be read; nothing in a request body raises it.
 Configuration: built-in defaults, then the configuration file (--config FILE,
 else ~/.config/hearth/config.toml; TOML or YAML), then environment variables
 named HEARTH__SECTION__KEY (HEARTH__SERVER__PORT=9000), then flags.
---print-config (or 'hearth config show') shows the result with secrets masked. Without a model configured, the assistant
-answers offline by quoting your books.`,
+--print-config (or 'hearth config show') shows the result with secrets
+masked. Without a model configured, the assistant answers offline by quoting
+your books.`,
 		Example: `  hearth user add gm --role gm          # prints an API key once
   hearth serve                          # http://127.0.0.1:8080
   hearth serve --host 0.0.0.0 --port 9000 --config /etc/hearth/config.toml
