@@ -95,6 +95,8 @@ type Character struct {
 	Gold                int            `json:"gold"`
 	Attack              *WeaponAttack  `json:"attack,omitempty"`
 	StealthDisadvantage bool           `json:"stealth_disadvantage,omitempty"`
+	// Story is set by a Storyteller after the build.
+	Story *Story `json:"story,omitempty"`
 }
 
 // WeaponAttack is the chosen weapon's attack line.
