@@ -279,5 +279,8 @@ func FuzzBuild(f *testing.F) {
 		if ch.MaxHP < ch.Level || ch.AC < 5 || ch.ProficiencyBonus < 2 {
 			t.Fatalf("implausible sheet: hp %d ac %d prof %d", ch.MaxHP, ch.AC, ch.ProficiencyBonus)
 		}
+		if _, err := ch.Sheet("pc"); err != nil {
+			t.Fatalf("a valid build must become a sheet: %v", err)
+		}
 	})
 }
