@@ -8,6 +8,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/chargen/sqlitecharacters"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
@@ -29,6 +30,7 @@ func Migrations() []sqlitedb.Migrations {
 		library.Migrations,
 		assistant.ConversationMigrations,
 		auth.Migrations,
+		sqlitecharacters.Migrations,
 	}
 }
 
@@ -42,6 +44,7 @@ type DB struct {
 	Library       *library.Library
 	Conversations *assistant.Conversations
 	Keys          *auth.Keyring
+	Characters    *sqlitecharacters.DB // the character library
 }
 
 type options struct {
@@ -89,7 +92,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: assistant.NewConversations(h)}
+	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: assistant.NewConversations(h), Characters: sqlitecharacters.New(h)}
 	defer func() {
 		if err != nil {
 			db.Close()
