@@ -284,3 +284,25 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+// The catalog a wizard shows offers exactly what Build accepts.
+func TestOptionsMatchBuild(t *testing.T) {
+	c := Options()
+	if len(c.Classes) != 12 || len(c.Races) != 9 || len(c.Skills) != 18 || c.PointBuyBudget != 27 || c.PointBuyCosts[15] != 9 {
+		t.Fatalf("catalog: %d classes, %d races, %d skills, budget %d", len(c.Classes), len(c.Races), len(c.Skills), c.PointBuyBudget)
+	}
+	srd := 0
+	for _, b := range c.Backgrounds {
+		if b.SRD {
+			srd++
+		}
+	}
+	if srd != 1 {
+		t.Errorf("%d backgrounds marked SRD; the SRD has only the acolyte", srd)
+	}
+	for _, cl := range c.Classes {
+		if cl.SkillCount > len(cl.SkillChoices) || cl.HitDie == 0 || len(cl.Saves) != 2 {
+			t.Errorf("%s: %d skills from %d, d%d, saves %v", cl.ID, cl.SkillCount, len(cl.SkillChoices), cl.HitDie, cl.Saves)
+		}
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/chargen/sqlitecharacters"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -44,6 +45,7 @@ type fixture struct {
 	url     string
 	gmKey   string
 	plKey   string
+	pl2Key  string // a second player
 	model   *cassette.Player
 	chat    *assistant.Assistant
 	lib     *library.Library
@@ -143,7 +145,12 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	if o.log != nil {
 		log = o.log
 	}
-	f.gmKey, f.plKey = key("gm", access.GM), key("player", access.Player)
+	f.gmKey, f.plKey, f.pl2Key = key("gm", access.GM), key("player", access.Player), key("player2", access.Player)
+	chars, err := sqlitecharacters.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chars.Close() })
 	var lim *auth.Limiter
 	if o.ratePerMin > 0 {
 		lim = auth.NewLimiter(o.ratePerMin, o.burst)
@@ -160,7 +167,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		Authenticate:   func(h http.Handler) http.Handler { return auth.Require(kr, lim, h) },
 		AuthenticateAt: at, Mount: o.mount,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
-		TrustedProxies: o.proxies})
+		TrustedProxies: o.proxies, Characters: chars})
 	if err != nil {
 		t.Fatal(err)
 	}
