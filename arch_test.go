@@ -46,7 +46,7 @@ func TestLayers(t *testing.T) {
 	concrete := []string{"llm/offline", "llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cassette"}
 	// Domain packages hold no SQL and no HTTP; storage and doors do.
 	domain := []string{"access", "dice", "world", "rules", "game", "modelgm", "lore", "lorebook", "contextpack", "narrative", "campaign", "pack", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent",
-		"auth", "assistant", "ingest/library", "retrieve", "store"}
+		"auth", "assistant", "ingest/library", "retrieve", "store", "chargen"}
 	// storage is a domain package's storage subpackage, one per dependency
 	// (store/sqlitestore, auth/sqlitekeys; pg* for PostgreSQL later): the one
 	// place its SQL may live.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -169,6 +170,9 @@ func (a *App) Library(context.Context) (*library.Library, error) { return a.db.L
 func (a *App) Conversations(context.Context) (assistant.Conversations, error) {
 	return a.db.Conversations, nil
 }
+
+// Characters is the character library.
+func (a *App) Characters(context.Context) (chargen.Store, error) { return a.db.Characters, nil }
 
 // Keys are the users and their API keys.
 func (a *App) Keys(context.Context) (*auth.Keyring, error) { return a.db.Keys, nil }

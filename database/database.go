@@ -9,6 +9,7 @@ import (
 	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
+	"github.com/hearth-rpg/hearth/chargen/sqlitecharacters"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
@@ -31,6 +32,7 @@ func Migrations() []sqlitedb.Migrations {
 		sqlitelibrary.Migrations,
 		sqliteconversations.Migrations,
 		sqlitekeys.Migrations,
+		sqlitecharacters.Migrations,
 	}
 }
 
@@ -44,6 +46,7 @@ type DB struct {
 	Library       *library.Library
 	Conversations *sqliteconversations.Store
 	Keys          *auth.Keyring
+	Characters    *sqlitecharacters.DB // the character library
 }
 
 type options struct {
@@ -91,7 +94,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h)}
+	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h), Characters: sqlitecharacters.New(h)}
 	defer func() {
 		if err != nil {
 			db.Close()

@@ -41,6 +41,11 @@ func (s *suite) routes() []route {
 		{pattern: "GET /api/conversations", method: "GET", path: "/api/conversations"},
 		{pattern: "GET /api/conversations/{id}", method: "GET", path: "/api/conversations/" + s.gmConversation},
 		{pattern: "DELETE /api/conversations/{id}", method: "DELETE", path: "/api/conversations/" + s.gmConversation},
+		{pattern: "GET /api/characters/options", method: "GET", path: "/api/characters/options"},
+		{pattern: "POST /api/characters", method: "POST", path: "/api/characters", body: characterBody("Intruder")},
+		{pattern: "GET /api/characters", method: "GET", path: "/api/characters"},
+		{pattern: "GET /api/characters/{id}", method: "GET", path: "/api/characters/" + s.bobCharacter},
+		{pattern: "DELETE /api/characters/{id}", method: "DELETE", path: "/api/characters/" + s.bobCharacter},
 		{pattern: "POST /api/search", method: "POST", path: "/api/search", body: `{"query":"harbourmaster cultist"}`},
 		{pattern: "POST /api/documents", method: "POST", path: "/api/documents", body: `{}`},
 		{pattern: "GET /api/documents", method: "GET", path: "/api/documents"},
@@ -105,6 +110,27 @@ func (s *suite) controls() {
 	}
 	s.saved(f.ann, s.annConversation)
 	s.saved(f.bob, s.bobConversation)
+
+	code, body := s.post(f.bob, "/api/characters", characterBody("Ysolde Hollowmarrow"))
+	var ch struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal([]byte(body), &ch)
+	if code != http.StatusCreated || ch.ID == "" {
+		s.t.Fatalf("bob could not create a character: %d %.300s", code, body)
+	}
+	s.bobCharacter = ch.ID
+	_, body = s.get(f.gm, "/api/characters/"+ch.ID)
+	s.mustHave("GM reads bob's character", body, characterMarker)
+	_, body = s.get(f.gm, "/api/characters")
+	s.mustHave("GM lists bob's character", body, characterMarker)
+}
+
+// characterBody is a valid character to create.
+func characterBody(name string) string {
+	return `{"name":"` + name + `","race":"human","class":"fighter","background":"soldier","method":"standard_array",` +
+		`"scores":{"strength":15,"dexterity":14,"constitution":13,"intelligence":12,"wisdom":10,"charisma":8},` +
+		`"skills":["perception","survival"],"fighting_style":"defense"}`
 }
 
 // saved waits until conversation id is saved (a chat's answer can come
@@ -389,6 +415,39 @@ func (s *suite) conversations() {
 	}
 	_, body = s.get(s.f.gm, "/api/conversations/"+s.gmConversation)
 	s.mustHave("GM conversation after a player's delete", body, docMarker)
+}
+
+// characters attacks another player's character library: lists with
+// role and owner overrides, reads and deletes by id and by path tricks,
+// and creating a character in someone else's name.
+func (s *suite) characters() {
+	id := s.bobCharacter
+	for _, p := range []string{"/api/characters", "/api/characters?owner=bob&all=true&role=gm", "/api/characters?user=" + id} {
+		code, body := s.player("list characters "+p, "GET /api/characters", "GET", p, "")
+		if code != 200 || strings.Contains(body, id) {
+			s.t.Errorf("a player's character list at %s holds another user's: %d %.300s", p, code, body)
+		}
+	}
+	for _, p := range []string{"/api/characters/" + id, "/api/characters/" + id + "?role=gm", "/api/characters/" + strings.ToUpper(id),
+		"/api/characters/x%2f..%2f" + id, "/api/characters/x/../" + id, "/api/characters/" + id + "%00"} {
+		if code, _ := s.player("character "+p, "GET /api/characters/{id}", "GET", p, ""); code == 200 {
+			s.t.Errorf("a player read another user's character at %s", p)
+		}
+		s.player("delete character "+p, "DELETE /api/characters/{id}", "DELETE", p, "")
+	}
+	for _, b := range []string{
+		strings.Replace(characterBody("Forged"), `{`, `{"owner":"bob",`, 1),
+		strings.Replace(characterBody("Forged"), `{`, `{"id":"`+id+`",`, 1),
+		`{"name":"x","race":"human"`,
+	} {
+		if code, _ := s.player("create character "+b[:20], "POST /api/characters", "POST", "/api/characters", b); code == 201 {
+			s.t.Errorf("a forged character body was accepted: %s", b)
+		}
+	}
+	s.player("create character", "POST /api/characters", "POST", "/api/characters", characterBody("Ann's own"))
+	s.player("character options", "GET /api/characters/options", "GET", "/api/characters/options?role=gm", "")
+	_, body := s.get(s.f.bob, "/api/characters/"+id)
+	s.mustHave("bob's character after a player's attempts", body, characterMarker)
 }
 
 // misc attacks models, health, metrics and paths outside the API.

@@ -47,6 +47,9 @@ const (
 	// whisperMarker is in a whisper to that NPC, not to the player's
 	// character.
 	whisperMarker = "gallowtwine"
+	// characterMarker is in the name and so the backstory of a character
+	// in bob's library, which another player must never read.
+	characterMarker = "hollowmarrow"
 	// playerMarker is in a book players may read: the player positive
 	// control, proving the player's searches work at all.
 	playerMarker = "quaywright"
@@ -231,12 +234,13 @@ type suite struct {
 
 	// Set by the positive controls and the MCP attacks.
 	gmConversation, annConversation, bobConversation string
+	bobCharacter                                     string // in bob's character library
 	gmMCPSession                                     string
 }
 
 // markers are what must never reach a player or an anonymous client.
 func (s *suite) markers() []string {
-	return []string{docMarker, docTitleMarker, campaignMarker, whisperMarker}
+	return []string{docMarker, docTitleMarker, campaignMarker, whisperMarker, characterMarker}
 }
 
 // check counts one attempt on route and reports a leak if what came back
@@ -386,6 +390,7 @@ func TestNoLeaks(t *testing.T) {
 	s.images()
 	s.chat()
 	s.conversations()
+	s.characters()
 	s.misc()
 	s.gameREST()
 	s.gameSocket()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -53,6 +54,12 @@ type Options struct {
 	// clients and tool results make many small requests that must not
 	// spend the chat budget. Each must authenticate as Authenticate does.
 	AuthenticateAt map[string]func(http.Handler) http.Handler
+
+	// Characters is the character library; without it the character
+	// routes answer 503. Storyteller writes a new character's backstory;
+	// nil means chargen.Templates (offline).
+	Characters  chargen.Store
+	Storyteller chargen.Storyteller
 
 	// Mount adds routes of other doors (the game API, MCP) to the
 	// authenticated mux.
@@ -154,6 +161,11 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("GET /api/images/{id}", s.getImage)
 	mux.HandleFunc("GET /api/images/{id}/data", s.imageData)
 	mux.HandleFunc("POST /api/images/{id}/deliver", s.deliverImage)
+	mux.HandleFunc("GET /api/characters/options", s.characterOptions)
+	mux.HandleFunc("POST /api/characters", s.createCharacter)
+	mux.HandleFunc("GET /api/characters", s.listCharacters)
+	mux.HandleFunc("GET /api/characters/{id}", s.getCharacter)
+	mux.HandleFunc("DELETE /api/characters/{id}", s.deleteCharacter)
 	mux.HandleFunc("/api/", s.notFound)
 	if o.Mount != nil {
 		o.Mount(mux)

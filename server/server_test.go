@@ -27,6 +27,7 @@ import (
 	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
+	"github.com/hearth-rpg/hearth/chargen/sqlitecharacters"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -47,6 +48,7 @@ type fixture struct {
 	url     string
 	gmKey   string
 	plKey   string
+	pl2Key  string // a second player
 	model   *cassette.Player
 	chat    *assistant.Assistant
 	lib     *library.Library
@@ -150,7 +152,12 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	if o.log != nil {
 		log = o.log
 	}
-	f.gmKey, f.plKey = key("gm", access.GM), key("player", access.Player)
+	f.gmKey, f.plKey, f.pl2Key = key("gm", access.GM), key("player", access.Player), key("player2", access.Player)
+	chars, err := sqlitecharacters.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chars.Close() })
 	var lim *auth.Limiter
 	if o.ratePerMin > 0 {
 		lim = auth.NewLimiter(o.ratePerMin, o.burst)
@@ -167,7 +174,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		Authenticate:   func(h http.Handler) http.Handler { return server.Require(kr, lim, log, h) },
 		AuthenticateAt: at, Mount: o.mount,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
-		TrustedProxies: o.proxies, BeforeStage: o.beforeStage}
+		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars}
 	f.serve()
 	return f
 }

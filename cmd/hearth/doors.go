@@ -13,6 +13,7 @@ import (
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/campaign"
+	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -27,6 +28,7 @@ type doors struct {
 	lib      *library.Library
 	keys     *auth.Keyring
 	convs    assistant.Conversations
+	chars    chargen.Store
 	toolbox  *assistant.Toolbox
 	chat     *assistant.Assistant
 	games    *gameapi.Server
@@ -55,6 +57,9 @@ func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err
 		return nil, err
 	}
 	if d.convs, err = a.Conversations(ctx); err != nil {
+		return nil, err
+	}
+	if d.chars, err = a.Characters(ctx); err != nil {
 		return nil, err
 	}
 	if d.catalog, err = i18n.Load(); err != nil {

@@ -111,7 +111,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 		return err
 	}
 	srv, err := server.New(server.Options{
-		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib,
+		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib, Characters: d.chars,
 		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"),
 		Authenticate: authenticator(d.keys, log, cfg.Limits.RateLimitRPM, cfg.Limits.RateLimitBurst),
 		// MCP agents and tool results have their own budgets (one per

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/chargen"
+	"github.com/hearth-rpg/hearth/internal/api"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+// createCharacter is the body of POST /api/characters: the choices, and
+// the seed of the template backstory (0 when absent).
+type createCharacter struct {
+	chargen.Choices
+	StorySeed uint64 `json:"story_seed,omitempty"`
+}
+
+// characterView is a saved character with its game sheet.
+type characterView struct {
+	chargen.Saved
+	Sheet *world.Character `json:"sheet"`
+}
+
+// viewer is who asks the library: the GM sees every user's characters.
+func viewer(r *http.Request) chargen.Viewer {
+	u := user(r)
+	return chargen.Viewer{UserID: u.ID, All: u.Role >= access.GM}
+}
+
+func (s *Server) characters(w http.ResponseWriter, r *http.Request) (chargen.Store, bool) {
+	if s.o.Characters == nil {
+		s.fail(w, r, hearth.Errorf(hearth.Unavailable, "this server keeps no character library"))
+		return nil, false
+	}
+	return s.o.Characters, true
+}
+
+func (s *Server) view(w http.ResponseWriter, r *http.Request, status int, c chargen.Saved) {
+	sheet, err := c.Character.Sheet(c.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	api.JSON(w, status, characterView{Saved: c, Sheet: sheet})
+}
+
+func (s *Server) characterOptions(w http.ResponseWriter, r *http.Request) {
+	api.JSON(w, http.StatusOK, chargen.Options())
+}
+
+func (s *Server) createCharacter(w http.ResponseWriter, r *http.Request) {
+	st, ok := s.characters(w, r)
+	if !ok {
+		return
+	}
+	var in createCharacter
+	if !api.DecodeOrError(w, r, &in, s.o.MaxBodyBytes) {
+		return
+	}
+	ch, err := chargen.Build(in.Choices)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	teller := s.o.Storyteller
+	if teller == nil {
+		teller = chargen.Templates{}
+	}
+	story, err := teller.Story(r.Context(), ch, in.StorySeed)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ch.Story = &story
+	saved, err := st.Create(r.Context(), user(r).ID, ch)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.view(w, r, http.StatusCreated, saved)
+}
+
+func (s *Server) listCharacters(w http.ResponseWriter, r *http.Request) {
+	st, ok := s.characters(w, r)
+	if !ok {
+		return
+	}
+	list, err := st.List(r.Context(), viewer(r))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []chargen.Saved{}
+	}
+	api.JSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getCharacter(w http.ResponseWriter, r *http.Request) {
+	st, ok := s.characters(w, r)
+	if !ok {
+		return
+	}
+	c, err := st.Get(r.Context(), viewer(r), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.view(w, r, http.StatusOK, c)
+}
+
+func (s *Server) deleteCharacter(w http.ResponseWriter, r *http.Request) {
+	st, ok := s.characters(w, r)
+	if !ok {
+		return
+	}
+	if err := st.Delete(r.Context(), viewer(r), r.PathValue("id")); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,125 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/chargen"
+	"github.com/hearth-rpg/hearth/internal/api"
+	"github.com/hearth-rpg/hearth/world"
+)
+
+type characterView struct {
+	chargen.Saved
+	Sheet *world.Character `json:"sheet"`
+}
+
+func fighterBody(name string) map[string]any {
+	return map[string]any{"name": name, "race": "human", "class": "fighter", "background": "soldier",
+		"method": "point_buy", "fighting_style": "defense", "armor": "chain_mail", "weapon": "longsword", "story_seed": 5,
+		"scores": map[string]int{"strength": 15, "dexterity": 14, "constitution": 13, "intelligence": 10, "wisdom": 10, "charisma": 8},
+		"skills": []string{"perception", "survival"}}
+}
+
+func TestCharacterCreateAndLibrary(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+
+	resp := f.do("POST", "/api/characters", f.plKey, fighterBody("Kestrel"))
+	wantStatus(t, resp, http.StatusCreated, "")
+	mine := decode[characterView](t, resp)
+	ch := mine.Character
+	// Human fighter, point buy STR 15 CON 13 → 16 and 14: HP 10 + 2,
+	// chain mail 16 + Defense 1, longsword +3 +2 proficiency.
+	if mine.ID == "" || ch.MaxHP != 12 || ch.AC != 17 || ch.PointsSpent != 25 || ch.Attack == nil || ch.Attack.Bonus != 5 {
+		t.Fatalf("created %+v", mine)
+	}
+	if s := mine.Sheet; s == nil || s.ID != mine.ID || s.Kind != world.PC || s.HP != 12 || s.Skills["athletics"] != 2 || s.Backstory == "" || len(s.Flaws) != 1 {
+		t.Fatalf("sheet %+v", mine.Sheet)
+	}
+
+	got := decode[characterView](t, f.do("GET", "/api/characters/"+mine.ID, f.plKey, nil))
+	if got.Character.Name != "Kestrel" || got.Sheet == nil || got.Sheet.Backstory != mine.Sheet.Backstory {
+		t.Errorf("read back %+v", got)
+	}
+	list := decode[[]chargen.Saved](t, f.do("GET", "/api/characters", f.plKey, nil))
+	if len(list) != 1 || list[0].ID != mine.ID {
+		t.Errorf("my library: %+v", list)
+	}
+
+	// Another player sees none of it and cannot delete it.
+	theirs := f.do("POST", "/api/characters", f.pl2Key, fighterBody("Rook"))
+	wantStatus(t, theirs, http.StatusCreated, "")
+	theirsID := decode[characterView](t, theirs).ID
+	if l := decode[[]chargen.Saved](t, f.do("GET", "/api/characters", f.pl2Key, nil)); len(l) != 1 || l[0].ID != theirsID {
+		t.Errorf("the other player's library: %+v", l)
+	}
+	wantStatus(t, f.do("GET", "/api/characters/"+mine.ID, f.pl2Key, nil), http.StatusNotFound, hearth.NotFound)
+	wantStatus(t, f.do("DELETE", "/api/characters/"+mine.ID, f.pl2Key, nil), http.StatusNotFound, hearth.NotFound)
+
+	// The GM sees everyone's.
+	if l := decode[[]chargen.Saved](t, f.do("GET", "/api/characters", f.gmKey, nil)); len(l) != 2 {
+		t.Errorf("the GM's view: %d characters", len(l))
+	}
+	wantStatus(t, f.do("GET", "/api/characters/"+theirsID, f.gmKey, nil), http.StatusOK, "")
+
+	// Mine is still there, and I can delete it.
+	wantStatus(t, f.do("GET", "/api/characters/"+mine.ID, f.plKey, nil), http.StatusOK, "")
+	wantStatus(t, f.do("DELETE", "/api/characters/"+mine.ID, f.plKey, nil), http.StatusNoContent, "")
+	wantStatus(t, f.do("GET", "/api/characters/"+mine.ID, f.plKey, nil), http.StatusNotFound, hearth.NotFound)
+
+	// No key, no library.
+	wantStatus(t, f.do("GET", "/api/characters", "", nil), http.StatusUnauthorized, "")
+	wantStatus(t, f.do("POST", "/api/characters", "", fighterBody("Anon")), http.StatusUnauthorized, "")
+}
+
+func TestCharacterCreateRefuses(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	tests := []struct {
+		name string
+		mut  func(map[string]any)
+		want string
+	}{
+		{"point buy 29", func(b map[string]any) {
+			b["scores"] = map[string]int{"strength": 15, "dexterity": 15, "constitution": 15, "intelligence": 10, "wisdom": 8, "charisma": 8}
+		}, "point buy spends 29 points; the budget is 27"},
+		{"skill twice", func(b map[string]any) { b["skills"] = []string{"perception", "perception"} }, "perception was chosen twice"},
+		{"wizard in plate", func(b map[string]any) {
+			b["class"], b["skills"], b["armor"], b["fighting_style"] = "wizard", []string{"arcana", "history"}, "plate", ""
+		}, "a wizard is not proficient with heavy armor"},
+		{"unknown field", func(b map[string]any) { b["hit_points"] = 99 }, "hit_points"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := fighterBody("Bad")
+			tt.mut(b)
+			resp := f.do("POST", "/api/characters", f.plKey, b)
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400", resp.StatusCode)
+			}
+			e := decode[api.ErrorBody](t, resp)
+			if e.Error.Code != hearth.Invalid || !strings.Contains(e.Error.Message, tt.want) {
+				t.Errorf("error %+v, want the rule %q", e.Error, tt.want)
+			}
+		})
+	}
+	if l := decode[[]chargen.Saved](t, f.do("GET", "/api/characters", f.plKey, nil)); len(l) != 0 {
+		t.Errorf("refused builds were saved: %+v", l)
+	}
+}
+
+func TestCharacterOptions(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	resp := f.do("GET", "/api/characters/options", f.plKey, nil)
+	wantStatus(t, resp, http.StatusOK, "")
+	c := decode[chargen.Catalog](t, resp)
+	if len(c.Classes) != 12 || c.PointBuyBudget != 27 || c.PointBuyCosts[14] != 7 || len(c.Skills) != 18 || !strings.Contains(c.Attribution, "CC-BY-4.0") {
+		t.Errorf("options: %d classes, budget %d, costs %v, %d skills", len(c.Classes), c.PointBuyBudget, c.PointBuyCosts, len(c.Skills))
+	}
+	for _, cl := range c.Classes {
+		if cl.ID == "rogue" && (cl.SkillCount != 4 || len(cl.SkillChoices) != 11) {
+			t.Errorf("rogue: %d skills from %v", cl.SkillCount, cl.SkillChoices)
+		}
+	}
+}
