@@ -12,7 +12,9 @@
 // caller draws from the campaign's seeded RNG. The Index is an in-memory
 // structure that makes Recall fast over many events; it is filled by a
 // persistence layer (narrative/sqlitenarrative) and must not itself read or write
-// storage.
+// storage. What a persistence backend offers is the Store interface
+// (Memories, Standings, BeatStates, StatValues); every backend passes the
+// conformance suite in narrative/narrativetest.
 //
 // The package decides nothing on its own: it does not apply consequences,
 // roll dice or call models. Plot-beat decisions, roll modifiers and stat

@@ -8,7 +8,8 @@
 // Result it gets back with a Trace per passage explaining why it ranked
 // where it did or why it was cut, and the pure steps every backend shares
 // (BuildQuery, Fuse, Fit, Explain). The Index interface is implemented by
-// retrieve/sqliteindex.
+// retrieve/sqliteindex; every implementation passes the conformance suite
+// in retrieve/indextest.
 //
 // A backend must enforce the reader's role where it reads: a chunk the
 // role may not see is never read into a Result, not even into the

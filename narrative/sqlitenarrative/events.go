@@ -61,13 +61,13 @@ func (db *DB) Prepare(ctx context.Context, evs ...narrative.Event) ([]narrative.
 // MaxBatch.
 func normalize(evs []narrative.Event) ([]narrative.Event, error) {
 	if len(evs) > MaxBatch {
-		return nil, fmt.Errorf("remember %d events at once; the limit is %d: split the batch", len(evs), MaxBatch)
+		return nil, hearth.Errorf(hearth.Invalid, "remember %d events at once; the limit is %d: split the batch", len(evs), MaxBatch)
 	}
 	evs = append([]narrative.Event(nil), evs...)
 	for i := range evs {
 		evs[i].ID = 0
 		if err := evs[i].Normalize(); err != nil {
-			return nil, err
+			return nil, hearth.Errorf(hearth.Invalid, "%w", err)
 		}
 		if evs[i].Wall.IsZero() {
 			evs[i].Wall = time.Now().UTC()
@@ -136,7 +136,7 @@ func checkDimension(ctx context.Context, tx *sql.Tx, dims map[string]int, e *nar
 		d = int(n.Int64 / 4)
 	}
 	if d != 0 && d != len(e.Embedding) {
-		return fmt.Errorf("memory %q has a %d-dimension embedding but playthrough %s stores %d: use one embedding model per playthrough",
+		return hearth.Errorf(hearth.Invalid, "memory %q has a %d-dimension embedding but playthrough %s stores %d: use one embedding model per playthrough",
 			e.Summary, len(e.Embedding), e.Playthrough, d)
 	}
 	dims[e.Playthrough] = len(e.Embedding)
@@ -290,7 +290,7 @@ func (db *DB) recall(ctx context.Context, q narrative.Query, exact bool) ([]narr
 	}
 	db.mu.RUnlock()
 	if err != nil {
-		return nil, fmt.Errorf("recall in playthrough %s: %w", q.Playthrough, err)
+		return nil, hearth.Errorf(hearth.Invalid, "recall in playthrough %s: %w", q.Playthrough, err)
 	}
 	db.o.log.Debug("narrative: recall", "playthrough", q.Playthrough, "results", len(ms), "took", time.Since(start),
 		"vector", q.Vector != nil, "filter", q.Filter)

@@ -39,6 +39,8 @@ type DB struct {
 	idx     map[string]*loaded // by playthrough, once loaded
 }
 
+var _ narrative.Store = (*DB)(nil)
+
 // loaded is a playthrough's recall index and the last event it holds:
 // events are added in ID order as they are read back after commit, by
 // whoever committed them (a turn, Remember, another process).

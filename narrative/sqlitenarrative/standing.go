@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -71,7 +72,7 @@ func (db *DB) ChangeReputation(ctx context.Context, playthrough string, c narrat
 		}
 		next, ch, err := cur.Adjust(c.Delta, c.At, c.Reason, db.o.reputation.Scale, db.o.reputation.Decay)
 		if err != nil {
-			return err
+			return hearth.Errorf(hearth.Invalid, "%w", err)
 		}
 		ch.Turn, ch.Wall = c.Turn, wallOr(c.Wall)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO narrative_reputation (playthrough, faction, score, game_time, updated_at)
@@ -160,7 +161,7 @@ func (db *DB) ChangePerception(ctx context.Context, playthrough string, c narrat
 		}
 		next, ch, err := cur.Adjust(c.Delta, c.At, c.Reason, narrative.Scale{}, db.o.perception.Decay)
 		if err != nil {
-			return err
+			return hearth.Errorf(hearth.Invalid, "%w", err)
 		}
 		ch.Turn, ch.Wall = c.Turn, wallOr(c.Wall)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO narrative_perception (playthrough, npc, score, game_time, updated_at)
@@ -243,7 +244,7 @@ func history(ctx context.Context, q querier, kind, playthrough, subject string) 
 
 func checkSubject(what, s string) error {
 	if s == "" || len(s) > narrative.MaxNameBytes {
-		return fmt.Errorf("%s %q: give an ID of 1 to %d bytes", what, s, narrative.MaxNameBytes)
+		return hearth.Errorf(hearth.Invalid, "%s %q: give an ID of 1 to %d bytes", what, s, narrative.MaxNameBytes)
 	}
 	return nil
 }

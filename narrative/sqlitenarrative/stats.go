@@ -3,11 +3,11 @@ package sqlitenarrative
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/narrative"
 )
 
@@ -40,7 +40,7 @@ func stats(ctx context.Context, q querier, playthrough string) (map[string]int, 
 func (db *DB) InitStats(ctx context.Context, playthrough string, defs []narrative.StatDef) (map[string]int, error) {
 	init, err := narrative.InitStats(defs)
 	if err != nil {
-		return nil, err
+		return nil, hearth.Errorf(hearth.Invalid, "%w", err)
 	}
 	var out map[string]int
 	err = db.tx(ctx, "initialise stats", func(tx *sql.Tx) error {
@@ -64,7 +64,7 @@ func (db *DB) SetStats(ctx context.Context, playthrough string, defs []narrative
 	set := map[string]int{}
 	for k, v := range changes {
 		if _, err := narrative.SetStat(defs, set, k, v); err != nil {
-			return nil, fmt.Errorf("set stats of playthrough %s: %w", playthrough, err)
+			return nil, hearth.Errorf(hearth.Invalid, "set stats of playthrough %s: %w", playthrough, err)
 		}
 	}
 	err := db.tx(ctx, "set stats", func(tx *sql.Tx) error {

@@ -16,69 +16,9 @@ import (
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 
-func TestUpsertReplacesAndHashes(t *testing.T) {
-	ctx := context.Background()
-	ix := openTest(t, WithEmbedder(embedding.NewHashing(64)))
-	first := []chunk.Chunk{
-		{Ordinal: 0, Section: []string{"Lighthouse"}, Text: "The lantern burns whale oil."},
-		{Ordinal: 1, Text: "Gulls nest on the gallery."},
-		{Ordinal: 2, Text: "A trapdoor leads to the cistern."},
-	}
-	if err := ix.Upsert(ctx, "core", "places/light.md", "hash1", first); err != nil {
-		t.Fatal(err)
-	}
-	if err := ix.Upsert(ctx, "core", "places/town.md", "hashT", []chunk.Chunk{{Text: "The town square floods."}}); err != nil {
-		t.Fatal(err)
-	}
-	r := search(t, ix, retrieve.Query{Text: "trapdoor cistern"})
-	if len(r.Passages) == 0 || r.Passages[0].Chunk.ID != "core/places/light.md#2" {
-		t.Fatalf("before replacing: got %v, want core/places/light.md#2 first", idsOf(r.Passages))
-	}
-	got := r.Passages[0].Chunk
-	if got.Pack != "core" || got.File != "places/light.md" || got.FileHash != "hash1" || got.Corpus != chunk.Lore ||
-		got.Access != access.Player || got.Tokens == 0 {
-		t.Errorf("stored chunk lacks defaults: %+v", got)
-	}
-
-	second := []chunk.Chunk{{Ordinal: 0, Text: "The lantern now burns paraffin."}}
-	if err := ix.Upsert(ctx, "core", "places/light.md", "hash2", second); err != nil {
-		t.Fatal(err)
-	}
-	r = search(t, ix, retrieve.Query{Text: "trapdoor cistern gulls", Explain: true})
-	for _, p := range r.Considered {
-		for _, old := range first {
-			if p.Chunk.Text == old.Text {
-				t.Errorf("replaced chunk %q still found", old.Text)
-			}
-		}
-	}
-	if r := search(t, ix, retrieve.Query{Text: "paraffin"}); len(r.Passages) != 1 || r.Passages[0].Chunk.FileHash != "hash2" {
-		t.Errorf("new chunk: got %+v", r.Passages)
-	}
-	hashes, err := ix.Hashes(ctx, "core")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := map[string]string{"places/light.md": "hash2", "places/town.md": "hashT"}; !reflect.DeepEqual(hashes, want) {
-		t.Errorf("Hashes = %v, want %v", hashes, want)
-	}
-	// A file with no chunks is still recorded, so it is not re-read.
-	if err := ix.Upsert(ctx, "core", "empty.md", "hashE", nil); err != nil {
-		t.Fatal(err)
-	}
-	st, err := ix.Stats(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := retrieve.Stats{Packs: 1, Files: 3, Chunks: 2, Vectors: 2, Embedder: "hashing-64", Dim: 64}
-	if st != want {
-		t.Errorf("Stats = %+v, want %+v", st, want)
-	}
-	if hashes, _ := ix.Hashes(ctx, "other"); len(hashes) != 0 {
-		t.Errorf("Hashes of an unknown pack = %v", hashes)
-	}
-}
-
+// TestDeleteKeepsIndexConsistent: deleting files and packs leaves no row
+// of theirs in the full-text index, the keys or the vectors. (What a
+// search finds after deleting is the conformance suite's.)
 func TestDeleteKeepsIndexConsistent(t *testing.T) {
 	ctx := context.Background()
 	ix := openTest(t, WithEmbedder(embedding.NewHashing(32)))
@@ -91,37 +31,15 @@ func TestDeleteKeepsIndexConsistent(t *testing.T) {
 	put("core", "a.md", "Basilisk venom petrifies.", "monster")
 	put("core", "b.md", "Cockatrice feathers itch.", "monster")
 	put("extra", "c.md", "Basilisk eggs sell for gold.", "treasure")
-
 	if err := ix.DeleteFile(ctx, "core", "a.md"); err != nil {
 		t.Fatal(err)
-	}
-	if err := ix.DeleteFile(ctx, "core", "missing.md"); err != nil {
-		t.Errorf("deleting a missing file: %v", err)
-	}
-	r := search(t, ix, retrieve.Query{Text: "basilisk venom", Explain: true})
-	for _, p := range r.Considered {
-		if p.Chunk.File == "a.md" {
-			t.Errorf("deleted chunk %s still found", p.Chunk.ID)
-		}
-	}
-	if len(r.Passages) == 0 || r.Passages[0].Chunk.File != "c.md" {
-		t.Errorf("after deleting a.md: got %v, want c.md's chunks", idsOf(r.Passages))
 	}
 	if err := ix.DeletePack(ctx, "extra"); err != nil {
 		t.Fatal(err)
 	}
-	r = search(t, ix, retrieve.Query{Text: "basilisk", Explain: true})
-	for _, p := range r.Considered {
-		if p.Chunk.Pack == "extra" || p.Chunk.File == "a.md" {
-			t.Errorf("after deleting the pack: %s still found", p.Chunk.ID)
-		}
-	}
 	checkConsistent(t, ix)
 	if got := countRows(t, ix, `SELECT COUNT(*) FROM lore_chunks`); got != 2 {
 		t.Errorf("%d chunks left, want 2", got)
-	}
-	if h, _ := ix.Hashes(ctx, "extra"); len(h) != 0 {
-		t.Errorf("hashes of a deleted pack: %v", h)
 	}
 }
 
@@ -141,44 +59,6 @@ func checkConsistent(t *testing.T, ix *Index) {
 		if n := countRows(t, ix, q); n != 0 {
 			t.Errorf("%s = %d, want 0", q, n)
 		}
-	}
-}
-
-func TestBudgetAndDuplicates(t *testing.T) {
-	ctx := context.Background()
-	ix := openTest(t)
-	chunks := []chunk.Chunk{
-		{Ordinal: 0, Text: "The wyvern roosts on the cliff.", Tokens: 40},
-		{Ordinal: 1, Text: "The wyvern's sting is poisonous. " + strings.Repeat("It hunts goats. ", 10), Tokens: 100},
-		{Ordinal: 2, Text: "A wyvern egg fetches a fortune.", Tokens: 30},
-	}
-	if err := ix.Upsert(ctx, "core", "wyvern.md", "h", chunks); err != nil {
-		t.Fatal(err)
-	}
-	// The same text again in another file: a duplicate.
-	if err := ix.Upsert(ctx, "extra", "copy.md", "h", []chunk.Chunk{{Text: "the wyvern roosts on  the cliff.", Tokens: 40}}); err != nil {
-		t.Fatal(err)
-	}
-	r := search(t, ix, retrieve.Query{Text: "wyvern", Budget: 80, Explain: true})
-	if r.Tokens > 80 {
-		t.Errorf("kept %d tokens over a budget of 80", r.Tokens)
-	}
-	cuts := map[retrieve.Reason]int{}
-	for _, p := range r.Considered {
-		cuts[p.Trace.Cut]++
-	}
-	if cuts[retrieve.Kept] != 2 || cuts[retrieve.CutDuplicate] != 1 || cuts[retrieve.CutBudget] != 1 {
-		t.Errorf("cuts %v, want 2 kept, 1 duplicate, 1 budget; considered %v", cuts, idsOf(r.Considered))
-	}
-	if len(r.Passages) != 2 || r.Tokens != 70 {
-		t.Errorf("kept %v (%d tokens), want the two short chunks (70)", idsOf(r.Passages), r.Tokens)
-	}
-	// No budget: everything but the duplicate; limit 1: the best only.
-	if r := search(t, ix, retrieve.Query{Text: "wyvern"}); len(r.Passages) != 3 || r.Considered != nil {
-		t.Errorf("no budget: kept %v, considered %v", idsOf(r.Passages), r.Considered)
-	}
-	if r := search(t, ix, retrieve.Query{Text: "wyvern", Limit: 1, Explain: true}); len(r.Passages) != 1 || len(r.Considered) != 4 {
-		t.Errorf("limit 1: kept %v of %v", idsOf(r.Passages), idsOf(r.Considered))
 	}
 }
 
@@ -223,32 +103,6 @@ func TestSearchDeterministic(t *testing.T) {
 	if found == 0 {
 		t.Fatal("the queries found nothing; the test proves nothing")
 	}
-}
-
-func TestHostileQueries(t *testing.T) {
-	ix := openTest(t, WithEmbedder(embedding.NewHashing(32)))
-	if err := ix.Upsert(context.Background(), "core", "a.md", "h", []chunk.Chunk{{Text: "The near gate and the star tower; NEAR the AND gate."}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, text := range []string{
-		`"`, `""`, `"unclosed`, `NEAR(`, `NEAR(gate tower, 2)`, `*`, `gate*`, `-`, `-gate`, `AND OR`, `AND`, `NOT gate`,
-		`gate OR`, `(`, `)`, `text:gate`, `{heading text}: gate`, `^gate`, `'`, `;DROP TABLE lore_chunks;--`,
-		"\x00", "gate\x00tower", "ｇａｔｅ", "日本語の塔", "🔥🐉", "Ünïcödé façade", "a\u0301", strings.Repeat("gate ", 3000),
-		strings.Repeat("x", 300), "\xff\xfe",
-	} {
-		for _, explain := range []bool{false, true} {
-			if _, err := ix.Search(context.Background(), retrieve.Query{Text: text, Explain: explain}); err != nil {
-				t.Errorf("Search(%.30q): %v", text, err)
-			}
-		}
-	}
-	if r := search(t, ix, retrieve.Query{Text: `NEAR(gate`}); len(r.Passages) != 1 {
-		t.Errorf("operator words are searched as words: got %v", idsOf(r.Passages))
-	}
-	if _, err := ix.Search(context.Background(), retrieve.Query{Text: strings.Repeat("x", retrieve.MaxQueryBytes+1)}); err == nil {
-		t.Error("an oversized query was accepted")
-	}
-	checkConsistent(t, ix)
 }
 
 func TestMatchQuery(t *testing.T) {
@@ -397,62 +251,26 @@ func TestEmbedderChangeReembeds(t *testing.T) {
 	}
 }
 
-func TestVectorFindsWhatFullTextMisses(t *testing.T) {
-	ctx := context.Background()
-	ix := openTest(t, WithEmbedder(embedding.NewHashing(256)))
-	err := ix.Upsert(ctx, "core", "npcs.md", "h", []chunk.Chunk{
-		{Ordinal: 0, Text: "The necromancer raises skeletons in the crypt."},
-		{Ordinal: 1, Text: "The baker sells bread at dawn."},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Misspelt: no full-text match, but the character trigrams are close.
-	r := search(t, ix, retrieve.Query{Text: "necromancr skeletns", Explain: true})
-	if len(r.Passages) == 0 || r.Passages[0].Chunk.ID != "core/npcs.md#0" {
-		t.Fatalf("got %v, want the necromancer first", idsOf(r.Passages))
-	}
-	sig := r.Passages[0].Trace.Signals
-	if len(sig) != 1 || sig[0].Kind != retrieve.Vector || sig[0].Rank != 1 || sig[0].Score <= 0 {
-		t.Errorf("signals %+v, want the vector ranking alone", sig)
-	}
-	// A word both find: fused from both rankings.
-	r = search(t, ix, retrieve.Query{Text: "necromancer crypt"})
-	if sig := r.Passages[0].Trace.Signals; len(sig) != 2 || sig[0].Kind != retrieve.FullText || sig[1].Kind != retrieve.Vector {
-		t.Errorf("signals %+v, want full text and vector", sig)
-	}
-}
-
-func TestUpsertRejectsBadInput(t *testing.T) {
+// TestUpsertRejectsHugeChunks: SQLite's own limit on a chunk's text, and
+// no trace of a failed Upsert in the index's tables. (The other bad
+// inputs are the conformance suite's.)
+func TestUpsertRejectsHugeChunks(t *testing.T) {
 	ctx := context.Background()
 	ix := openTest(t)
 	if err := ix.Upsert(ctx, "core", "a.md", "h", []chunk.Chunk{{ID: "shared", Text: "x"}}); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name       string
-		pack, file string
-		chunks     []chunk.Chunk
-		want       string
-	}{
-		{"no pack", "", "a.md", nil, "must not be empty"},
-		{"no file", "core", "", nil, "must not be empty"},
-		{"access too high", "core", "b.md", []chunk.Chunk{{Access: 9, Text: "x"}}, "access level 9"},
-		{"negative access", "core", "b.md", []chunk.Chunk{{Access: -1, Text: "x"}}, "access level -1"},
-		{"unknown corpus", "core", "b.md", []chunk.Chunk{{Corpus: "dreams", Text: "x"}}, `corpus "dreams"`},
-		{"id twice", "core", "b.md", []chunk.Chunk{{ID: "x"}, {ID: "x"}}, "appears twice"},
-		{"id of another file", "core", "b.md", []chunk.Chunk{{ID: "shared", Text: "y"}}, "already used by another file"},
-		{"huge text", "core", "b.md", []chunk.Chunk{{Text: strings.Repeat("x", MaxChunkBytes+1)}}, "split it"},
+	err := ix.Upsert(ctx, "core", "b.md", "h", []chunk.Chunk{{Text: "fine"}, {Ordinal: 1, Text: strings.Repeat("x", MaxChunkBytes+1)}})
+	if err == nil || !strings.Contains(err.Error(), "split it") {
+		t.Errorf("huge text: err = %v, want it to say to split it", err)
 	}
-	for _, tt := range tests {
-		err := ix.Upsert(ctx, tt.pack, tt.file, "h", tt.chunks)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: err = %v, want it to say %q", tt.name, err, tt.want)
+	for _, bad := range [][]chunk.Chunk{{{Access: 9, Text: "x"}}, {{ID: "shared", Text: "y"}}} {
+		if err := ix.Upsert(ctx, "core", "b.md", "h", bad); err == nil {
+			t.Errorf("%+v accepted", bad)
 		}
 	}
-	// A failed Upsert changes nothing.
-	if h, _ := ix.Hashes(ctx, "core"); len(h) != 1 {
-		t.Errorf("hashes after failed upserts: %v", h)
+	if n := countRows(t, ix, `SELECT COUNT(*) FROM lore_chunks`); n != 1 {
+		t.Errorf("%d chunks after failed upserts, want 1", n)
 	}
 	checkConsistent(t, ix)
 }
@@ -502,32 +320,6 @@ func TestSharesADatabaseFile(t *testing.T) {
 			ix.Close()
 		}
 		t.Errorf("opening a newer schema: err = %v", err)
-	}
-}
-
-func TestExplainThroughIndex(t *testing.T) {
-	ctx := context.Background()
-	ix := openTest(t)
-	err := ix.Upsert(ctx, "core", "bell.md", "h", []chunk.Chunk{
-		{Ordinal: 0, Section: []string{"Bell"}, Text: "The bell tolls at midnight.", Tokens: 50},
-		{Ordinal: 1, Section: []string{"Bell"}, Text: "The bell was cast in bronze.", Tokens: 50},
-		{Ordinal: 2, Section: []string{"Secret"}, Text: "The bell hides a map.", Access: access.GM, Tokens: 5},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := search(t, ix, retrieve.Query{Text: "bell", Budget: 60, Explain: true})
-	var out strings.Builder
-	if err := retrieve.Explain(&out, r); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"core/bell.md#", "bell.md", "Bell", "fulltext #1", "kept", "cut: budget", "1 more matched but were cut: role"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("explanation lacks %q:\n%s", want, out.String())
-		}
-	}
-	if strings.Contains(out.String(), "map") || strings.Contains(out.String(), "Secret") {
-		t.Errorf("explanation shows the withheld chunk:\n%s", out.String())
 	}
 }
 
