@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -182,19 +181,19 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 	out := g.stdout
 	width := wrapWidth(out)
 	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
-	sc := bufio.NewScanner(g.stdin)
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	lines := newLineReader(g.stdin, out)
 	echo := !isTerminal(g.stdin)
 	for {
-		fmt.Fprint(out, "\n> ")
-		if !sc.Scan() {
+		fmt.Fprint(out, "\n")
+		raw, err := lines.ReadLine("> ")
+		if err != nil {
 			fmt.Fprintln(out)
-			if err := sc.Err(); err != nil {
+			if !errors.Is(err, io.EOF) {
 				return g.fail("cli.play.read_failed", nil, err)
 			}
 			return nil
 		}
-		line := strings.TrimSpace(sc.Text())
+		line := strings.TrimSpace(raw)
 		if echo {
 			fmt.Fprintln(out, line)
 		} else if line != "" {
