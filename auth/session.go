@@ -72,8 +72,9 @@ type Session struct {
 	CSRF    string
 	Created time.Time
 	// Expires is when the session ends unless used before: the sooner of
-	// its idle and its absolute limit.
+	// its idle and its absolute limit. Ends is the absolute one.
 	Expires time.Time
+	Ends    time.Time
 }
 
 // SessionOptions configure Keyring.Sessions.
@@ -289,11 +290,11 @@ func (ss *Sessions) drop(ctx context.Context, hash, why string) {
 }
 
 func (ss *Sessions) session(st StoredSession, u User) Session {
-	exp := st.Seen.Add(ss.idle)
-	if end := st.Created.Add(ss.max); end.Before(exp) {
+	exp, end := st.Seen.Add(ss.idle), st.Created.Add(ss.max)
+	if end.Before(exp) {
 		exp = end
 	}
-	return Session{Hash: st.Hash, User: u, KeyID: st.KeyID, CSRF: st.CSRF, Created: st.Created, Expires: exp}
+	return Session{Hash: st.Hash, User: u, KeyID: st.KeyID, CSRF: st.CSRF, Created: st.Created, Expires: exp, Ends: end}
 }
 
 // active returns the user of key id while the key is active: an error

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -53,6 +54,13 @@ type Options struct {
 	// clients and tool results make many small requests that must not
 	// spend the chat budget. Each must authenticate as Authenticate does.
 	AuthenticateAt map[string]func(http.Handler) http.Handler
+
+	// Sessions, when set, serves browser sign-in (POST, GET and DELETE
+	// /api/session) and WebSocket tickets (POST /api/ws-ticket), and every
+	// state-changing request made with the session cookie must carry its
+	// CSRF token. Authenticate must then accept the cookie and tickets too
+	// (Auth with the same Sessions).
+	Sessions *auth.Sessions
 
 	// Mount adds routes of other doors (the game API, MCP) to the
 	// authenticated mux.
@@ -154,6 +162,9 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("GET /api/images/{id}", s.getImage)
 	mux.HandleFunc("GET /api/images/{id}/data", s.imageData)
 	mux.HandleFunc("POST /api/images/{id}/deliver", s.deliverImage)
+	mux.HandleFunc("GET /api/session", s.getSession)
+	mux.HandleFunc("DELETE /api/session", s.signOut)
+	mux.HandleFunc("POST /api/ws-ticket", s.wsTicket)
 	mux.HandleFunc("/api/", s.notFound)
 	if o.Mount != nil {
 		o.Mount(mux)
@@ -162,9 +173,12 @@ func New(o Options) (*Server, error) {
 	root := http.NewServeMux()
 	root.HandleFunc("GET /health", s.health)
 	root.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
-	root.Handle("/", authenticate(o, mux))
+	// Signing in is what a browser does before it has anything to
+	// authenticate with.
+	root.HandleFunc("POST /api/session", s.signIn)
+	root.Handle("/", authenticate(o, s.csrf(mux)))
 	s.root, s.mux = root, mux
-	s.handler = s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root))))
+	s.handler = s.scheme(s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))))
 	return s, nil
 }
 
