@@ -448,7 +448,7 @@ func TestValidate(t *testing.T) {
 		{"server.shutdown_timeout", func(c *Config) { c.Server.ShutdownTimeout = -time.Second }},
 		{"server.session_idle", func(c *Config) { c.Server.SessionIdle = 0 }},
 		{"server.session_max", func(c *Config) { c.Server.SessionMax = -time.Hour }},
-		{"server.session_idle", func(c *Config) { c.Server.SessionIdle, c.Server.SessionMax = 48 * time.Hour, 24 * time.Hour }},
+		{"server.session_idle", func(c *Config) { c.Server.SessionIdle, c.Server.SessionMax = 48*time.Hour, 24*time.Hour }},
 		{"models.pipeline", func(c *Config) { c.Models.Pipeline = "magic" }},
 		{"models.context_budget", func(c *Config) { c.Models.ContextBudget = -5 }},
 		{"models.timeout", func(c *Config) { c.Models.Timeout = 0 }},
