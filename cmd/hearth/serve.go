@@ -44,11 +44,15 @@ func newServe(g *globals) *cobra.Command {
   GET  /api/images[/ID[/data]], POST /api/images/ID/deliver
   GET|POST /api/sessions ...             games: checkpoints, forks, transcripts
   WS   /ws/game/SESSION                  play a game live, several clients at once
+  POST|GET|DELETE /api/session           sign a browser in with a key (session cookie), out
+  POST /api/ws-ticket                    a single-use ticket for /ws/game/SESSION?ticket=T
   /mcp (streamable HTTP), /mcp/sse       the Model Context Protocol
 
 Every /api, /ws and /mcp request needs "Authorization: Bearer KEY"; create a
-user and key with 'hearth user add NAME --role gm'. The key's user decides
-what can be read; nothing in a request body raises it.
+user and key with 'hearth user add NAME --role gm'. A browser signs in once
+with POST /api/session and then sends the session cookie instead; its
+state-changing requests carry the X-CSRF-Token it was given. The key's user
+decides what can be read; nothing in a request body raises it.
 
 Configuration: built-in defaults, then the configuration file (--config FILE,
 else ~/.config/hearth/config.toml; TOML or YAML), then environment variables
