@@ -18,6 +18,13 @@
 // Unknown key ids are hashed against a dummy, so refusing one costs what
 // refusing a known one does.
 //
+// A browser signs in once with its key (Sessions.SignIn) and is then
+// known by a session: a random 256-bit token in a cookie, kept in the
+// store only as its SHA-256, with a CSRF token, an idle and an absolute
+// limit. Every use of a session or of a single-use WebSocket ticket reads
+// its key's row again, so revoking the key or removing its user ends them
+// at the next request.
+//
 // Users and keys are kept in a Store, a small interface: package
 // auth/sqlitekeys is the SQLite one, auth/authtest the suite every store
 // passes. auth itself holds no SQL and no HTTP.

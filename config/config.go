@@ -42,6 +42,11 @@ type Server struct {
 	// as coming from the right-most address in that header not itself a
 	// trusted proxy. Empty: the peer is the client, the header is ignored.
 	TrustedProxies []string `toml:"trusted_proxies"`
+	// SessionIdle ends a browser session (POST /api/session) unused this
+	// long; SessionMax ends any session this long after sign-in, however
+	// busy. The session cookie is HttpOnly and SameSite=Strict.
+	SessionIdle time.Duration `toml:"session_idle"`
+	SessionMax  time.Duration `toml:"session_max"`
 }
 
 // Storage is where data lives.
@@ -160,6 +165,8 @@ func Default() *Config {
 			MaxBodyBytes:      1 << 20,
 			ReadHeaderTimeout: 10 * time.Second,
 			ShutdownTimeout:   30 * time.Second,
+			SessionIdle:       12 * time.Hour,
+			SessionMax:        7 * 24 * time.Hour,
 		},
 		Models: Models{Timeout: 120 * time.Second},
 		Assistant: Assistant{
@@ -338,6 +345,11 @@ func (c *Config) problems() []*KeyError {
 	positive("server.max_body_bytes", s.MaxBodyBytes)
 	positiveDur("server.read_header_timeout", s.ReadHeaderTimeout)
 	positiveDur("server.shutdown_timeout", s.ShutdownTimeout)
+	positiveDur("server.session_idle", s.SessionIdle)
+	positiveDur("server.session_max", s.SessionMax)
+	if s.SessionIdle > s.SessionMax && s.SessionMax > 0 {
+		bad("server.session_idle", "must not exceed server.session_max (%v), got %v", s.SessionMax, s.SessionIdle)
+	}
 
 	m := c.Models
 	oneOf("models.pipeline", m.Pipeline, "", "agentic", "multipass", "skills")

@@ -157,7 +157,8 @@ func TestOrigins(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"port = 9000  # " + file + ":3", `data_dir = "/srv/hearth"  # HEARTH_DATA`,
-		`api_key = "****"  # ` + file + ":7", "[models.narrator]", `level = "debug"  # HEARTH__LOG__LEVEL`} {
+		`api_key = "****"  # ` + file + ":7", "[models.narrator]", `level = "debug"  # HEARTH__LOG__LEVEL`,
+		`session_idle = "12h0m0s"  # default`, `session_max = "168h0m0s"  # default`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("show lacks %q:\n%s", want, out.String())
 		}
@@ -209,6 +210,7 @@ func TestEnvParsing(t *testing.T) {
 		{"HEARTH__LIMITS__MAX_DOCUMENT_SIZE_BYTES=5000000000", func(c *Config) any { return c.Limits.MaxDocumentSizeBytes }, int64(5_000_000_000)},
 		{"HEARTH__ASSISTANT__CONVERSATION_TTL=48h", func(c *Config) any { return c.Assistant.ConversationTTL }, 48 * time.Hour},
 		{"HEARTH__SERVER__READ_HEADER_TIMEOUT=1m30s", func(c *Config) any { return c.Server.ReadHeaderTimeout }, 90 * time.Second},
+		{"HEARTH__SERVER__SESSION_IDLE=30m", func(c *Config) any { return c.Server.SessionIdle }, 30 * time.Minute},
 		{"HEARTH__SERVER__CORS_ORIGINS=http://localhost:30000, https://vtt.example.org,,",
 			func(c *Config) any { return c.Server.CORSOrigins }, []string{"http://localhost:30000", "https://vtt.example.org"}},
 		{"HEARTH__SERVER__CORS_ORIGINS=", func(c *Config) any { return c.Server.CORSOrigins }, []string{}},
@@ -444,6 +446,9 @@ func TestValidate(t *testing.T) {
 		{"server.max_body_bytes", func(c *Config) { c.Server.MaxBodyBytes = 0 }},
 		{"server.read_header_timeout", func(c *Config) { c.Server.ReadHeaderTimeout = 0 }},
 		{"server.shutdown_timeout", func(c *Config) { c.Server.ShutdownTimeout = -time.Second }},
+		{"server.session_idle", func(c *Config) { c.Server.SessionIdle = 0 }},
+		{"server.session_max", func(c *Config) { c.Server.SessionMax = -time.Hour }},
+		{"server.session_idle", func(c *Config) { c.Server.SessionIdle, c.Server.SessionMax = 48*time.Hour, 24*time.Hour }},
 		{"models.pipeline", func(c *Config) { c.Models.Pipeline = "magic" }},
 		{"models.context_budget", func(c *Config) { c.Models.ContextBudget = -5 }},
 		{"models.timeout", func(c *Config) { c.Models.Timeout = 0 }},
@@ -628,6 +633,17 @@ func TestLogHandler(t *testing.T) {
 		}
 		if strings.HasPrefix(out, "{") != tt.jsonExpected {
 			t.Errorf("%+v: format wrong: %s", tt.log, out)
+		}
+	}
+}
+
+// The template documents the session keys with their defaults, so a new
+// install finds them.
+func TestTemplateHasSessionKeys(t *testing.T) {
+	tmpl := Default().Template()
+	for _, want := range []string{"[server]", `# session_idle = "12h0m0s"`, `# session_max = "168h0m0s"`} {
+		if !strings.Contains(tmpl, want) {
+			t.Errorf("template lacks %q:\n%s", want, tmpl)
 		}
 	}
 }

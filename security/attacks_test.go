@@ -73,6 +73,10 @@ func (s *suite) routes() []route {
 		{pattern: "GET /ws/game/{session_id}", method: "GET", path: "/ws/game/" + g},
 		{pattern: "/mcp", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"document_search","arguments":{"query":"harbourmaster cultist"}}}`},
 		{pattern: "/mcp/sse", method: "GET", path: "/mcp/sse"},
+		{pattern: "POST /api/session", method: "POST", path: "/api/session", body: `{"key":"not-a-key"}`},
+		{pattern: "GET /api/session", method: "GET", path: "/api/session"},
+		{pattern: "DELETE /api/session", method: "DELETE", path: "/api/session"},
+		{pattern: "POST /api/ws-ticket", method: "POST", path: "/api/ws-ticket"},
 	}
 }
 
@@ -547,10 +551,16 @@ func (s *suite) gameSocket() {
 // until each is answered (a turn_update, error or session_state), and
 // returns every frame received. With no msgs it returns the first state.
 func (s *suite) socket(key, path string, msgs []string) ([]string, error) {
+	return s.socketWith(http.Header{"Authorization": {"Bearer " + key}}, path, msgs)
+}
+
+// socketWith is socket with the handshake's headers as given: a cookie
+// and Origin, or none for a ticket in the path.
+func (s *suite) socketWith(hdr http.Header, path string, msgs []string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	url := "ws" + strings.TrimPrefix(s.f.url, "http") + path
-	c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
+	c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr})
 	if err != nil {
 		var out []string
 		if resp != nil {

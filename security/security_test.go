@@ -394,6 +394,7 @@ func TestNoLeaks(t *testing.T) {
 	s.misc()
 	s.gameREST()
 	s.gameSocket()
+	s.browserSessions()
 	s.mcp()
 	s.throttle()
 

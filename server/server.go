@@ -13,6 +13,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/ingest"
@@ -60,6 +61,12 @@ type Options struct {
 	// nil means chargen.Templates (offline).
 	Characters  chargen.Store
 	Storyteller chargen.Storyteller
+	// Sessions, when set, serves browser sign-in (POST, GET and DELETE
+	// /api/session) and WebSocket tickets (POST /api/ws-ticket), and every
+	// state-changing request made with the session cookie must carry its
+	// CSRF token. Authenticate must then accept the cookie and tickets too
+	// (Auth with the same Sessions).
+	Sessions *auth.Sessions
 
 	// Mount adds routes of other doors (the game API, MCP) to the
 	// authenticated mux.
@@ -166,6 +173,9 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("GET /api/characters", s.listCharacters)
 	mux.HandleFunc("GET /api/characters/{id}", s.getCharacter)
 	mux.HandleFunc("DELETE /api/characters/{id}", s.deleteCharacter)
+	mux.HandleFunc("GET /api/session", s.getSession)
+	mux.HandleFunc("DELETE /api/session", s.signOut)
+	mux.HandleFunc("POST /api/ws-ticket", s.wsTicket)
 	mux.HandleFunc("/api/", s.notFound)
 	if o.Mount != nil {
 		o.Mount(mux)
@@ -174,9 +184,12 @@ func New(o Options) (*Server, error) {
 	root := http.NewServeMux()
 	root.HandleFunc("GET /health", s.health)
 	root.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
-	root.Handle("/", authenticate(o, mux))
+	// Signing in is what a browser does before it has anything to
+	// authenticate with.
+	root.HandleFunc("POST /api/session", s.signIn)
+	root.Handle("/", authenticate(o, s.csrf(mux)))
 	s.root, s.mux = root, mux
-	s.handler = s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root))))
+	s.handler = s.scheme(s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))))
 	return s, nil
 }
 

@@ -56,6 +56,7 @@ type fixture struct {
 	srv     *server.Server
 	assets  string // fvtt.assets_path
 	db      string // the SQLite file
+	kr      *auth.Keyring
 	opts    server.Options
 }
 
@@ -72,6 +73,9 @@ type fixtureOpts struct {
 	// at gives exact paths their own rate budgets; mount adds routes.
 	at    map[string]budget
 	mount func(*http.ServeMux)
+	// sessions turns on browser sign-in, on clock when set.
+	sessions bool
+	clock    *clock
 	// beforeStage is the server's test hook in uploads' ingests.
 	beforeStage func(ctx context.Context, job, stage string) error
 }
@@ -132,7 +136,11 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kr, err := sqlitekeys.OpenKeyring(ctx, db, auth.WithParams(auth.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 16}))
+	kopts := []auth.Option{auth.WithParams(auth.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 16})}
+	if o.clock != nil {
+		kopts = append(kopts, auth.WithClock(o.clock.Now))
+	}
+	kr, err := sqlitekeys.OpenKeyring(ctx, db, kopts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +155,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		}
 		return k
 	}
-	f := &fixture{t: t, model: model, chat: chat, lib: lib, imageGM: ims[0].ID, assets: filepath.Join(dir, "fvtt"), db: db}
+	f := &fixture{t: t, kr: kr, model: model, chat: chat, lib: lib, imageGM: ims[0].ID, assets: filepath.Join(dir, "fvtt"), db: db}
 	log := quiet
 	if o.log != nil {
 		log = o.log
@@ -165,13 +173,22 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	var reg ingest.Registry
 	reg.Register(ingest.Markdown, markdown.Markdown{})
 	reg.Register(ingest.Text, markdown.Text{})
+	a := server.Auth{Keys: kr, Log: log}
+	if o.sessions {
+		if a.Sessions, err = kr.Sessions(auth.SessionOptions{Idle: time.Hour, Max: 24 * time.Hour, Logger: log}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	at := map[string]func(http.Handler) http.Handler{}
 	for path, b := range o.at {
-		lim := auth.NewLimiter(b.perMin, b.burst)
-		at[path] = func(h http.Handler) http.Handler { return server.Require(kr, lim, log, h) }
+		a := a
+		a.Limit = auth.NewLimiter(b.perMin, b.burst)
+		at[path] = a.Require
 	}
+	all := a
+	all.Limit = lim
 	f.opts = server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: log,
-		Authenticate:   func(h http.Handler) http.Handler { return server.Require(kr, lim, log, h) },
+		Authenticate: all.Require, Sessions: a.Sessions,
 		AuthenticateAt: at, Mount: o.mount,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
 		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars}

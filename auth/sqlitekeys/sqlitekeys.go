@@ -1,6 +1,7 @@
-// Package sqlitekeys keeps auth's users and API keys in SQLite: the
-// auth.Store of the shared Hearth database (package database), or of a
-// file of its own for tests and tools.
+// Package sqlitekeys keeps auth's users, API keys and browser sessions in
+// SQLite: the auth.Store and auth.SessionStore of the shared Hearth
+// database (package database), or of a file of its own for tests and
+// tools. A session's row dies with its key's.
 //
 // Times are Unix nanoseconds; a NULL check_bits is a key issued before
 // they existed, a NULL revoked_at an active key, a NULL last_used_at one
@@ -288,4 +289,60 @@ func fromNanos(n sql.NullInt64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n.Int64)
+}
+
+var _ auth.SessionStore = (*Store)(nil)
+
+// AddSession implements auth.SessionStore: the insert finds its key in the
+// same statement, so a key deleted meanwhile gets no session.
+func (s *Store) AddSession(ctx context.Context, st auth.StoredSession) error {
+	res, err := s.w.ExecContext(ctx, `INSERT INTO auth_sessions (id_hash, key_id, csrf, created_at, seen_at)
+		SELECT ?, id, ?, ?, ? FROM auth_keys WHERE id = ?`,
+		st.Hash, st.CSRF, st.Created.UnixNano(), st.Seen.UnixNano(), st.KeyID)
+	if err != nil {
+		return s.explain("start a session", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return auth.ErrNoKey
+	}
+	return nil
+}
+
+// Session implements auth.SessionStore.
+func (s *Store) Session(ctx context.Context, hash string) (auth.StoredSession, error) {
+	st := auth.StoredSession{Hash: hash}
+	var created, seen int64
+	err := s.r.QueryRowContext(ctx, `SELECT key_id, csrf, created_at, seen_at FROM auth_sessions WHERE id_hash = ?`, hash).
+		Scan(&st.KeyID, &st.CSRF, &created, &seen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return auth.StoredSession{}, auth.ErrNoSession
+	}
+	if err != nil {
+		return auth.StoredSession{}, s.explain("look up a session", err)
+	}
+	st.Created, st.Seen = time.Unix(0, created), time.Unix(0, seen)
+	return st, nil
+}
+
+// TouchSession implements auth.SessionStore.
+func (s *Store) TouchSession(ctx context.Context, hash string, seen time.Time) error {
+	_, err := s.w.ExecContext(ctx, `UPDATE auth_sessions SET seen_at = MAX(seen_at, ?) WHERE id_hash = ?`, seen.UnixNano(), hash)
+	return s.explain("record when a session was used", err)
+}
+
+// DeleteSession implements auth.SessionStore.
+func (s *Store) DeleteSession(ctx context.Context, hash string) error {
+	_, err := s.w.ExecContext(ctx, `DELETE FROM auth_sessions WHERE id_hash = ?`, hash)
+	return s.explain("end a session", err)
+}
+
+// DeleteExpiredSessions implements auth.SessionStore.
+func (s *Store) DeleteExpiredSessions(ctx context.Context, seenBefore, createdBefore time.Time) (int64, error) {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM auth_sessions WHERE seen_at < ? OR created_at < ?`,
+		seenBefore.UnixNano(), createdBefore.UnixNano())
+	if err != nil {
+		return 0, s.explain("delete expired sessions", err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
 }

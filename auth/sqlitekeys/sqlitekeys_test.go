@@ -30,6 +30,17 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestSessionConformance(t *testing.T) {
+	authtest.RunSessions(t, func(t *testing.T) authtest.SessionBackend {
+		s, err := sqlitekeys.Open(context.Background(), filepath.Join(t.TempDir(), "hearth.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 func open(t testing.TB, path string, opts ...auth.Option) *auth.Keyring {
 	t.Helper()
 	if path == "" {
@@ -182,5 +193,43 @@ func TestOpenNotADatabase(t *testing.T) {
 	_, err := sqlitekeys.OpenKeyring(context.Background(), path, cheap)
 	if err == nil || !strings.Contains(err.Error(), "not a Hearth database") {
 		t.Errorf("Open on a text file: %v", err)
+	}
+}
+
+// TestSessionTokenIsNotStored reads the database files back: a session is
+// kept under its token's SHA-256, so a copy of the database signs no one
+// in; the CSRF token, no credential by itself, is kept as it is.
+func TestSessionTokenIsNotStored(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	kr := open(t, filepath.Join(dir, "hearth.db"))
+	key, _ := userWithKey(t, kr, "alice", access.GM)
+	ss, err := kr.Sessions(auth.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ss.SignIn(ctx, key, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	var all []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	if !bytes.Contains(all, []byte(s.Hash)) || !bytes.Contains(all, []byte(s.CSRF)) {
+		t.Fatal("the session's hash and CSRF token are not in the database files: the test reads the wrong files")
+	}
+	for _, x := range []string{s.Token, s.Token[:20], key} {
+		if bytes.Contains(all, []byte(x)) {
+			t.Errorf("%q is in the database files", x)
+		}
 	}
 }

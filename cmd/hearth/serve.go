@@ -45,11 +45,15 @@ script) and MCP clients:
   GET  /api/images[/ID[/data]], POST /api/images/ID/deliver
   GET|POST /api/sessions ...             games: checkpoints, forks, transcripts
   WS   /ws/game/SESSION                  play a game live, several clients at once
+  POST|GET|DELETE /api/session           sign a browser in with a key (session cookie), out
+  POST /api/ws-ticket                    a single-use ticket for /ws/game/SESSION?ticket=T
   /mcp (streamable HTTP), /mcp/sse       the Model Context Protocol
 
 Every /api, /ws and /mcp request needs "Authorization: Bearer KEY"; create a
-user and key with 'hearth user add NAME --role gm'. The key's user decides
-what can be read; nothing in a request body raises it.
+user and key with 'hearth user add NAME --role gm'. A browser signs in once
+with POST /api/session and then sends the session cookie instead; its
+state-changing requests carry the X-CSRF-Token it was given. The key's user
+decides what can be read; nothing in a request body raises it.
 
 Configuration: built-in defaults, then the configuration file (--config FILE,
 else ~/.config/hearth/config.toml; TOML or YAML), then environment variables
@@ -110,13 +114,19 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	sessions, err := d.keys.Sessions(auth.SessionOptions{Idle: cfg.Server.SessionIdle, Max: cfg.Server.SessionMax, Logger: log})
+	if err != nil {
+		return err
+	}
+	keys := server.Auth{Keys: d.keys, Sessions: sessions, Log: log}
 	srv, err := server.New(server.Options{
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib, Characters: d.chars,
 		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"),
-		Authenticate: authenticator(d.keys, log, cfg.Limits.RateLimitRPM, cfg.Limits.RateLimitBurst),
+		Authenticate: authenticator(keys, cfg.Limits.RateLimitRPM, cfg.Limits.RateLimitBurst),
+		Sessions:     sessions,
 		// MCP agents and tool results have their own budgets (one per
 		// route), so their many small requests leave the chat budget alone.
-		AuthenticateAt: budgets(d.keys, log, cfg),
+		AuthenticateAt: budgets(keys, cfg),
 		Mount: func(mux *http.ServeMux) {
 			d.games.Register(mux)
 			if cfg.MCP.Enabled {
@@ -151,6 +161,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	}
 
 	go d.cleanConversations(ctx, cfg.Assistant, log)
+	go cleanSessions(ctx, sessions, log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -189,22 +200,43 @@ func servePause(stage string) func(ctx context.Context, job, s string) error {
 	}
 }
 
-// authenticator requires an API key, within perMinute requests a minute
-// and burst at once per key.
-func authenticator(keys server.Authenticator, log *slog.Logger, perMinute, burst int) func(http.Handler) http.Handler {
-	lim := auth.NewLimiter(float64(perMinute), burst)
-	return func(h http.Handler) http.Handler { return server.Require(keys, lim, log, h) }
+// authenticator requires an API key (or a session cookie or ticket, as a
+// sets), within perMinute requests a minute and burst at once per key.
+func authenticator(a server.Auth, perMinute, burst int) func(http.Handler) http.Handler {
+	a.Limit = auth.NewLimiter(float64(perMinute), burst)
+	return a.Require
 }
 
 // budgets are the routes with rate budgets of their own: the MCP endpoints
 // (one budget for both) and tool results, each allowing a tenth of its
 // minute at once.
-func budgets(keys server.Authenticator, log *slog.Logger, cfg *config.Config) map[string]func(http.Handler) http.Handler {
-	results := authenticator(keys, log, cfg.Limits.ToolResultRPM, max(cfg.Limits.ToolResultRPM/10, 1))
+func budgets(a server.Auth, cfg *config.Config) map[string]func(http.Handler) http.Handler {
+	results := authenticator(a, cfg.Limits.ToolResultRPM, max(cfg.Limits.ToolResultRPM/10, 1))
 	at := map[string]func(http.Handler) http.Handler{"/api/tool_result": results}
 	if cfg.MCP.Enabled {
-		agents := authenticator(keys, log, cfg.Limits.MCPRPM, max(cfg.Limits.MCPRPM/10, 1))
+		agents := authenticator(a, cfg.Limits.MCPRPM, max(cfg.Limits.MCPRPM/10, 1))
 		at[cfg.MCP.Path], at[cfg.MCP.SSEPath] = agents, agents
 	}
 	return at
+}
+
+// cleanSessions deletes expired browser sessions now and every hour until
+// ctx ends; sessions are refused once expired whether deleted or not.
+func cleanSessions(ctx context.Context, ss *auth.Sessions, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := ss.Cleanup(ctx)
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
+			log.Warn("session cleanup failed", "err", err)
+		case n > 0:
+			log.Info("expired sessions deleted", "deleted", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

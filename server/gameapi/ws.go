@@ -14,6 +14,7 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/i18n"
+	"github.com/hearth-rpg/hearth/internal/api"
 )
 
 const (
@@ -65,6 +66,17 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	patterns := s.o.OriginPatterns
+	if _, cookie := auth.SessionFrom(r.Context()); cookie {
+		// A cookie is sent by the browser on its own, so an upgrade made
+		// with one must name its page, and that page must be this
+		// server's: SameSite=Strict and this check are its CSRF defence.
+		if r.Header.Get("Origin") == "" {
+			api.Error(w, r, api.Forbidden, "auth.cookie_origin", nil)
+			return
+		}
+		patterns = nil
+	}
 	id := r.PathValue("session_id")
 	l, err := s.acquire(r.Context(), id)
 	if err != nil {
@@ -72,7 +84,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release(l)
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.o.OriginPatterns})
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: patterns})
 	if err != nil {
 		s.log.Debug("websocket handshake failed", "session", id, "err", err)
 		return // Accept has answered
