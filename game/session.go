@@ -677,7 +677,7 @@ func (s *Session) ensureTip(ctx context.Context, resp *Response) error {
 		return err
 	}
 	old := s.branch.Name
-	if _, err := s.forkLocked(ctx, name); err != nil {
+	if _, err := s.forkLocked(ctx, name, ""); err != nil {
 		return err
 	}
 	resp.Notice = fmt.Sprintf("Playing on from turn %d starts branch %q; turns %d–%d stay on %q.", s.head, name, s.head+1, tip, old)

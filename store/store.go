@@ -36,7 +36,21 @@ type Branch struct {
 	Name      string // unique within the session
 	ParentID  string // "" for main
 	ForkTurn  int    // the last turn shared with the parent (0 for main)
+	// Description says what the branch is for ("the party spares the
+	// dragon"); it may change after the branch is made.
+	Description string
+	// Canonical marks the branch the table considers the real story; at
+	// most one branch of a session is canonical.
+	Canonical bool
 	CreatedAt time.Time
+}
+
+// BranchUpdate changes the notes of a branch; nil fields stay as they are.
+type BranchUpdate struct {
+	Description *string
+	// Canonical true marks the branch canonical and unmarks every other
+	// branch of the session; false only unmarks it.
+	Canonical *bool
 }
 
 // Turn is one committed turn. Numbers start at 1 and continue across a
@@ -125,6 +139,9 @@ type Store interface {
 	// Branches lists a session's branches in creation order.
 	Branches(ctx context.Context, sessionID string) ([]Branch, error)
 	BranchByName(ctx context.Context, sessionID, name string) (*Branch, error)
+	// UpdateBranch changes a branch's description and canonical mark, in
+	// one transaction. An unknown branch is ErrNotFound.
+	UpdateBranch(ctx context.Context, branchID string, u BranchUpdate) error
 	// Tip is the number of the last turn on the branch's line.
 	Tip(ctx context.Context, branchID string) (int, error)
 

@@ -159,17 +159,20 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 }
 
 func (db *DB) remember(b store.Branch) {
+	// The cache serves the line of history, which never changes; the notes
+	// can, so they are always read from the table.
+	b.Description, b.Canonical = "", false
 	db.mu.Lock()
 	db.branches[b.ID] = b
 	db.mu.Unlock()
 }
 
-const branchCols = `id, session_id, name, COALESCE(parent_id, ''), fork_turn, created_at`
+const branchCols = `id, session_id, name, COALESCE(parent_id, ''), fork_turn, description, canonical, created_at`
 
 func scanBranch(sc interface{ Scan(...any) error }) (store.Branch, error) {
 	var b store.Branch
 	var created int64
-	err := sc.Scan(&b.ID, &b.SessionID, &b.Name, &b.ParentID, &b.ForkTurn, &created)
+	err := sc.Scan(&b.ID, &b.SessionID, &b.Name, &b.ParentID, &b.ForkTurn, &b.Description, &b.Canonical, &created)
 	b.CreatedAt = fromNanos(created)
 	return b, err
 }
@@ -237,8 +240,11 @@ func (db *DB) CreateBranch(ctx context.Context, b *store.Branch) error {
 		b.ID = newID()
 	}
 	t := now()
-	if _, err := db.w.ExecContext(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, b.ID, b.SessionID, b.Name, b.ParentID, b.ForkTurn, b.ForkTurn, t); err != nil {
+	if b.Canonical {
+		return fmt.Errorf("create branch %q: mark it canonical with UpdateBranch once it exists", b.Name)
+	}
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, description, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, b.ID, b.SessionID, b.Name, b.ParentID, b.ForkTurn, b.ForkTurn, b.Description, t); err != nil {
 		if isConstraint(err) {
 			return fmt.Errorf("branch %q already exists: %w", b.Name, store.ErrConflict)
 		}
@@ -285,6 +291,41 @@ func (db *DB) BranchByName(ctx context.Context, sessionID, name string) (*store.
 		return nil, db.explain("read branch", err)
 	}
 	return &b, nil
+}
+
+// UpdateBranch implements store.Store.
+func (db *DB) UpdateBranch(ctx context.Context, branchID string, u store.BranchUpdate) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return db.explain("update branch", err)
+	}
+	defer tx.Rollback()
+	var session string
+	err = tx.QueryRowContext(ctx, `SELECT session_id FROM branches WHERE id = ?`, branchID).Scan(&session)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("branch %q: %w", branchID, store.ErrNotFound)
+	}
+	if err != nil {
+		return db.explain("update branch", err)
+	}
+	if u.Description != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE branches SET description = ? WHERE id = ?`, *u.Description, branchID); err != nil {
+			return db.explain("update branch", err)
+		}
+	}
+	if u.Canonical != nil {
+		if *u.Canonical {
+			if _, err := tx.ExecContext(ctx, `UPDATE branches SET canonical = (id = ?) WHERE session_id = ?`, branchID, session); err != nil {
+				return db.explain("update branch", err)
+			}
+		} else if _, err := tx.ExecContext(ctx, `UPDATE branches SET canonical = 0 WHERE id = ?`, branchID); err != nil {
+			return db.explain("update branch", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return db.explain("update branch", err)
+	}
+	return nil
 }
 
 // Tip implements store.Store.
