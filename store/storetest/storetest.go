@@ -260,7 +260,7 @@ func testBranchNotes(t *testing.T, s store.Store) {
 		want   []string
 	}{
 		{a.Branch, store.BranchUpdate{Canonical: &yes}, []string{"main"}},
-		{alt.ID, store.BranchUpdate{Canonical: &yes}, []string{"alt"}}, // unmarks main
+		{alt.ID, store.BranchUpdate{Canonical: &yes}, []string{"alt"}},  // unmarks main
 		{a.Branch, store.BranchUpdate{Canonical: &no}, []string{"alt"}}, // main was not marked
 		{alt.ID, store.BranchUpdate{Canonical: &no}, nil},
 		{alt.ID, store.BranchUpdate{Canonical: &yes}, []string{"alt"}},
