@@ -111,7 +111,7 @@ type Meta struct {
 	// is the one who acts first.
 	Party []PartyEntry `yaml:"party"`
 	Intro string       `yaml:"intro"`
-	Start   Start          `yaml:"start"`
+	Start Start        `yaml:"start"`
 	// Packs are the content packs the campaign plays with ("srd51",
 	// "srd51 >=5.1"); their entities are used by id (srd51:goblin).
 	Packs       []pack.Requirement `yaml:"packs"`
