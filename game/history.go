@@ -184,12 +184,17 @@ func (s *Session) branchesLocked(ctx context.Context) ([]BranchInfo, error) {
 
 // TurnRecord is a committed turn as a transcript shows it.
 type TurnRecord struct {
-	Number    int             `json:"number"`
-	Input     string          `json:"input"`
-	Narrative string          `json:"narrative"`
-	Intents   json.RawMessage `json:"intents,omitempty"`
-	Effects   json.RawMessage `json:"effects,omitempty"`
-	Rolls     json.RawMessage `json:"rolls,omitempty"`
+	Number int `json:"number"`
+	// Agent is who acted (a party member's character id, or "dm"), and
+	// Controller who decided it (an agent's "provider/model", a user's
+	// name, "autopilot").
+	Agent      string          `json:"agent,omitempty"`
+	Controller string          `json:"controller,omitempty"`
+	Input      string          `json:"input"`
+	Narrative  string          `json:"narrative"`
+	Intents    json.RawMessage `json:"intents,omitempty"`
+	Effects    json.RawMessage `json:"effects,omitempty"`
+	Rolls      json.RawMessage `json:"rolls,omitempty"`
 	// Passes is what each pass of the pipeline saw and produced.
 	Passes json.RawMessage `json:"passes,omitempty"`
 	At     time.Time       `json:"at"`
@@ -215,7 +220,7 @@ func (s *Session) turns(ctx context.Context, from, to int) ([]TurnRecord, error)
 	}
 	out := make([]TurnRecord, len(ts))
 	for i, t := range ts {
-		out[i] = TurnRecord{Number: t.Number, Input: t.Input, Narrative: t.Narrative,
+		out[i] = TurnRecord{Number: t.Number, Agent: t.Actor, Controller: t.Controller, Input: t.Input, Narrative: t.Narrative,
 			Intents: t.Intents, Effects: t.Effects, Rolls: t.Rolls, Passes: t.Passes, At: t.CreatedAt}
 	}
 	return out, nil
@@ -252,6 +257,9 @@ func (s *Session) Export(ctx context.Context, w io.Writer, format string) error 
 		}
 		for _, t := range turns {
 			fmt.Fprintf(&b, "## Turn %d\n\n> %s\n\n%s\n\n", t.Number, t.Input, strings.TrimSpace(t.Narrative))
+			if t.Agent != "" {
+				fmt.Fprintf(&b, "<sub>played by %s (%s)</sub>\n\n", t.Agent, cmpOr(t.Controller, "unrecorded"))
+			}
 			if kinds := effectKinds(t.Effects); kinds != "" {
 				fmt.Fprintf(&b, "<sub>effects: %s</sub>\n\n", kinds)
 			}

@@ -59,15 +59,19 @@ type Turn struct {
 	SessionID string
 	BranchID  string
 	Number    int
-	Actor     string
-	Input     string
-	Intents   json.RawMessage
-	Effects   json.RawMessage
-	Rolls     json.RawMessage
-	Passes    json.RawMessage // what each pipeline pass produced; may be nil
-	Narrative string
-	RNGState  []byte // dice state after the turn
-	Timings   json.RawMessage
+	// Actor is the agent that played the turn: a character's id, or "dm".
+	Actor string
+	// Controller is who decided it: an agent's "provider/model"
+	// ("offline" without a model), a human user's name, or "autopilot".
+	Controller string
+	Input      string
+	Intents    json.RawMessage
+	Effects    json.RawMessage
+	Rolls      json.RawMessage
+	Passes     json.RawMessage // what each pipeline pass produced; may be nil
+	Narrative  string
+	RNGState   []byte // dice state after the turn
+	Timings    json.RawMessage
 	// SceneLore is the lore cache of the scene this turn began, when it
 	// began one; it is committed with the turn.
 	SceneLore *SceneLore

@@ -363,9 +363,9 @@ func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapsho
 		return fmt.Errorf("append turn %d: the branch ends at turn %d, so the next is %d: %w", t.Number, tip, tip+1, store.ErrConflict)
 	}
 	ts := now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO turns (branch_id, number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.BranchID, t.Number, t.Actor, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
+	if _, err := tx.ExecContext(ctx, `INSERT INTO turns (branch_id, number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.BranchID, t.Number, t.Actor, t.Controller, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
 		t.Narrative, t.RNGState, []byte(t.Timings), ts); err != nil {
 		return db.explain("append turn", err)
 	}
@@ -415,7 +415,7 @@ func (db *DB) Turns(ctx context.Context, branchID string, from, to int) ([]store
 		if lo > hi {
 			continue
 		}
-		rows, err := db.r.QueryContext(ctx, `SELECT number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at
+		rows, err := db.r.QueryContext(ctx, `SELECT number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at
 			FROM turns WHERE branch_id = ? AND number BETWEEN ? AND ? ORDER BY number`, seg.BranchID, lo, hi)
 		if err != nil {
 			return nil, db.explain("read turns", err)
@@ -424,7 +424,7 @@ func (db *DB) Turns(ctx context.Context, branchID string, from, to int) ([]store
 			t := store.Turn{SessionID: chain[0].SessionID, BranchID: seg.BranchID}
 			var intents, effects, rolls, passes, timings []byte
 			var created int64
-			if err := rows.Scan(&t.Number, &t.Actor, &t.Input, &intents, &effects, &rolls, &passes, &t.Narrative, &t.RNGState, &timings, &created); err != nil {
+			if err := rows.Scan(&t.Number, &t.Actor, &t.Controller, &t.Input, &intents, &effects, &rolls, &passes, &t.Narrative, &t.RNGState, &timings, &created); err != nil {
 				rows.Close()
 				return nil, db.explain("read turns", err)
 			}

@@ -54,7 +54,7 @@ func newSession(t *testing.T, s store.Store, id string) *store.Session {
 }
 
 func turn(branch string, n int) *store.Turn {
-	return &store.Turn{BranchID: branch, Number: n, Actor: "pc", Input: fmt.Sprintf("input %d", n),
+	return &store.Turn{BranchID: branch, Number: n, Actor: "pc", Controller: fmt.Sprintf("user-%d", n), Input: fmt.Sprintf("input %d", n),
 		Intents: json.RawMessage(`[{"type":"look"}]`), Effects: json.RawMessage(fmt.Sprintf(`[{"type":"turn_began","turn":%d}]`, n)),
 		Rolls: json.RawMessage(`[]`), Narrative: fmt.Sprintf("narrative %d", n), RNGState: []byte{byte(n)}}
 }
@@ -146,7 +146,7 @@ func testAppendAndRead(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	got := ts[0]
-	if got.SessionID != "a" || got.Input != want.Input || string(got.Effects) != string(want.Effects) || string(got.Passes) != string(want.Passes) ||
+	if got.SessionID != "a" || got.Actor != "pc" || got.Controller != "user-1" || got.Input != want.Input || string(got.Effects) != string(want.Effects) || string(got.Passes) != string(want.Passes) ||
 		string(got.Timings) != string(want.Timings) || got.Narrative != want.Narrative || string(got.RNGState) != string(want.RNGState) || got.CreatedAt.IsZero() {
 		t.Errorf("turn read back:\n got %+v\nwant %+v", got, want)
 	}
