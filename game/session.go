@@ -588,6 +588,10 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		return failed(err)
 	}
 	resp.Turn, resp.Committed, resp.Narrative = t.Number, true, t.Narrative()
+	resp.Agent, resp.Controller = s.w.Player, s.controllerLabel()
+	if t.dm {
+		resp.Agent = DM
+	}
 	resp.Effects, resp.Rolls = t.effects, t.rolls
 	for _, r := range t.all {
 		resp.Outcomes = append(resp.Outcomes, r.Outcomes...)

@@ -1,6 +1,7 @@
 package gameapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -244,7 +245,7 @@ func (l *live) turn(input, by string) (*game.Response, error) {
 	}
 	l.beginEpisode()
 	n := l.gs.Turn() + 1
-	resp, err := l.gs.ActStream(ctx, input, func(text string) {
+	resp, err := l.gs.PlayTurn(ctx, game.Play{Input: input, Controller: by}, func(text string) {
 		if text != "" {
 			l.broadcast(TurnDelta{Type: TypeTurnDelta, Turn: n, Agent: agentDM, Text: text})
 		}
@@ -574,7 +575,7 @@ func (l *live) broadcastTurn(r *game.Response, input, by string) {
 	pc := l.snap.world.Player
 	l.broadcastViews(func(level access.Level) any {
 		st := l.stateLocked(level)
-		u := TurnUpdate{Type: TypeTurnUpdate, Turn: r.Turn, Agent: agentDM, Content: r.Narrative, State: st,
+		u := TurnUpdate{Type: TypeTurnUpdate, Turn: r.Turn, Agent: cmp.Or(r.Agent, agentDM), Controller: cmp.Or(r.Controller, by), Content: r.Narrative, State: st,
 			Input: input, By: by, Committed: r.Committed, Rolls: r.Rolls, Awaiting: r.Awaiting,
 			Rejected: r.Rejected, Notice: r.Notice}
 		u.Effects = st.World.VisibleEffects(r.Effects, level, pc)

@@ -190,9 +190,9 @@ func TestRESTRoundTrip(t *testing.T) {
 		user, format, ext string
 		want, not         []string
 	}{
-		{gm, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search", "seed 42"}, nil},
+		{gm, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search", "seed 42", "<sub>played by kestrel (pat)</sub>"}, nil},
 		{gm, "json", ".json", []string{`"seed": 42`, `"passes"`, `"input": "search"`}, nil},
-		{player, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search"}, []string{"seed"}},
+		{player, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search", "<sub>played by kestrel (pat)</sub>"}, []string{"seed"}},
 		{player, "json", ".json", []string{`"input": "search"`, `"branch": "main"`}, []string{"seed", `"passes"`, `"intents"`}},
 	} {
 		status, b, hdr := h.do("GET", "/api/sessions/"+id+"/transcript?format="+tt.format, tt.user, nil)
