@@ -68,7 +68,30 @@ func (*Agent) Decide(ctx context.Context, view *world.State, member world.PartyM
 			return "ask " + g.Name + " about " + strings.ReplaceAll(t, "_", " "), nil
 		}
 	}
+	// Strangers who might have work or news: talk to one not yet met, then
+	// ask after what they spoke of while the talk is fresh.
+	for _, c := range present {
+		if c.Kind == world.NPC && !c.Hostile && c.Alive() && c.MentionedTurn == 0 {
+			return "talk to " + c.Name, nil
+		}
+	}
+	for _, c := range present {
+		if c.Kind == world.NPC && !c.Hostile && c.Alive() && len(c.Topics) > 0 && view.Turn-c.MentionedTurn <= 2 {
+			topics := world.SortedKeys(c.Topics)
+			t := topics[(view.Turn+len(member.Character))%len(topics)]
+			return "ask " + c.Name + " about " + strings.ReplaceAll(t, "_", " "), nil
+		}
+	}
 	exits := usable(here)
+	// The party keeps together: its first member leads the way, the others
+	// follow it and work where it is.
+	lead := leader(view)
+	following := lead != nil && lead.ID != me.ID
+	if following && lead.Location != me.Location {
+		if step, ok := toward(view, here, map[string]bool{lead.Location: true}); ok {
+			return "go " + exitWord(view, step), nil
+		}
+	}
 	for _, q := range quests {
 		if q.Status != world.QuestActive {
 			continue
@@ -88,6 +111,13 @@ func (*Agent) Decide(ctx context.Context, view *world.State, member world.PartyM
 	if len(exits) == 0 {
 		return "search", nil
 	}
+	if following {
+		// A follower does not wander off: it keeps watch, or searches.
+		if view.Turn%2 == 0 {
+			return "search", nil
+		}
+		return "keep watch", nil
+	}
 	for _, e := range exits {
 		if l := view.Locations[e.To]; l != nil && !l.Visited {
 			return "go " + exitWord(view, e), nil
@@ -96,6 +126,16 @@ func (*Agent) Decide(ctx context.Context, view *world.State, member world.PartyM
 	// Everything near is seen: wander, each member its own way.
 	e := exits[(view.Turn+len(member.Character))%len(exits)]
 	return "go " + exitWord(view, e), nil
+}
+
+// leader is the party's first member still standing.
+func leader(view *world.State) *world.Character {
+	for _, m := range view.Party {
+		if c := view.Characters[m.Character]; c != nil && c.Alive() {
+			return c
+		}
+	}
+	return nil
 }
 
 // others are the characters at me's location, by name.

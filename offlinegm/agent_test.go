@@ -65,13 +65,32 @@ func TestOfflineAgentDecides(t *testing.T) {
 		}, "search"},
 		{"takes what lies here", func(w *world.State) {
 			w.Quests["cellar"].Status = world.QuestCompleted
+			w.Characters["tomas"].MentionedTurn = 1
 			w.Locations["hall"].Items = map[string]int{"rope": 1}
 		}, "take the rope"},
-		{"explores the unseen, not the hidden", func(w *world.State) { w.Quests["cellar"].Status = world.QuestCompleted }, "go east"},
+		{"talks to a stranger not yet met", func(w *world.State) { w.Quests["cellar"].Status = world.QuestCompleted }, "talk to Tomas"},
+		{"explores the unseen, not the hidden", func(w *world.State) {
+			w.Quests["cellar"].Status = world.QuestCompleted
+			w.Characters["tomas"].MentionedTurn = 1
+		}, "go east"},
 		{"wanders when all is seen", func(w *world.State) {
 			w.Quests["cellar"].Status = world.QuestCompleted
+			w.Characters["tomas"].MentionedTurn = 1
 			w.Locations["yard"].Visited = true
 		}, "go down"},
+		{"a follower catches up with the leader", func(w *world.State) {
+			w.Party = []world.PartyMember{{Character: "lead"}, {Character: "ada"}}
+			w.Characters["lead"] = &world.Character{ID: "lead", Kind: world.PC, Name: "Lead", Location: "cellar"}
+			w.Characters["tomas"].MentionedTurn = 1
+			w.Quests["cellar"].Status = world.QuestCompleted
+		}, "go down"},
+		{"a follower with the leader keeps watch instead of wandering", func(w *world.State) {
+			w.Turn = 5
+			w.Party = []world.PartyMember{{Character: "lead"}, {Character: "ada"}}
+			w.Characters["lead"] = &world.Character{ID: "lead", Kind: world.PC, Name: "Lead", Location: "hall"}
+			w.Characters["tomas"].MentionedTurn = 1
+			w.Quests["cellar"].Status = world.QuestCompleted
+		}, "keep watch"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := agentWorld()
