@@ -106,8 +106,12 @@ type Meta struct {
 	// (narrator: 2).
 	Prompts map[string]int `yaml:"prompts"`
 	Player  string         `yaml:"player"`
-	Intro   string         `yaml:"intro"`
-	Start   Start          `yaml:"start"`
+	// Party lists the player characters of a party game (1 to 6), each an
+	// id or a map with the id and how it is played; Player, when set too,
+	// is the one who acts first.
+	Party []PartyEntry `yaml:"party"`
+	Intro string       `yaml:"intro"`
+	Start Start        `yaml:"start"`
 	// Packs are the content packs the campaign plays with ("srd51",
 	// "srd51 >=5.1"); their entities are used by id (srd51:goblin).
 	Packs       []pack.Requirement `yaml:"packs"`

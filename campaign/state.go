@@ -95,6 +95,11 @@ func (c *Campaign) newState(sd seeding) (*world.State, error) {
 		}
 	}
 
+	if len(c.Meta.Party) > 0 {
+		if err := c.newParty(w, rename); err != nil {
+			return nil, err
+		}
+	}
 	pc := w.PC()
 	if pc == nil {
 		return nil, fmt.Errorf("campaign %s has no player character", c.Meta.Title)
@@ -104,36 +109,46 @@ func (c *Campaign) newState(sd seeding) (*world.State, error) {
 		start = c.Constraints.StartingLocation
 	}
 	start = rename(kindLocation, start)
-	if pc.Location == "" || c.Constraints.StartingLocation != "" {
-		pc.Location = start
+	// Every player character (the party's, or the one player) starts
+	// together with the starting items and the campaign's stats.
+	var pcs []*world.Character
+	for _, m := range w.Members() {
+		pcs = append(pcs, w.Characters[m.Character])
 	}
-	if w.Locations[pc.Location] == nil {
-		return nil, fmt.Errorf("campaign %s: the player character starts at unknown location %q", c.Meta.Title, pc.Location)
-	}
-	for _, it := range c.Constraints.StartingItems {
-		if pc.Inventory == nil {
-			pc.Inventory = map[string]int{}
+	for _, pc := range pcs {
+		if pc.Location == "" || c.Constraints.StartingLocation != "" || len(w.Party) > 0 {
+			pc.Location = start
 		}
-		pc.Inventory[rename(kindItem, it)]++
+		if w.Locations[pc.Location] == nil {
+			return nil, fmt.Errorf("campaign %s: the player character starts at unknown location %q", c.Meta.Title, pc.Location)
+		}
+		for _, it := range c.Constraints.StartingItems {
+			if pc.Inventory == nil {
+				pc.Inventory = map[string]int{}
+			}
+			pc.Inventory[rename(kindItem, it)]++
+		}
 	}
-	// Stat defaults: campaign-wide stats for the player, npc.<id>.<stat>
-	// for that NPC.
+	// Stat defaults: campaign-wide stats for the player characters,
+	// npc.<id>.<stat> for that NPC.
 	for id, d := range w.StatDefs {
-		target, stat := pc, id
+		targets, stat := pcs, id
 		if rest, ok := strings.CutPrefix(id, "npc."); ok {
 			npc, s, _ := strings.Cut(rest, ".")
-			target, stat = w.Characters[npc], s
-			if target == nil {
+			targets, stat = []*world.Character{w.Characters[npc]}, s
+			if targets[0] == nil {
 				continue
 			}
 		}
-		if target.Stats == nil {
-			target.Stats = map[string]int{}
-		}
-		if _, set := target.Stats[stat]; !set {
-			target.Stats[stat] = d.Default
-		} else {
-			target.Stats[stat] = d.Clamp(target.Stats[stat])
+		for _, target := range targets {
+			if target.Stats == nil {
+				target.Stats = map[string]int{}
+			}
+			if _, set := target.Stats[stat]; !set {
+				target.Stats[stat] = d.Default
+			} else {
+				target.Stats[stat] = d.Clamp(target.Stats[stat])
+			}
 		}
 	}
 	day := max(1, c.Meta.Start.Day)

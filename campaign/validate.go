@@ -158,6 +158,8 @@ func (c *Campaign) validate(errs *pack.Problems) {
 		return
 	}
 	switch {
+	case len(c.Meta.Party) > 0:
+		c.checkParty(errs)
 	case c.Meta.Player != "":
 		if ch := c.Characters[c.Meta.Player]; ch == nil {
 			f, l := c.metaAt("player")

@@ -44,16 +44,28 @@ var branchName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)
 
 // Fork starts a branch named name at the current turn and switches to it.
 func (s *Session) Fork(ctx context.Context, name string) (*store.Branch, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.forkLocked(ctx, name)
+	return s.ForkDescribed(ctx, name, "")
 }
 
-func (s *Session) forkLocked(ctx context.Context, name string) (*store.Branch, error) {
+// MaxBranchDescription is the longest branch description kept, in bytes.
+const MaxBranchDescription = 500
+
+// ForkDescribed is Fork with a description of what the branch is for.
+func (s *Session) ForkDescribed(ctx context.Context, name, description string) (*store.Branch, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.forkLocked(ctx, name, description)
+}
+
+func (s *Session) forkLocked(ctx context.Context, name, description string) (*store.Branch, error) {
 	if !branchName.MatchString(name) {
 		return nil, hearth.Errorf(hearth.Invalid, "branch name %q: use 1 to 40 letters, digits, dots, dashes or underscores", name)
 	}
-	b := &store.Branch{SessionID: s.meta.ID, Name: name, ParentID: s.branch.ID, ForkTurn: s.head}
+	description = strings.TrimSpace(description)
+	if len(description) > MaxBranchDescription {
+		return nil, hearth.Errorf(hearth.Invalid, "branch description: %d bytes; keep it under %d", len(description), MaxBranchDescription)
+	}
+	b := &store.Branch{SessionID: s.meta.ID, Name: name, ParentID: s.branch.ID, ForkTurn: s.head, Description: description}
 	if err := s.st.CreateBranch(ctx, b); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return nil, hearth.Errorf(hearth.Invalid, "a branch named %q already exists; pick another name or switch to it", name)
@@ -66,6 +78,42 @@ func (s *Session) forkLocked(ctx context.Context, name string) (*store.Branch, e
 	s.branch = *b
 	s.await = nil
 	return b, nil
+}
+
+// UpdateBranch changes the description of the branch named name and
+// marks or unmarks it canonical (marking one unmarks the others); nil
+// leaves a field as it is. It does not move the game.
+func (s *Session) UpdateBranch(ctx context.Context, name string, description *string, canonical *bool) (*BranchInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.st.BranchByName(ctx, s.meta.ID, name)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, hearth.Errorf(hearth.NotFound, "no branch %q; see the branch list", name)
+		}
+		return nil, err
+	}
+	u := store.BranchUpdate{Canonical: canonical}
+	if description != nil {
+		d := strings.TrimSpace(*description)
+		if len(d) > MaxBranchDescription {
+			return nil, hearth.Errorf(hearth.Invalid, "branch description: %d bytes; keep it under %d", len(d), MaxBranchDescription)
+		}
+		u.Description = &d
+	}
+	if err := s.st.UpdateBranch(ctx, b.ID, u); err != nil {
+		return nil, err
+	}
+	infos, err := s.branchesLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range infos {
+		if in.Name == name {
+			return &in, nil
+		}
+	}
+	return nil, fmt.Errorf("branch %q vanished while it was updated", name)
 }
 
 // Switch moves to the latest turn of another branch.
@@ -95,18 +143,25 @@ func (s *Session) Switch(ctx context.Context, name string) error {
 
 // BranchInfo describes one branch.
 type BranchInfo struct {
-	Name     string    `json:"name"`
-	Parent   string    `json:"parent,omitempty"`
-	ForkTurn int       `json:"fork_turn"`
-	Tip      int       `json:"tip"`
-	Current  bool      `json:"current"`
-	Created  time.Time `json:"created_at"`
+	Name     string `json:"name"`
+	Parent   string `json:"parent,omitempty"`
+	ForkTurn int    `json:"fork_turn"`
+	Tip      int    `json:"tip"`
+	Current  bool   `json:"current"`
+	// Description and IsCanonical are the table's notes on the branch.
+	Description string    `json:"description"`
+	IsCanonical bool      `json:"is_canonical"`
+	Created     time.Time `json:"created_at"`
 }
 
 // Branches lists the session's branches in creation order.
 func (s *Session) Branches(ctx context.Context) ([]BranchInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.branchesLocked(ctx)
+}
+
+func (s *Session) branchesLocked(ctx context.Context) ([]BranchInfo, error) {
 	brs, err := s.st.Branches(ctx, s.meta.ID)
 	if err != nil {
 		return nil, err
@@ -122,19 +177,24 @@ func (s *Session) Branches(ctx context.Context) ([]BranchInfo, error) {
 			return nil, err
 		}
 		out = append(out, BranchInfo{Name: b.Name, Parent: byID[b.ParentID], ForkTurn: b.ForkTurn, Tip: tip,
-			Current: b.ID == s.branch.ID, Created: b.CreatedAt})
+			Current: b.ID == s.branch.ID, Description: b.Description, IsCanonical: b.Canonical, Created: b.CreatedAt})
 	}
 	return out, nil
 }
 
 // TurnRecord is a committed turn as a transcript shows it.
 type TurnRecord struct {
-	Number    int             `json:"number"`
-	Input     string          `json:"input"`
-	Narrative string          `json:"narrative"`
-	Intents   json.RawMessage `json:"intents,omitempty"`
-	Effects   json.RawMessage `json:"effects,omitempty"`
-	Rolls     json.RawMessage `json:"rolls,omitempty"`
+	Number int `json:"number"`
+	// Agent is who acted (a party member's character id, or "dm"), and
+	// Controller who decided it (an agent's "provider/model", a user's
+	// name, "autopilot").
+	Agent      string          `json:"agent,omitempty"`
+	Controller string          `json:"controller,omitempty"`
+	Input      string          `json:"input"`
+	Narrative  string          `json:"narrative"`
+	Intents    json.RawMessage `json:"intents,omitempty"`
+	Effects    json.RawMessage `json:"effects,omitempty"`
+	Rolls      json.RawMessage `json:"rolls,omitempty"`
 	// Passes is what each pass of the pipeline saw and produced.
 	Passes json.RawMessage `json:"passes,omitempty"`
 	At     time.Time       `json:"at"`
@@ -160,7 +220,7 @@ func (s *Session) turns(ctx context.Context, from, to int) ([]TurnRecord, error)
 	}
 	out := make([]TurnRecord, len(ts))
 	for i, t := range ts {
-		out[i] = TurnRecord{Number: t.Number, Input: t.Input, Narrative: t.Narrative,
+		out[i] = TurnRecord{Number: t.Number, Agent: t.Actor, Controller: t.Controller, Input: t.Input, Narrative: t.Narrative,
 			Intents: t.Intents, Effects: t.Effects, Rolls: t.Rolls, Passes: t.Passes, At: t.CreatedAt}
 	}
 	return out, nil
@@ -197,6 +257,9 @@ func (s *Session) Export(ctx context.Context, w io.Writer, format string) error 
 		}
 		for _, t := range turns {
 			fmt.Fprintf(&b, "## Turn %d\n\n> %s\n\n%s\n\n", t.Number, t.Input, strings.TrimSpace(t.Narrative))
+			if t.Agent != "" {
+				fmt.Fprintf(&b, "<sub>played by %s (%s)</sub>\n\n", t.Agent, cmpOr(t.Controller, "unrecorded"))
+			}
 			if kinds := effectKinds(t.Effects); kinds != "" {
 				fmt.Fprintf(&b, "<sub>effects: %s</sub>\n\n", kinds)
 			}

@@ -24,13 +24,17 @@ type Awaiting struct {
 type Response struct {
 	// Turn is the turn committed, or the current turn when the input was a
 	// question or a confirmation prompt and no turn was taken.
-	Turn      int             `json:"turn"`
-	Committed bool            `json:"committed"`
-	Narrative string          `json:"narrative"`
-	Effects   world.Effects   `json:"effects,omitempty"`
-	Rolls     []dice.Result   `json:"rolls,omitempty"`
-	Outcomes  []rules.Outcome `json:"outcomes,omitempty"`
-	Awaiting  Awaiting        `json:"awaiting"`
+	Turn      int  `json:"turn"`
+	Committed bool `json:"committed"`
+	// Agent and Controller say who played a committed turn (see
+	// TurnRecord).
+	Agent      string          `json:"agent,omitempty"`
+	Controller string          `json:"controller,omitempty"`
+	Narrative  string          `json:"narrative"`
+	Effects    world.Effects   `json:"effects,omitempty"`
+	Rolls      []dice.Result   `json:"rolls,omitempty"`
+	Outcomes   []rules.Outcome `json:"outcomes,omitempty"`
+	Awaiting   Awaiting        `json:"awaiting"`
 	// Rejected is the rules' reason when the player's action was refused.
 	Rejected string `json:"rejected,omitempty"`
 	// Notice tells the player about the game itself (a branch was started).

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
@@ -134,6 +135,10 @@ type Session struct {
 	keywordState *lorebook.State // keyword lore's timed effects after the head turn
 	beats        []Beat
 	input        string // the words of the turn being played, for memory callbacks
+
+	// switched is the actor before the turn being played made its agent
+	// act ("" when it did not); by is who decided the turn.
+	switched, by string
 
 	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
 	// never changes once open): a turn can hold mu for seconds.
@@ -400,11 +405,49 @@ func (s *Session) Act(ctx context.Context, input string) (*Response, error) {
 // ActStream plays one turn, calling emit with each piece of narration as
 // the narrator produces it (emit may be nil).
 func (s *Session) ActStream(ctx context.Context, input string, emit func(string)) (*Response, error) {
+	return s.PlayTurn(ctx, Play{Input: input}, emit)
+}
+
+// Play is one turn's input and who plays it.
+type Play struct {
+	Input string
+	// Agent is the party member who acts; "" keeps the character acting
+	// now. A new agent becomes the actor through an ActorChanged effect of
+	// the turn, so the rules stay those of one acting character and replay
+	// keeps who acted.
+	Agent string
+	// Controller names who decided the action (a user's name, "autopilot",
+	// an agent's "provider/model"); "" records the member's controller.
+	Controller string
+}
+
+// PlayTurn plays one turn as ActStream does, acted by p.Agent.
+func (s *Session) PlayTurn(ctx context.Context, p Play, emit func(string)) (resp *Response, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if emit == nil {
 		emit = func(string) {}
 	}
+	s.by = p.Controller
+	defer func() { s.by, s.switched = "", "" }()
+	if p.Agent != "" && p.Agent != s.w.Player {
+		if !s.w.InParty(p.Agent) || s.w.Characters[p.Agent] == nil {
+			return nil, hearth.Errorf(hearth.Invalid, "%q is not in the party; it cannot act", p.Agent)
+		}
+		// The interpreter reads the words as the agent's; a turn that is
+		// not committed (a question, a refusal to guess) changes nobody.
+		prev := s.w.Player
+		s.w.Player, s.switched = p.Agent, prev
+		defer func() {
+			if resp == nil || !resp.Committed {
+				s.w.Player = prev
+			}
+		}()
+	}
+	return s.act(ctx, p.Input, emit)
+}
+
+func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Response, error) {
 	input = strings.TrimSpace(input)
 	if len(input) > MaxInput {
 		return s.reply(fmt.Sprintf("That is too long to follow (%d characters); say it in under %d.", len(input), MaxInput), emit), nil
@@ -527,6 +570,13 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		return failed(err)
 	}
 	t.effects = append(t.effects, begin)
+	if s.switched != "" {
+		actor := world.ActorChanged{From: s.switched, To: s.w.Player}
+		if err := s.w.Apply(actor); err != nil {
+			return failed(err)
+		}
+		t.effects = append(t.effects, actor)
+	}
 	if err := body(t); err != nil {
 		return failed(err)
 	}
@@ -538,6 +588,10 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		return failed(err)
 	}
 	resp.Turn, resp.Committed, resp.Narrative = t.Number, true, t.Narrative()
+	resp.Agent, resp.Controller = s.w.Player, s.controllerLabel()
+	if t.dm {
+		resp.Agent = DM
+	}
 	resp.Effects, resp.Rolls = t.effects, t.rolls
 	for _, r := range t.all {
 		resp.Outcomes = append(resp.Outcomes, r.Outcomes...)
@@ -589,7 +643,10 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 		return b, nil
 	}
 	st := store.Turn{SessionID: s.meta.ID, BranchID: s.branch.ID, Number: n, Actor: s.w.Player,
-		Input: t.Input, Narrative: t.Narrative()}
+		Controller: s.controllerLabel(), Input: t.Input, Narrative: t.Narrative()}
+	if t.dm {
+		st.Actor = DM
+	}
 	var err error
 	if st.Intents, err = enc(t.attempted); err != nil {
 		return err
@@ -632,6 +689,20 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 		s.keywordState = t.keywordState
 	}
 	return nil
+}
+
+// controllerLabel is who decided the turn being committed: the caller's
+// word, else the acting member's controller.
+func (s *Session) controllerLabel() string {
+	if s.by != "" {
+		return s.by
+	}
+	for _, m := range s.w.Members() {
+		if m.Character == s.w.Player {
+			return m.Controller.Label()
+		}
+	}
+	return ""
 }
 
 // nextAwaiting offers the topics of a conversation as choices.
@@ -677,7 +748,7 @@ func (s *Session) ensureTip(ctx context.Context, resp *Response) error {
 		return err
 	}
 	old := s.branch.Name
-	if _, err := s.forkLocked(ctx, name); err != nil {
+	if _, err := s.forkLocked(ctx, name, ""); err != nil {
 		return err
 	}
 	resp.Notice = fmt.Sprintf("Playing on from turn %d starts branch %q; turns %d–%d stay on %q.", s.head, name, s.head+1, tip, old)

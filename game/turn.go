@@ -55,6 +55,8 @@ type Turn struct {
 
 	offerPrompt string
 	offered     []string
+
+	dm bool // the DM's own turn, not a party member's
 }
 
 // World is the state as the turn has changed it so far. Pipelines must

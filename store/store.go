@@ -36,7 +36,21 @@ type Branch struct {
 	Name      string // unique within the session
 	ParentID  string // "" for main
 	ForkTurn  int    // the last turn shared with the parent (0 for main)
+	// Description says what the branch is for ("the party spares the
+	// dragon"); it may change after the branch is made.
+	Description string
+	// Canonical marks the branch the table considers the real story; at
+	// most one branch of a session is canonical.
+	Canonical bool
 	CreatedAt time.Time
+}
+
+// BranchUpdate changes the notes of a branch; nil fields stay as they are.
+type BranchUpdate struct {
+	Description *string
+	// Canonical true marks the branch canonical and unmarks every other
+	// branch of the session; false only unmarks it.
+	Canonical *bool
 }
 
 // Turn is one committed turn. Numbers start at 1 and continue across a
@@ -45,15 +59,19 @@ type Turn struct {
 	SessionID string
 	BranchID  string
 	Number    int
-	Actor     string
-	Input     string
-	Intents   json.RawMessage
-	Effects   json.RawMessage
-	Rolls     json.RawMessage
-	Passes    json.RawMessage // what each pipeline pass produced; may be nil
-	Narrative string
-	RNGState  []byte // dice state after the turn
-	Timings   json.RawMessage
+	// Actor is the agent that played the turn: a character's id, or "dm".
+	Actor string
+	// Controller is who decided it: an agent's "provider/model"
+	// ("offline" without a model), a human user's name, or "autopilot".
+	Controller string
+	Input      string
+	Intents    json.RawMessage
+	Effects    json.RawMessage
+	Rolls      json.RawMessage
+	Passes     json.RawMessage // what each pipeline pass produced; may be nil
+	Narrative  string
+	RNGState   []byte // dice state after the turn
+	Timings    json.RawMessage
 	// SceneLore is the lore cache of the scene this turn began, when it
 	// began one; it is committed with the turn.
 	SceneLore *SceneLore
@@ -125,6 +143,9 @@ type Store interface {
 	// Branches lists a session's branches in creation order.
 	Branches(ctx context.Context, sessionID string) ([]Branch, error)
 	BranchByName(ctx context.Context, sessionID, name string) (*Branch, error)
+	// UpdateBranch changes a branch's description and canonical mark, in
+	// one transaction. An unknown branch is ErrNotFound.
+	UpdateBranch(ctx context.Context, branchID string, u BranchUpdate) error
 	// Tip is the number of the last turn on the branch's line.
 	Tip(ctx context.Context, branchID string) (int, error)
 

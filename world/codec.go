@@ -68,6 +68,10 @@ func init() {
 	register[WhisperSent]()
 	register[SecretRevealed]()
 	register[TimeAdvanced]()
+	register[PartyMemberAdded]()
+	register[PartyMemberRemoved]()
+	register[ControllerChanged]()
+	register[ActorChanged]()
 }
 
 // EffectKinds lists the stable names of all effects, sorted.

@@ -158,7 +158,7 @@ func (e CharacterMoved) apply(s *State) error {
 		return err
 	}
 	c.Location = e.To
-	if c.ID == s.Player {
+	if s.InParty(c.ID) {
 		l.Visited = true
 	}
 	return nil

@@ -23,9 +23,14 @@ type State struct {
 	Turn   int      `json:"turn"`
 	Time   GameTime `json:"time"`
 	System string   `json:"system"`
-	// Player is the ID of the character the player controls.
+	// Player is the ID of the character acting this turn: the one the
+	// player controls in a game of one, the party member whose turn it is
+	// in a party (changed only by ActorChanged).
 	Player string `json:"player"`
-	Scene  Scene  `json:"scene"`
+	// Party lists the player characters in their order; empty in a game of
+	// one (see Members).
+	Party []PartyMember `json:"party,omitempty"`
+	Scene Scene         `json:"scene"`
 
 	Characters   map[string]*Character      `json:"characters"`
 	Locations    map[string]*Location       `json:"locations"`

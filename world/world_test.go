@@ -59,6 +59,13 @@ func sampleEffects() []Effect {
 		WhisperSent{Whisper: Whisper{ID: "w1", From: "gm", To: "hero", Text: "You recognise the seal.", Turn: 3}},
 		SecretRevealed{Whisper: "w1", Text: "You recognise the seal.", How: "told Mira"},
 		TimeAdvanced{From: 0, To: Hour},
+		PartyMemberAdded{Member: PartyMember{Character: "hero", Controller: Controller{Kind: ControllerAI}, Class: "fighter", Colour: "#c0392b",
+			Personality: Personality{Traits: "blunt", Ideals: "duty", Bonds: "the mill", Flaws: "proud", Backstory: "A miller's child."}}},
+		PartyMemberAdded{Member: PartyMember{Character: "wolf", Controller: Controller{Kind: ControllerNone}}},
+		ControllerChanged{Character: "hero", From: Controller{Kind: ControllerAI}, To: Controller{Kind: ControllerAI, Provider: "ollama", Model: "qwen3"}},
+		ActorChanged{From: "hero", To: "wolf"},
+		ActorChanged{From: "wolf", To: "hero"},
+		PartyMemberRemoved{Character: "wolf"},
 	}
 }
 
@@ -157,6 +164,9 @@ func TestApplyAllSamples(t *testing.T) {
 	}
 	if got := s.Vars["flags"].(map[string]any)["met_mira"]; got != true {
 		t.Errorf("flags.met_mira = %v", got)
+	}
+	if len(s.Party) != 1 || s.Party[0].Controller.Model != "qwen3" || s.Party[0].Personality.Flaws != "proud" || s.Player != "hero" {
+		t.Errorf("party %+v acting %q", s.Party, s.Player)
 	}
 	if len(s.Locations["road"].Exits) != 1 || !s.Locations["road"].Exits[0].Locked {
 		t.Errorf("road exits: %+v", s.Locations["road"].Exits)

@@ -34,7 +34,8 @@
 //	GET    /api/sessions/{id}/turns?from=&to=    TurnsPage (at most 500 turns)
 //	POST   /api/sessions/{id}/restore            {turn} → SessionInfo
 //	GET    /api/sessions/{id}/forks              {forks: [game.BranchInfo]}
-//	POST   /api/sessions/{id}/forks              {name} → 201 game.BranchInfo
+//	POST   /api/sessions/{id}/forks              {name, description?} → 201 game.BranchInfo
+//	PUT    /api/sessions/{id}/forks/{name}       {description?, is_canonical?} → game.BranchInfo
 //	POST   /api/sessions/{id}/forks/{name}/switch → SessionInfo
 //	GET    /api/sessions/{id}/compare?a=&b=      Comparison
 //	GET    /api/sessions/{id}/transcript?format=json|md  attachment

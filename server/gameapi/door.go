@@ -65,7 +65,7 @@ func (s *Server) Act(ctx context.Context, id, input string) (*game.Response, err
 	}
 	defer s.release(l)
 	_, by := roleOf(ctx)
-	return l.turn(input, by)
+	return l.turn(game.Play{Input: input, Controller: by})
 }
 
 // Active counts the games loaded for play.

@@ -1,6 +1,7 @@
 package gameapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -227,14 +229,15 @@ func (l *live) do(j job) {
 		l.autopilotTurn(true)
 		return
 	}
-	l.turn(j.input, j.by) //nolint:errcheck // reported to the clients
+	l.turn(game.Play{Input: j.input, Controller: j.by}) //nolint:errcheck // reported to the clients
 }
 
 var errDeleted = fmt.Errorf("the game was deleted: %w", store.ErrNotFound)
 
 // turn plays one turn, streaming its narration to every client, then sends
 // each client the turn as its role may see it.
-func (l *live) turn(input, by string) (*game.Response, error) {
+func (l *live) turn(p game.Play) (*game.Response, error) {
+	input, by := p.Input, p.Controller
 	ctx, cancel := context.WithTimeout(l.srv.base, l.srv.o.TurnTimeout)
 	defer cancel()
 	l.op.Lock()
@@ -244,7 +247,7 @@ func (l *live) turn(input, by string) (*game.Response, error) {
 	}
 	l.beginEpisode()
 	n := l.gs.Turn() + 1
-	resp, err := l.gs.ActStream(ctx, input, func(text string) {
+	resp, err := l.gs.PlayTurn(ctx, p, func(text string) {
 		if text != "" {
 			l.broadcast(TurnDelta{Type: TypeTurnDelta, Turn: n, Agent: agentDM, Text: text})
 		}
@@ -264,9 +267,10 @@ func (l *live) turn(input, by string) (*game.Response, error) {
 func (l *live) autopilotTurn(manual bool) {
 	l.mu.Lock()
 	var input string
+	nudged := false
 	switch {
 	case len(l.nudges) > 0:
-		input, l.nudges = l.nudges[0], l.nudges[1:]
+		input, l.nudges, nudged = l.nudges[0], l.nudges[1:], true
 	default:
 		for _, o := range l.await.Options {
 			if !slices.Contains(l.recent, o) {
@@ -285,8 +289,12 @@ func (l *live) autopilotTurn(manual bool) {
 	if len(l.recent) > maxRecent {
 		l.recent = l.recent[1:]
 	}
+	play := game.Play{Input: input, Controller: byAutopilot}
+	if p, ok := l.partyPlayLocked(); ok && len(l.nudges) == 0 && !nudged {
+		play = p
+	}
 	l.mu.Unlock()
-	_, err := l.turn(input, byAutopilot)
+	_, err := l.turn(play)
 	l.mu.Lock()
 	stop := ""
 	if err != nil {
@@ -304,6 +312,34 @@ func (l *live) autopilotTurn(manual bool) {
 	if stop != "" && !manual {
 		l.stopAutopilot(stop)
 	}
+}
+
+// partyPlayLocked is the autopilot's turn in a party game: the next
+// member an agent plays after the one who acted (in the party's order),
+// deciding with the offline agent from its own view. A game of one, or a
+// party nobody's agent plays, has none. The caller holds l.mu.
+func (l *live) partyPlayLocked() (game.Play, bool) {
+	w := l.snap.world
+	if w == nil || len(w.Party) == 0 {
+		return game.Play{}, false
+	}
+	at := slices.IndexFunc(w.Party, func(m world.PartyMember) bool { return m.Character == w.Player })
+	for i := 1; i <= len(w.Party); i++ {
+		m := w.Party[(at+i)%len(w.Party)]
+		if m.Controller.Kind != world.ControllerAI {
+			continue
+		}
+		if c := w.Characters[m.Character]; c == nil || !c.Alive() {
+			continue
+		}
+		words, err := offlinegm.NewAgent().Decide(l.srv.base, game.AgentView(w, m.Character), m)
+		if err != nil {
+			l.srv.log.Warn("party agent failed", "session", l.id, "character", m.Character, "err", err)
+			continue
+		}
+		return game.Play{Input: words, Agent: m.Character, Controller: m.Controller.Label()}, true
+	}
+	return game.Play{}, false
 }
 
 // refresh takes a private copy of the state after an operation. The caller
@@ -574,7 +610,7 @@ func (l *live) broadcastTurn(r *game.Response, input, by string) {
 	pc := l.snap.world.Player
 	l.broadcastViews(func(level access.Level) any {
 		st := l.stateLocked(level)
-		u := TurnUpdate{Type: TypeTurnUpdate, Turn: r.Turn, Agent: agentDM, Content: r.Narrative, State: st,
+		u := TurnUpdate{Type: TypeTurnUpdate, Turn: r.Turn, Agent: cmp.Or(r.Agent, agentDM), Controller: cmp.Or(r.Controller, by), Content: r.Narrative, State: st,
 			Input: input, By: by, Committed: r.Committed, Rolls: r.Rolls, Awaiting: r.Awaiting,
 			Rejected: r.Rejected, Notice: r.Notice}
 		u.Effects = st.World.VisibleEffects(r.Effects, level, pc)

@@ -1,6 +1,7 @@
 package gameapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,7 +26,7 @@ func (l *live) project(recs []game.TurnRecord, level access.Level) []game.TurnRe
 	v, pc := l.view(level), l.player()
 	out := make([]game.TurnRecord, 0, len(recs))
 	for _, t := range recs {
-		p := game.TurnRecord{Number: t.Number, Input: t.Input, Narrative: t.Narrative, Rolls: t.Rolls, At: t.At}
+		p := game.TurnRecord{Number: t.Number, Agent: t.Agent, Controller: t.Controller, Input: t.Input, Narrative: t.Narrative, Rolls: t.Rolls, At: t.At}
 		var es world.Effects
 		if len(t.Effects) > 0 && json.Unmarshal(t.Effects, &es) == nil {
 			if vis := v.VisibleEffects(es, level, pc); len(vis) > 0 {
@@ -72,6 +73,9 @@ func (l *live) playerTranscript(ctx context.Context, w io.Writer, format string,
 	}
 	for _, t := range turns {
 		fmt.Fprintf(&b, "## Turn %d\n\n> %s\n\n%s\n\n", t.Number, t.Input, strings.TrimSpace(t.Narrative))
+		if t.Agent != "" {
+			fmt.Fprintf(&b, "<sub>played by %s (%s)</sub>\n\n", t.Agent, cmp.Or(t.Controller, "unrecorded"))
+		}
 		var es world.Effects
 		if json.Unmarshal(t.Effects, &es) == nil {
 			var kinds []string
@@ -150,7 +154,7 @@ func (l *live) compare(ctx context.Context, a, b string, level access.Level) (cm
 		}
 		recs := make([]game.TurnRecord, 0, len(ts))
 		for _, t := range ts {
-			recs = append(recs, game.TurnRecord{Number: t.Number, Input: t.Input, Narrative: t.Narrative,
+			recs = append(recs, game.TurnRecord{Number: t.Number, Agent: t.Actor, Controller: t.Controller, Input: t.Input, Narrative: t.Narrative,
 				Intents: t.Intents, Effects: t.Effects, Rolls: t.Rolls, Passes: t.Passes, At: t.CreatedAt})
 		}
 		line := BranchLine{Branch: side.br.Name, Tip: side.tip, Turns: l.project(recs, level), Truncated: to < side.tip}

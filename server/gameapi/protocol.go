@@ -229,20 +229,25 @@ type Control struct {
 // TurnUpdate is a played turn (turn_update). Turn, Agent, Content and State
 // are seed 002's; the rest is Hearth's. Outcomes are in the GM's view only.
 type TurnUpdate struct {
-	Type      string          `json:"type"`
-	Turn      int             `json:"turn"`
-	Agent     string          `json:"agent"`
-	Content   string          `json:"content"`
-	State     *SessionState   `json:"state"`
-	Input     string          `json:"input"`
-	By        string          `json:"by"`
-	Committed bool            `json:"committed"`
-	Effects   world.Effects   `json:"effects,omitempty"`
-	Rolls     []dice.Result   `json:"rolls,omitempty"`
-	Outcomes  []rules.Outcome `json:"outcomes,omitempty"`
-	Awaiting  game.Awaiting   `json:"awaiting"`
-	Rejected  string          `json:"rejected,omitempty"`
-	Notice    string          `json:"notice,omitempty"`
+	Type string `json:"type"`
+	Turn int    `json:"turn"`
+	// Agent is who acted: a party member's character id, or "dm" for the
+	// game master's own turn (and a reply that took no turn); Controller
+	// is who decided it: a user's name, "autopilot", an agent's
+	// "provider/model".
+	Agent      string          `json:"agent"`
+	Controller string          `json:"controller,omitempty"`
+	Content    string          `json:"content"`
+	State      *SessionState   `json:"state"`
+	Input      string          `json:"input"`
+	By         string          `json:"by"`
+	Committed  bool            `json:"committed"`
+	Effects    world.Effects   `json:"effects,omitempty"`
+	Rolls      []dice.Result   `json:"rolls,omitempty"`
+	Outcomes   []rules.Outcome `json:"outcomes,omitempty"`
+	Awaiting   game.Awaiting   `json:"awaiting"`
+	Rejected   string          `json:"rejected,omitempty"`
+	Notice     string          `json:"notice,omitempty"`
 }
 
 // TurnDelta is narration as the narrator writes it (turn_delta).

@@ -408,7 +408,8 @@ var errExists = &hearth.Error{Code: hearth.Conflict, Message: "exists"}
 
 func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Name string `json:"name"`
+		Name        string `json:"name"`
+		Description string `json:"description"`
 	}
 	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
 		if !api.DecodeOrError(w, r, &req, maxBody) {
@@ -421,7 +422,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			_, err := l.gs.Fork(context.WithoutCancel(r.Context()), req.Name)
+			_, err := l.gs.ForkDescribed(context.WithoutCancel(r.Context()), req.Name, req.Description)
 			return err
 		})
 		if err != nil {
@@ -440,6 +441,38 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.fail(w, r, l.id, fmt.Errorf("fork %q of %s is not among its branches", req.Name, l.id))
+	})
+}
+
+// updateFork changes a fork's description or canonical mark; the game
+// stays where it is, so nothing is broadcast.
+func (s *Server) updateFork(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var req struct {
+		Description *string `json:"description"`
+		IsCanonical *bool   `json:"is_canonical"`
+	}
+	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
+		if !api.DecodeOrError(w, r, &req, maxBody) {
+			return
+		}
+		if req.Description == nil && req.IsCanonical == nil {
+			api.Error(w, r, api.Invalid, "gameapi.fork_update_empty", nil)
+			return
+		}
+		l.op.Lock()
+		if l.isDeleted() {
+			l.op.Unlock()
+			s.fail(w, r, l.id, errDeleted)
+			return
+		}
+		b, err := l.gs.UpdateBranch(context.WithoutCancel(r.Context()), name, req.Description, req.IsCanonical)
+		l.op.Unlock()
+		if err != nil {
+			s.fail(w, r, l.id, err, api.Say{Code: hearth.NotFound, ID: "gameapi.fork_not_found", Data: map[string]any{"Name": clip(name)}})
+			return
+		}
+		api.JSON(w, http.StatusOK, b)
 	})
 }
 

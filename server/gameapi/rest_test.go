@@ -190,9 +190,9 @@ func TestRESTRoundTrip(t *testing.T) {
 		user, format, ext string
 		want, not         []string
 	}{
-		{gm, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search", "seed 42"}, nil},
+		{gm, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search", "seed 42", "<sub>played by kestrel (pat)</sub>"}, nil},
 		{gm, "json", ".json", []string{`"seed": 42`, `"passes"`, `"input": "search"`}, nil},
-		{player, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search"}, []string{"seed"}},
+		{player, "md", ".md", []string{"# The Lantern of Saltmere", "## Turn 3", "> search", "<sub>played by kestrel (pat)</sub>"}, []string{"seed"}},
 		{player, "json", ".json", []string{`"input": "search"`, `"branch": "main"`}, []string{"seed", `"passes"`, `"intents"`}},
 	} {
 		status, b, hdr := h.do("GET", "/api/sessions/"+id+"/transcript?format="+tt.format, tt.user, nil)
@@ -371,5 +371,56 @@ func TestSpeedOutlivesTheServer(t *testing.T) {
 	third.ok(http.StatusOK, "GET", "/api/sessions/"+s.ID+"/config", asst, nil, &cfg)
 	if cfg.Speed != gameapi.DefaultSpeed {
 		t.Errorf("a stored speed the server no longer has: %+v", cfg)
+	}
+}
+
+// TestForkNotes: a fork's description is set on create and by PUT, one
+// fork at a time is canonical, and only an assistant may change either.
+func TestForkNotes(t *testing.T) {
+	h := newHarness(t)
+	id := h.create(7).ID
+	var br game.BranchInfo
+	h.ok(http.StatusCreated, "POST", "/api/sessions/"+id+"/forks", gm, map[string]any{"name": "mercy", "description": "the party spares the smuggler"}, &br)
+	if br.Description != "the party spares the smuggler" || br.IsCanonical {
+		t.Errorf("created fork %+v", br)
+	}
+	canonical := func() []string {
+		t.Helper()
+		var forks struct{ Forks []game.BranchInfo }
+		h.ok(http.StatusOK, "GET", "/api/sessions/"+id+"/forks", player, nil, &forks)
+		var out []string
+		for _, f := range forks.Forks {
+			if f.IsCanonical {
+				out = append(out, f.Name)
+			}
+		}
+		return out
+	}
+	path := func(name string) string { return "/api/sessions/" + id + "/forks/" + name }
+	for _, tt := range []struct {
+		user, name string
+		body       map[string]any
+		status     int
+		canonical  []string
+	}{
+		{gm, "main", map[string]any{"is_canonical": true}, http.StatusOK, []string{"main"}},
+		{gm, "mercy", map[string]any{"is_canonical": true}, http.StatusOK, []string{"mercy"}},
+		{player, "main", map[string]any{"is_canonical": true}, http.StatusForbidden, []string{"mercy"}},
+		{"", "main", map[string]any{"is_canonical": true}, http.StatusUnauthorized, []string{"mercy"}},
+		{gm, "nowhere", map[string]any{"is_canonical": true}, http.StatusNotFound, []string{"mercy"}},
+		{gm, "main", map[string]any{}, http.StatusBadRequest, []string{"mercy"}},
+		{gm, "main", map[string]any{"description": strings.Repeat("d", game.MaxBranchDescription+1)}, http.StatusBadRequest, []string{"mercy"}},
+		{gm, "mercy", map[string]any{"is_canonical": false}, http.StatusOK, nil},
+	} {
+		if got, b, _ := h.do("PUT", path(tt.name), tt.user, tt.body); got != tt.status {
+			t.Errorf("PUT %s %v as %q: %d, want %d: %s", tt.name, tt.body, tt.user, got, tt.status, b)
+		}
+		if got := canonical(); !slices.Equal(got, tt.canonical) {
+			t.Errorf("after PUT %s %v as %q: canonical %v, want %v", tt.name, tt.body, tt.user, got, tt.canonical)
+		}
+	}
+	h.ok(http.StatusOK, "PUT", path("main"), gm, map[string]any{"description": "  the story as told  ", "is_canonical": true}, &br)
+	if br.Name != "main" || br.Description != "the story as told" || !br.IsCanonical || br.Current {
+		t.Errorf("updated main %+v (the game stays on mercy)", br)
 	}
 }

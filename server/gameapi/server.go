@@ -143,6 +143,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/sessions/{id}/forks", s.forks)
 	mux.HandleFunc("POST /api/sessions/{id}/forks", s.fork)
 	mux.HandleFunc("POST /api/sessions/{id}/forks/{name}/switch", s.switchFork)
+	mux.HandleFunc("PUT /api/sessions/{id}/forks/{name}", s.updateFork)
 	mux.HandleFunc("GET /api/sessions/{id}/compare", s.compare)
 	mux.HandleFunc("GET /api/sessions/{id}/transcript", s.transcript)
 	mux.HandleFunc("GET /ws/game/{session_id}", s.socket)

@@ -49,9 +49,9 @@ func TestTwoClientsShareATurnEachInTheirView(t *testing.T) {
 	gu, gBefore := g.turnUpdate(nil)
 	pu, pBefore := p.turnUpdate(nil)
 	for who, u := range map[string]gameapi.TurnUpdate{"gm": gu, "player": pu} {
-		if u.Turn != 1 || !u.Committed || u.Agent != "dm" || u.Input != "look around" || u.By != "pat" || u.State.Turn != 1 {
-			t.Errorf("%s's turn_update: turn %d committed %v agent %q input %q by %q state turn %d",
-				who, u.Turn, u.Committed, u.Agent, u.Input, u.By, u.State.Turn)
+		if u.Turn != 1 || !u.Committed || u.Agent != "kestrel" || u.Controller != "pat" || u.Input != "look around" || u.By != "pat" || u.State.Turn != 1 {
+			t.Errorf("%s's turn_update: turn %d committed %v agent %q controller %q input %q by %q state turn %d",
+				who, u.Turn, u.Committed, u.Agent, u.Controller, u.Input, u.By, u.State.Turn)
 		}
 	}
 	if gu.Content == "" || gu.Content != pu.Content {

@@ -159,17 +159,20 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 }
 
 func (db *DB) remember(b store.Branch) {
+	// The cache serves the line of history, which never changes; the notes
+	// can, so they are always read from the table.
+	b.Description, b.Canonical = "", false
 	db.mu.Lock()
 	db.branches[b.ID] = b
 	db.mu.Unlock()
 }
 
-const branchCols = `id, session_id, name, COALESCE(parent_id, ''), fork_turn, created_at`
+const branchCols = `id, session_id, name, COALESCE(parent_id, ''), fork_turn, description, canonical, created_at`
 
 func scanBranch(sc interface{ Scan(...any) error }) (store.Branch, error) {
 	var b store.Branch
 	var created int64
-	err := sc.Scan(&b.ID, &b.SessionID, &b.Name, &b.ParentID, &b.ForkTurn, &created)
+	err := sc.Scan(&b.ID, &b.SessionID, &b.Name, &b.ParentID, &b.ForkTurn, &b.Description, &b.Canonical, &created)
 	b.CreatedAt = fromNanos(created)
 	return b, err
 }
@@ -237,8 +240,11 @@ func (db *DB) CreateBranch(ctx context.Context, b *store.Branch) error {
 		b.ID = newID()
 	}
 	t := now()
-	if _, err := db.w.ExecContext(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, b.ID, b.SessionID, b.Name, b.ParentID, b.ForkTurn, b.ForkTurn, t); err != nil {
+	if b.Canonical {
+		return fmt.Errorf("create branch %q: mark it canonical with UpdateBranch once it exists", b.Name)
+	}
+	if _, err := db.w.ExecContext(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, description, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, b.ID, b.SessionID, b.Name, b.ParentID, b.ForkTurn, b.ForkTurn, b.Description, t); err != nil {
 		if isConstraint(err) {
 			return fmt.Errorf("branch %q already exists: %w", b.Name, store.ErrConflict)
 		}
@@ -287,6 +293,41 @@ func (db *DB) BranchByName(ctx context.Context, sessionID, name string) (*store.
 	return &b, nil
 }
 
+// UpdateBranch implements store.Store.
+func (db *DB) UpdateBranch(ctx context.Context, branchID string, u store.BranchUpdate) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return db.explain("update branch", err)
+	}
+	defer tx.Rollback()
+	var session string
+	err = tx.QueryRowContext(ctx, `SELECT session_id FROM branches WHERE id = ?`, branchID).Scan(&session)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("branch %q: %w", branchID, store.ErrNotFound)
+	}
+	if err != nil {
+		return db.explain("update branch", err)
+	}
+	if u.Description != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE branches SET description = ? WHERE id = ?`, *u.Description, branchID); err != nil {
+			return db.explain("update branch", err)
+		}
+	}
+	if u.Canonical != nil {
+		if *u.Canonical {
+			if _, err := tx.ExecContext(ctx, `UPDATE branches SET canonical = (id = ?) WHERE session_id = ?`, branchID, session); err != nil {
+				return db.explain("update branch", err)
+			}
+		} else if _, err := tx.ExecContext(ctx, `UPDATE branches SET canonical = 0 WHERE id = ?`, branchID); err != nil {
+			return db.explain("update branch", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return db.explain("update branch", err)
+	}
+	return nil
+}
+
 // Tip implements store.Store.
 func (db *DB) Tip(ctx context.Context, branchID string) (int, error) {
 	var tip int
@@ -322,9 +363,9 @@ func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapsho
 		return fmt.Errorf("append turn %d: the branch ends at turn %d, so the next is %d: %w", t.Number, tip, tip+1, store.ErrConflict)
 	}
 	ts := now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO turns (branch_id, number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.BranchID, t.Number, t.Actor, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
+	if _, err := tx.ExecContext(ctx, `INSERT INTO turns (branch_id, number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.BranchID, t.Number, t.Actor, t.Controller, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
 		t.Narrative, t.RNGState, []byte(t.Timings), ts); err != nil {
 		return db.explain("append turn", err)
 	}
@@ -374,7 +415,7 @@ func (db *DB) Turns(ctx context.Context, branchID string, from, to int) ([]store
 		if lo > hi {
 			continue
 		}
-		rows, err := db.r.QueryContext(ctx, `SELECT number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at
+		rows, err := db.r.QueryContext(ctx, `SELECT number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at
 			FROM turns WHERE branch_id = ? AND number BETWEEN ? AND ? ORDER BY number`, seg.BranchID, lo, hi)
 		if err != nil {
 			return nil, db.explain("read turns", err)
@@ -383,7 +424,7 @@ func (db *DB) Turns(ctx context.Context, branchID string, from, to int) ([]store
 			t := store.Turn{SessionID: chain[0].SessionID, BranchID: seg.BranchID}
 			var intents, effects, rolls, passes, timings []byte
 			var created int64
-			if err := rows.Scan(&t.Number, &t.Actor, &t.Input, &intents, &effects, &rolls, &passes, &t.Narrative, &t.RNGState, &timings, &created); err != nil {
+			if err := rows.Scan(&t.Number, &t.Actor, &t.Controller, &t.Input, &intents, &effects, &rolls, &passes, &t.Narrative, &t.RNGState, &timings, &created); err != nil {
 				rows.Close()
 				return nil, db.explain("read turns", err)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -22,6 +23,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AppendWrongNumberConflicts", testAppendConflict},
 		{"ForkSharesHistory", testFork},
 		{"NestedForks", testNestedForks},
+		{"BranchNotes", testBranchNotes},
 		{"SnapshotsFollowTheLine", testSnapshots},
 		{"SetHead", testSetHead},
 		{"SetConfig", testSetConfig},
@@ -52,7 +54,7 @@ func newSession(t *testing.T, s store.Store, id string) *store.Session {
 }
 
 func turn(branch string, n int) *store.Turn {
-	return &store.Turn{BranchID: branch, Number: n, Actor: "pc", Input: fmt.Sprintf("input %d", n),
+	return &store.Turn{BranchID: branch, Number: n, Actor: "pc", Controller: fmt.Sprintf("user-%d", n), Input: fmt.Sprintf("input %d", n),
 		Intents: json.RawMessage(`[{"type":"look"}]`), Effects: json.RawMessage(fmt.Sprintf(`[{"type":"turn_began","turn":%d}]`, n)),
 		Rolls: json.RawMessage(`[]`), Narrative: fmt.Sprintf("narrative %d", n), RNGState: []byte{byte(n)}}
 }
@@ -144,7 +146,7 @@ func testAppendAndRead(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	got := ts[0]
-	if got.SessionID != "a" || got.Input != want.Input || string(got.Effects) != string(want.Effects) || string(got.Passes) != string(want.Passes) ||
+	if got.SessionID != "a" || got.Actor != "pc" || got.Controller != "user-1" || got.Input != want.Input || string(got.Effects) != string(want.Effects) || string(got.Passes) != string(want.Passes) ||
 		string(got.Timings) != string(want.Timings) || got.Narrative != want.Narrative || string(got.RNGState) != string(want.RNGState) || got.CreatedAt.IsZero() {
 		t.Errorf("turn read back:\n got %+v\nwant %+v", got, want)
 	}
@@ -220,6 +222,75 @@ func testFork(t *testing.T, s store.Store) {
 	bs, _ := s.Branches(ctx, "a")
 	if len(bs) != 2 || bs[0].Name != "main" || bs[1].Name != "alt" {
 		t.Errorf("branches: %+v", bs)
+	}
+}
+
+func testBranchNotes(t *testing.T, s store.Store) {
+	a := newSession(t, s, "a")
+	other := newSession(t, s, "b")
+	appendN(t, s, a.Branch, 1, 3)
+	alt := &store.Branch{SessionID: "a", Name: "alt", ParentID: a.Branch, ForkTurn: 2, Description: "the party spares the dragon"}
+	if err := s.CreateBranch(ctx, alt); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.BranchByName(ctx, "a", "alt"); err != nil || b.Description != "the party spares the dragon" || b.Canonical {
+		t.Fatalf("new branch notes: %+v %v", b, err)
+	}
+	yes, no := true, false
+	canon := func(sessionID string) []string {
+		t.Helper()
+		bs, err := s.Branches(ctx, sessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, b := range bs {
+			if b.Canonical {
+				out = append(out, b.Name)
+			}
+		}
+		return out
+	}
+	if err := s.UpdateBranch(ctx, other.Branch, store.BranchUpdate{Canonical: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		branch string
+		u      store.BranchUpdate
+		want   []string
+	}{
+		{a.Branch, store.BranchUpdate{Canonical: &yes}, []string{"main"}},
+		{alt.ID, store.BranchUpdate{Canonical: &yes}, []string{"alt"}},  // unmarks main
+		{a.Branch, store.BranchUpdate{Canonical: &no}, []string{"alt"}}, // main was not marked
+		{alt.ID, store.BranchUpdate{Canonical: &no}, nil},
+		{alt.ID, store.BranchUpdate{Canonical: &yes}, []string{"alt"}},
+	}
+	for i, st := range steps {
+		if err := s.UpdateBranch(ctx, st.branch, st.u); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := canon("a"); !slices.Equal(got, st.want) {
+			t.Errorf("step %d: canonical %v, want %v", i, got, st.want)
+		}
+	}
+	if got := canon("b"); !slices.Equal(got, []string{"main"}) {
+		t.Errorf("another session's canonical mark changed: %v", got)
+	}
+	d := "the dragon lives"
+	if err := s.UpdateBranch(ctx, alt.ID, store.BranchUpdate{Description: &d}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.BranchByName(ctx, "a", "alt")
+	if err != nil || b.Description != d || !b.Canonical || b.ForkTurn != 2 || b.ParentID != a.Branch {
+		t.Errorf("after a description change: %+v %v", b, err)
+	}
+	if err := s.UpdateBranch(ctx, "nope", store.BranchUpdate{Description: &d}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("update of a missing branch: %v, want ErrNotFound", err)
+	}
+	// The line of history is untouched by notes.
+	appendN(t, s, alt.ID, 3, 4)
+	if n := numbers(t, s, alt.ID, 1, 100); !equal(n, seq(1, 4)) {
+		t.Errorf("alt line after notes: %v", n)
 	}
 }
 
