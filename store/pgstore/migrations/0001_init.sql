@@ -1,8 +1,9 @@
 -- The tables of store/sqlitestore's 0001 and 0002 in one file. Times are
 -- Unix nanoseconds and JSON is kept as the bytes given (BYTEA, not JSONB,
 -- which would reformat it), so copies between the backends are exact.
+-- Sessions' ids are COLLATE "C" so that they sort by bytes, as in SQLite.
 CREATE TABLE sessions (
-    id            TEXT PRIMARY KEY,
+    id            TEXT COLLATE "C" PRIMARY KEY,
     name          TEXT NOT NULL,
     campaign      TEXT NOT NULL,
     campaign_path TEXT NOT NULL DEFAULT '',
@@ -19,7 +20,7 @@ CREATE INDEX sessions_by_update ON sessions (updated_at DESC);
 CREATE TABLE branches (
     id         TEXT PRIMARY KEY,
     seq        BIGINT GENERATED ALWAYS AS IDENTITY,
-    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    session_id TEXT COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     name       TEXT NOT NULL,
     parent_id  TEXT REFERENCES branches (id) ON DELETE CASCADE,
     fork_turn  INTEGER NOT NULL,
@@ -63,7 +64,7 @@ CREATE TABLE scene_lore (
 );
 
 CREATE TABLE episodes (
-    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    session_id TEXT COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     number     INTEGER NOT NULL,
     branch_id  TEXT NOT NULL,
     first_turn INTEGER NOT NULL,
