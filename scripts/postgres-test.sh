@@ -44,8 +44,8 @@ as_owner() {
 install() {
   local start=$SECONDS
   export DEBIAN_FRONTEND=noninteractive
-  as_root apt-get update -qq
-  as_root apt-get install -y -qq --no-install-recommends postgresql-15 postgresql-server-dev-15 make gcc >/dev/null
+  as_root apt-get -o DPkg::Lock::Timeout=600 update -qq
+  as_root apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends postgresql-15 postgresql-server-dev-15 make gcc >/dev/null
   if [ ! -d "$pgvector_src" ]; then
     log "no pgvector source at $pgvector_src: the tests will run without the vector extension"
   else
@@ -53,8 +53,10 @@ install() {
     build=$(mktemp -d)
     cp -r "$pgvector_src/." "$build"
     # OPTFLAGS="" leaves out -march=native: the build may run elsewhere.
-    make -s -C "$build" OPTFLAGS="" PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config >/dev/null
-    as_root make -s -C "$build" OPTFLAGS="" PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config install >/dev/null
+    # with_llvm=no skips the JIT bitcode, half the build time.
+    local mk=(-s -C "$build" OPTFLAGS="" with_llvm=no PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config)
+    make -j"$(nproc)" "${mk[@]}" >/dev/null
+    as_root make "${mk[@]}" install >/dev/null
     rm -rf "$build"
   fi
   log "installed in $((SECONDS - start)) s"
