@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hearth-rpg/hearth/internal/pgdb"
 	"github.com/hearth-rpg/hearth/internal/pgdb/pgtest"
@@ -175,5 +178,64 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 				t.Errorf("the error shows the password: %v", err)
 			}
 		})
+	}
+}
+
+// While another session holds the schema's migration lock, Open waits for
+// it and applies nothing; cancelled, it gives up and leaves no trace.
+func TestOpenWaitsForTheMigrationLock(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	holder, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	const lockClass = 0x4845_4152 // pgdb's
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext(current_schema()))`, lockClass); err != nil {
+		t.Fatal(err)
+	}
+	octx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := pgdb.Open(octx, url, pgdb.Options{Migrations: []pgdb.Migrations{setA}})
+		done <- err
+	}()
+	// Wait until Open is queued on the lock: an advisory lock not granted.
+	for {
+		var waiting int
+		if err := holder.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = hashtext(current_schema())::oid`, lockClass).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Open finished while the lock was held: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled Open succeeded")
+	}
+	var tables int
+	if err := holder.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("Open made %d tables without the lock", tables)
+	}
+	// Released, the next Open migrates.
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, lockClass); err != nil {
+		t.Fatal(err)
+	}
+	db, err := open(t, url, setA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := versions(t, db); got != "a:1 a:2 a:10" {
+		t.Errorf("versions %q", got)
 	}
 }
