@@ -48,8 +48,8 @@ func TestLayers(t *testing.T) {
 	domain := []string{"access", "dice", "world", "rules", "game", "modelgm", "lore", "lorebook", "contextpack", "narrative", "campaign", "pack", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent",
 		"auth", "assistant", "ingest/library", "retrieve", "store", "chargen"}
 	// storage is a domain package's storage subpackage, one per dependency
-	// (store/sqlitestore, auth/sqlitekeys; pg* for PostgreSQL later): the one
-	// place its SQL may live.
+	// (store/sqlitestore, auth/sqlitekeys; store/pgstore, auth/pgkeys for
+	// PostgreSQL): the one place its SQL may live.
 	storage := func(pkg string) bool {
 		last := pkg[strings.LastIndex(pkg, "/")+1:]
 		return strings.HasPrefix(last, "sqlite") || strings.HasPrefix(last, "pg")
@@ -77,7 +77,7 @@ func TestLayers(t *testing.T) {
 		}},
 		{"domain packages hold no SQL and no HTTP", func(pkg, imp string) bool {
 			return in(pkg, domain...) && !storage(pkg) &&
-				(imp == "database/sql" || imp == "net/http" || imp == mod+"/internal/sqlitedb" ||
+				(imp == "database/sql" || imp == "net/http" || imp == mod+"/internal/sqlitedb" || imp == mod+"/internal/pgdb" ||
 					strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx"))
 		}},
 		{"adapters are not imported by the core", func(pkg, imp string) bool {

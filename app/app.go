@@ -111,7 +111,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the data directory %s: %w", a.dir, err)
 	}
-	var dopts []database.Option
+	dopts := []database.Option{database.WithURL(string(cfg.Database.URL))}
 	if opts.SynchronousNormal {
 		dopts = append(dopts, database.WithSynchronousNormal())
 	}

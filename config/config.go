@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,6 +19,7 @@ import (
 type Config struct {
 	Server    Server    `toml:"server"`
 	Storage   Storage   `toml:"storage"`
+	Database  Database  `toml:"database"`
 	Models    Models    `toml:"models"`
 	Assistant Assistant `toml:"assistant"`
 	FVTT      FVTT      `toml:"fvtt"`
@@ -52,6 +54,56 @@ type Server struct {
 // Storage is where data lives.
 type Storage struct {
 	DataDir string `toml:"data_dir"` // empty: the CLI's default data directory
+}
+
+// Database chooses where the stores keep their tables.
+type Database struct {
+	// URL is "" for SQLite in the data directory (DATA/hearth.db), or
+	// postgres://user:password@host:port/name for PostgreSQL. Its password
+	// is masked wherever it is shown.
+	URL DatabaseURL `toml:"url" secret:"password"`
+}
+
+// DatabaseURL is a database URL whose password must never be printed or
+// logged: every way of formatting it masks the password (MaskURL).
+// Convert with string(u) where the value is really needed.
+type DatabaseURL string
+
+func (u DatabaseURL) String() string { return MaskURL(string(u)) }
+
+// GoString masks %#v too.
+func (u DatabaseURL) GoString() string { return strconv.Quote(u.String()) }
+
+// LogValue masks the password in slog output.
+func (u DatabaseURL) LogValue() slog.Value { return slog.StringValue(u.String()) }
+
+// MarshalText masks the password in JSON, TOML and YAML encoders.
+func (u DatabaseURL) MarshalText() ([]byte, error) { return []byte(u.String()), nil }
+
+// Postgres reports whether the URL names a PostgreSQL database.
+func (u DatabaseURL) Postgres() bool {
+	return strings.HasPrefix(string(u), "postgres://") || strings.HasPrefix(string(u), "postgresql://")
+}
+
+// MaskURL returns a database URL with its password, in the user part or
+// a password parameter, replaced by "****". A string that is not a URL is
+// masked whole, since where its password is cannot be told.
+func MaskURL(s string) string {
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return mask
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		u.User = url.UserPassword(u.User.Username(), mask)
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", mask)
+		u.RawQuery = q.Encode()
+	}
+	return strings.Replace(u.String(), url.QueryEscape(mask), mask, -1)
 }
 
 // Models chooses a model per role; key names match the CLI's model
@@ -320,6 +372,12 @@ func (c *Config) problems() []*KeyError {
 	if s.Host != "" {
 		if _, _, err := net.SplitHostPort(s.Host); err == nil || strings.ContainsAny(s.Host, "/[] ") {
 			bad("server.host", "must be a host name or IP address without port or brackets (the port is server.port), got %q", s.Host)
+		}
+	}
+	if u := c.Database.URL; u != "" {
+		// Never quote the value: it may hold a password.
+		if pu, err := url.Parse(string(u)); err != nil || !u.Postgres() || pu.Host == "" {
+			bad("database.url", "must be empty (SQLite in the data directory) or postgres://user:password@host:port/name")
 		}
 	}
 	if s.Port < 0 || s.Port > 65535 {

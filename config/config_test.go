@@ -647,3 +647,87 @@ func TestTemplateHasSessionKeys(t *testing.T) {
 		}
 	}
 }
+
+// database.url comes from the environment, and every way of showing the
+// configuration shows where it points but never its password.
+func TestDatabaseURLMasksPassword(t *testing.T) {
+	const pw = "pg-s3cret-71a9"
+	env := []string{"HEARTH__DATABASE__URL=postgres://hearth:" + pw + "@db.lan:5433/hearth?sslmode=require"}
+	c, src, err := Load("", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(c.Database.URL), pw) || !c.Database.URL.Postgres() {
+		t.Fatalf("database.url not loaded: %q", c.Database.URL)
+	}
+	var written, shown, logged bytes.Buffer
+	if err := c.Write(&written); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Show(&shown, src); err != nil {
+		t.Fatal(err)
+	}
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("config", "database", c.Database)
+	renderings := map[string]string{
+		"Write":    written.String(),
+		"Show":     shown.String(),
+		"Template": c.Template(),
+		"%v":       fmt.Sprintf("%v", c),
+		"%#v":      fmt.Sprintf("%#v", *c),
+		"slog":     logged.String(),
+	}
+	for how, s := range renderings {
+		if strings.Contains(s, pw) {
+			t.Errorf("%s shows the password:\n%s", how, s)
+		}
+		if !strings.Contains(s, "hearth:****@db.lan:5433/hearth") {
+			t.Errorf("%s does not show where the database is:\n%s", how, s)
+		}
+	}
+	if !strings.Contains(shown.String(), "HEARTH__DATABASE__URL") {
+		t.Errorf("Show does not say where database.url came from:\n%s", shown.String())
+	}
+}
+
+func TestMaskURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"postgres://h:pw@host/db", "postgres://h:****@host/db"},
+		{"postgres://h@host:5432/db?sslmode=disable", "postgres://h@host:5432/db?sslmode=disable"},
+		{"postgresql://host/db?password=pw&sslmode=disable", "postgresql://host/db?password=****&sslmode=disable"},
+		{"postgres://h:p%40ss@host/db", "postgres://h:****@host/db"},
+		{"host=db password=pw", "****"}, // not a URL: where the password is cannot be told
+		{"postgres://h:pw@[bad", "****"},
+	}
+	for _, tt := range tests {
+		if got := MaskURL(tt.in); got != tt.want {
+			t.Errorf("MaskURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestValidateDatabaseURL(t *testing.T) {
+	tests := []struct {
+		url string
+		ok  bool
+	}{
+		{"", true},
+		{"postgres://hearth@127.0.0.1:5432/hearth", true},
+		{"postgresql://hearth:pw@db/hearth", true},
+		{"mysql://db/hearth", false},
+		{"sqlite:/var/lib/hearth.db", false},
+		{"postgres:///hearth", false}, // no host
+		{"host=db dbname=hearth password=pw", false},
+	}
+	for _, tt := range tests {
+		c := Default()
+		c.Database.URL = DatabaseURL(tt.url)
+		err := c.Validate()
+		if (err == nil) != tt.ok {
+			t.Errorf("Validate(database.url = %q) = %v, want ok %v", tt.url, err, tt.ok)
+		}
+		if err != nil && strings.Contains(err.Error(), "pw") {
+			t.Errorf("the error quotes the URL: %v", err)
+		}
+	}
+}

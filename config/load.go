@@ -219,7 +219,10 @@ type leaf struct {
 	index  []int
 	typ    reflect.Type
 	secret bool
-	def    any // the default value
+	// url marks a URL whose password is the secret (secret:"password"):
+	// shown with the password masked rather than not at all.
+	url bool
+	def any // the default value
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
@@ -250,7 +253,7 @@ func (s *schema) walk(t reflect.Type, prefix string, index []int) {
 			s.walk(f.Type, key+".", idx)
 			continue
 		}
-		s.leaves[key] = leaf{index: idx, typ: f.Type, secret: f.Tag.Get("secret") == "true"}
+		s.leaves[key] = leaf{index: idx, typ: f.Type, secret: f.Tag.Get("secret") != "", url: f.Tag.Get("secret") == "password"}
 	}
 }
 

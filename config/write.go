@@ -19,6 +19,8 @@ func (c *Config) Write(w io.Writer) error {
 	for _, l := range newSchema().leaves {
 		f := v.FieldByIndex(l.index)
 		switch {
+		case l.url:
+			f.SetString(MaskURL(f.String()))
 		case l.secret && f.Kind() == reflect.String && f.Len() > 0:
 			f.SetString(mask)
 		case l.secret:
@@ -68,7 +70,7 @@ func (c *Config) Show(w io.Writer, src Source) error {
 				fmt.Fprintf(&b, "\n[%s]\n", section)
 				header = true
 			}
-			fmt.Fprintf(&b, "%s = %s  # %s\n", name, tomlValue(v.FieldByIndex(l.index), l.secret), src.Origin(key))
+			fmt.Fprintf(&b, "%s = %s  # %s\n", name, showValue(v.FieldByIndex(l.index), l), src.Origin(key))
 		}
 		for _, s := range subs {
 			walk(s)
@@ -77,6 +79,14 @@ func (c *Config) Show(w io.Writer, src Source) error {
 	walk("")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// showValue formats a leaf's value as TOML, masking secrets.
+func showValue(f reflect.Value, l leaf) string {
+	if l.url {
+		return strconv.Quote(MaskURL(f.String()))
+	}
+	return tomlValue(f, l.secret)
 }
 
 // tomlValue formats one value as TOML; a set secret shows as "****".
@@ -148,7 +158,9 @@ func (c *Config) Template() string {
 			}
 			f, d := v.FieldByIndex(l.index), def.FieldByIndex(l.index)
 			switch {
-			case l.secret:
+			case l.url && f.String() != MaskURL(f.String()):
+				fmt.Fprintf(&b, "# %s = %s  # the password is masked: put it back, or set HEARTH__DATABASE__URL\n", name, showValue(f, l))
+			case l.secret && !l.url:
 				fmt.Fprintf(&b, "# %s = \"\"  # better: api_key_env or api_key_file\n", name)
 			case reflect.DeepEqual(f.Interface(), d.Interface()) || (f.Kind() == reflect.Slice && f.Len() == 0 && d.Len() == 0):
 				fmt.Fprintf(&b, "# %s = %s\n", name, tomlValue(d, false))

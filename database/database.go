@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/hearth-rpg/hearth"
 
 	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
@@ -50,6 +53,7 @@ type DB struct {
 }
 
 type options struct {
+	url               string
 	synchronousNormal bool
 	memories          []sqlitenarrative.Option
 	index             []sqliteindex.Option
@@ -63,6 +67,39 @@ type Option func(*options)
 // a crashed process still loses nothing committed, a power cut may lose
 // the last transactions. The default is FULL.
 func WithSynchronousNormal() Option { return func(o *options) { o.synchronousNormal = true } }
+
+// WithURL chooses the backend by database.url: "" is SQLite in the data
+// directory, postgres://… is PostgreSQL.
+func WithURL(url string) Option { return func(o *options) { o.url = url } }
+
+// unported names the stores that have no PostgreSQL backend yet. While
+// any is left, Open refuses PostgreSQL rather than keep them in SQLite
+// behind the user's back.
+var unported = []string{
+	"narrative memory (reputation, perception, beats, stats; memory events are ported)",
+	"the lore index",
+	"the document library",
+}
+
+// ported names the stores that have a PostgreSQL backend: sessions and
+// turns (store/pgstore), memory events (narrative/pgnarrative), users and
+// keys (auth/pgkeys), conversations (assistant/pgconversations) and the
+// character library (chargen/pgcharacters).
+var ported = []string{"sessions and turns", "memory events", "users and keys", "conversations", "the character library"}
+
+// checkURL refuses a URL Open cannot serve, without quoting it: it may
+// hold a password.
+func checkURL(url string) error {
+	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+		return hearth.Errorf(hearth.Invalid, "database.url must be empty (SQLite in the data directory) or a postgres:// URL")
+	}
+	if len(unported) > 0 {
+		return hearth.Errorf(hearth.Unavailable, "database.url names PostgreSQL, but these stores cannot live there yet: %s "+
+			"(ported so far: %s). Leave database.url empty to keep everything in SQLite in the data directory",
+			strings.Join(unported, "; "), strings.Join(ported, ", "))
+	}
+	return nil
+}
 
 // WithMemoryOptions configures the narrative memory (embedder, logger, …).
 func WithMemoryOptions(opts ...sqlitenarrative.Option) Option {
@@ -86,6 +123,10 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	var o options
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.url != "" {
+		// Never a silent fallback to SQLite: the user asked for PostgreSQL.
+		return nil, checkURL(o.url)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory %s: %w", dir, err)

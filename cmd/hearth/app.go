@@ -102,7 +102,11 @@ func (g *globals) withDatabase(ctx context.Context, fn func(*database.DB) error,
 	if err != nil {
 		return g.fail("cli.no_data_dir", nil, err)
 	}
-	db, err := database.Open(ctx, dir, opts...)
+	cfg, _, err := g.loadConfig()
+	if err != nil {
+		return err
+	}
+	db, err := database.Open(ctx, dir, append([]database.Option{database.WithURL(string(cfg.Database.URL))}, opts...)...)
 	if err != nil {
 		return err
 	}

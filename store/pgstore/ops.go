@@ -1,0 +1,460 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hearth-rpg/hearth/internal/pgdb"
+	"github.com/hearth-rpg/hearth/narrative/pgnarrative"
+	"github.com/hearth-rpg/hearth/store"
+)
+
+// CreateSession implements store.Store.
+func (db *DB) CreateSession(ctx context.Context, s *store.Session, initial store.Snapshot) error {
+	if s.ID == "" {
+		return fmt.Errorf("create session: no ID")
+	}
+	t := now()
+	main := store.Branch{ID: newID(), SessionID: s.ID, Name: "main", CreatedAt: fromNanos(t)}
+	err := db.h.Tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO sessions (id, name, campaign, campaign_path, seed, config, branch_id, head, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $8)`,
+			s.ID, s.Name, s.Campaign, s.CampaignPath, int64(s.Seed), []byte(s.Config), main.ID, t); err != nil {
+			if pgdb.IsUnique(err) {
+				return fmt.Errorf("session %q: %w", s.ID, store.ErrConflict)
+			}
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, created_at)
+			VALUES ($1, $2, 'main', NULL, 0, 0, $3)`, main.ID, s.ID, t); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO snapshots (branch_id, turn, state, rng_state) VALUES ($1, 0, $2, $3)`,
+			main.ID, []byte(initial.State), initial.RNGState)
+		return err
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	if err != nil {
+		return db.explain("create session", err)
+	}
+	s.Branch, s.Head = main.ID, 0
+	s.CreatedAt, s.UpdatedAt = fromNanos(t), fromNanos(t)
+	db.remember(main)
+	return nil
+}
+
+const sessionCols = `id, name, campaign, campaign_path, seed, config, branch_id, head, created_at, updated_at`
+
+func scanSession(sc pgx.Row) (store.Session, error) {
+	var s store.Session
+	var seed, created, updated int64
+	var cfg []byte
+	err := sc.Scan(&s.ID, &s.Name, &s.Campaign, &s.CampaignPath, &seed, &cfg, &s.Branch, &s.Head, &created, &updated)
+	s.Seed = uint64(seed)
+	if len(cfg) > 0 {
+		s.Config = cfg
+	}
+	s.CreatedAt, s.UpdatedAt = fromNanos(created), fromNanos(updated)
+	return s, err
+}
+
+// Session implements store.Store.
+func (db *DB) Session(ctx context.Context, id string) (*store.Session, error) {
+	s, err := scanSession(db.h.Pool().QueryRow(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("session %q: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, db.explain("read session", err)
+	}
+	return &s, nil
+}
+
+// Sessions implements store.Store.
+func (db *DB) Sessions(ctx context.Context) ([]store.Session, error) {
+	rows, err := db.h.Pool().Query(ctx, `SELECT `+sessionCols+` FROM sessions ORDER BY updated_at DESC, id`)
+	if err != nil {
+		return nil, db.explain("list sessions", err)
+	}
+	defer rows.Close()
+	var out []store.Session
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, db.explain("list sessions", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// SetHead implements store.Store.
+func (db *DB) SetHead(ctx context.Context, sessionID, branchID string, head int) error {
+	b, err := db.branch(ctx, branchID)
+	if err != nil {
+		return err
+	}
+	if b.SessionID != sessionID {
+		return fmt.Errorf("branch %q belongs to another session: %w", b.Name, store.ErrConflict)
+	}
+	tip, err := db.Tip(ctx, branchID)
+	if err != nil {
+		return err
+	}
+	if head < 0 || head > tip {
+		return fmt.Errorf("turn %d is not on branch %q (turns 0 to %d): %w", head, b.Name, tip, store.ErrConflict)
+	}
+	tag, err := db.h.Pool().Exec(ctx, `UPDATE sessions SET branch_id = $1, head = $2, updated_at = $3 WHERE id = $4`, branchID, head, now(), sessionID)
+	if err != nil {
+		return db.explain("set head", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("session %q: %w", sessionID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// SetConfig implements store.Store.
+func (db *DB) SetConfig(ctx context.Context, sessionID string, config json.RawMessage) error {
+	if config != nil && !json.Valid(config) {
+		return fmt.Errorf("session %q: the config is not valid JSON", sessionID)
+	}
+	tag, err := db.h.Pool().Exec(ctx, `UPDATE sessions SET config = $1, updated_at = $2 WHERE id = $3`, []byte(config), now(), sessionID)
+	if err != nil {
+		return db.explain("set the session's config", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("session %q: %w", sessionID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteSession implements store.Store.
+func (db *DB) DeleteSession(ctx context.Context, id string) error {
+	tag, err := db.h.Pool().Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id)
+	if err != nil {
+		return db.explain("delete session", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("session %q: %w", id, store.ErrNotFound)
+	}
+	db.mu.Lock()
+	for k, b := range db.branches {
+		if b.SessionID == id {
+			delete(db.branches, k)
+		}
+	}
+	db.mu.Unlock()
+	return nil
+}
+
+func (db *DB) remember(b store.Branch) {
+	db.mu.Lock()
+	db.branches[b.ID] = b
+	db.mu.Unlock()
+}
+
+const branchCols = `id, session_id, name, COALESCE(parent_id, ''), fork_turn, created_at`
+
+func scanBranch(sc pgx.Row) (store.Branch, error) {
+	var b store.Branch
+	var created int64
+	err := sc.Scan(&b.ID, &b.SessionID, &b.Name, &b.ParentID, &b.ForkTurn, &created)
+	b.CreatedAt = fromNanos(created)
+	return b, err
+}
+
+// branch returns a branch by ID, from the cache when it can.
+func (db *DB) branch(ctx context.Context, id string) (store.Branch, error) {
+	db.mu.Lock()
+	b, ok := db.branches[id]
+	db.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := scanBranch(db.h.Pool().QueryRow(ctx, `SELECT `+branchCols+` FROM branches WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Branch{}, fmt.Errorf("branch %q: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Branch{}, db.explain("read branch", err)
+	}
+	db.remember(b)
+	return b, nil
+}
+
+// chain returns the branch's ancestry, root first.
+func (db *DB) chain(ctx context.Context, id string) ([]store.Branch, error) {
+	var rev []store.Branch
+	for id != "" {
+		b, err := db.branch(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		rev = append(rev, b)
+		if len(rev) > 10_000 {
+			return nil, fmt.Errorf("branch %q: ancestry does not end; the database is damaged", id)
+		}
+		id = b.ParentID
+	}
+	out := make([]store.Branch, len(rev))
+	for i, b := range rev {
+		out[len(rev)-1-i] = b
+	}
+	return out, nil
+}
+
+// CreateBranch implements store.Store.
+func (db *DB) CreateBranch(ctx context.Context, b *store.Branch) error {
+	if b.Name == "" {
+		return fmt.Errorf("create branch: no name")
+	}
+	parent, err := db.branch(ctx, b.ParentID)
+	if err != nil {
+		return fmt.Errorf("create branch %q: parent: %w", b.Name, err)
+	}
+	if parent.SessionID != b.SessionID {
+		return fmt.Errorf("create branch %q: parent belongs to another session: %w", b.Name, store.ErrConflict)
+	}
+	if b.ID == "" {
+		b.ID = newID()
+	}
+	t := now()
+	err = db.h.Tx(ctx, func(tx pgx.Tx) error {
+		// The parent's tip, read under a share lock: a turn appended to it
+		// meanwhile waits, so the fork is checked against the tip it has.
+		var tip int
+		if err := tx.QueryRow(ctx, `SELECT tip FROM branches WHERE id = $1 FOR SHARE`, parent.ID).Scan(&tip); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("create branch %q: parent %q: %w", b.Name, parent.ID, store.ErrNotFound)
+			}
+			return err
+		}
+		if b.ForkTurn < 0 || b.ForkTurn > tip {
+			return fmt.Errorf("create branch %q: turn %d is not on %q (turns 0 to %d): %w", b.Name, b.ForkTurn, parent.Name, tip, store.ErrConflict)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, created_at)
+			VALUES ($1, $2, $3, $4, $5, $5, $6)`, b.ID, b.SessionID, b.Name, b.ParentID, b.ForkTurn, t)
+		if pgdb.IsUnique(err) {
+			return fmt.Errorf("branch %q already exists: %w", b.Name, store.ErrConflict)
+		}
+		return err
+	})
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return db.explain("create branch", err)
+	}
+	b.CreatedAt = fromNanos(t)
+	db.remember(*b)
+	return nil
+}
+
+// Branches implements store.Store.
+func (db *DB) Branches(ctx context.Context, sessionID string) ([]store.Branch, error) {
+	rows, err := db.h.Pool().Query(ctx, `SELECT `+branchCols+` FROM branches WHERE session_id = $1 ORDER BY created_at, seq`, sessionID)
+	if err != nil {
+		return nil, db.explain("list branches", err)
+	}
+	defer rows.Close()
+	var out []store.Branch
+	for rows.Next() {
+		b, err := scanBranch(rows)
+		if err != nil {
+			return nil, db.explain("list branches", err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.explain("list branches", err)
+	}
+	if len(out) == 0 {
+		if _, err := db.Session(ctx, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// BranchByName implements store.Store.
+func (db *DB) BranchByName(ctx context.Context, sessionID, name string) (*store.Branch, error) {
+	b, err := scanBranch(db.h.Pool().QueryRow(ctx, `SELECT `+branchCols+` FROM branches WHERE session_id = $1 AND name = $2`, sessionID, name))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("branch %q: %w", name, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, db.explain("read branch", err)
+	}
+	return &b, nil
+}
+
+// Tip implements store.Store.
+func (db *DB) Tip(ctx context.Context, branchID string) (int, error) {
+	var tip int
+	err := db.h.Pool().QueryRow(ctx, `SELECT tip FROM branches WHERE id = $1`, branchID).Scan(&tip)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("branch %q: %w", branchID, store.ErrNotFound)
+	}
+	if err != nil {
+		return 0, db.explain("read branch tip", err)
+	}
+	return tip, nil
+}
+
+// AppendTurn implements store.Store.
+func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapshot) error {
+	if snap != nil && (snap.BranchID != t.BranchID || snap.Turn != t.Number) {
+		return fmt.Errorf("append turn %d: the snapshot is for turn %d of another branch or turn", t.Number, snap.Turn)
+	}
+	ts := now()
+	var session string
+	err := db.h.Tx(ctx, func(tx pgx.Tx) error {
+		// The branch's row is the turn's lock: appends to one branch queue
+		// here, and each reads the tip the one before it left.
+		var tip int
+		if err := tx.QueryRow(ctx, `SELECT tip, session_id FROM branches WHERE id = $1 FOR NO KEY UPDATE`, t.BranchID).Scan(&tip, &session); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("append turn: branch %q: %w", t.BranchID, store.ErrNotFound)
+			}
+			return err
+		}
+		if t.Number != tip+1 {
+			return fmt.Errorf("append turn %d: the branch ends at turn %d, so the next is %d: %w", t.Number, tip, tip+1, store.ErrConflict)
+		}
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO turns (branch_id, number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			t.BranchID, t.Number, t.Actor, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
+			t.Narrative, t.RNGState, []byte(t.Timings), ts)
+		b.Queue(`UPDATE branches SET tip = $1 WHERE id = $2`, t.Number, t.BranchID)
+		if l := t.SceneLore; l != nil {
+			b.Queue(`INSERT INTO scene_lore (branch_id, turn, scene, lore, created_at) VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (branch_id, turn) DO UPDATE SET scene = excluded.scene, lore = excluded.lore, created_at = excluded.created_at`,
+				t.BranchID, t.Number, l.Scene, []byte(l.Lore), ts)
+		}
+		if snap != nil {
+			b.Queue(`INSERT INTO snapshots (branch_id, turn, state, rng_state) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (branch_id, turn) DO UPDATE SET state = excluded.state, rng_state = excluded.rng_state`,
+				snap.BranchID, snap.Turn, []byte(snap.State), snap.RNGState)
+		}
+		b.Queue(`UPDATE sessions SET branch_id = $1, head = $2, updated_at = $3 WHERE id = $4`, t.BranchID, t.Number, ts, session)
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		if len(t.Memories) > 0 {
+			if _, err := pgnarrative.InsertEvents(ctx, tx, t.Memories); err != nil {
+				return fmt.Errorf("store its memory events: %w", err)
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return db.explain("append turn", err)
+	}
+	if l := t.SceneLore; l != nil {
+		l.BranchID, l.Turn = t.BranchID, t.Number
+	}
+	t.SessionID, t.CreatedAt = session, fromNanos(ts)
+	return nil
+}
+
+// Turns implements store.Store.
+func (db *DB) Turns(ctx context.Context, branchID string, from, to int) ([]store.Turn, error) {
+	chain, err := db.chain(ctx, branchID)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Turn
+	for _, seg := range store.Line(chain) {
+		lo, hi := max(from, seg.From), to
+		if seg.To >= 0 {
+			hi = min(hi, seg.To)
+		}
+		if lo > hi {
+			continue
+		}
+		rows, err := db.h.Pool().Query(ctx, `SELECT number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at
+			FROM turns WHERE branch_id = $1 AND number BETWEEN $2 AND $3 ORDER BY number`, seg.BranchID, lo, hi)
+		if err != nil {
+			return nil, db.explain("read turns", err)
+		}
+		for rows.Next() {
+			t := store.Turn{SessionID: chain[0].SessionID, BranchID: seg.BranchID}
+			var intents, effects, rolls, passes, timings []byte
+			var created int64
+			if err := rows.Scan(&t.Number, &t.Actor, &t.Input, &intents, &effects, &rolls, &passes, &t.Narrative, &t.RNGState, &timings, &created); err != nil {
+				rows.Close()
+				return nil, db.explain("read turns", err)
+			}
+			t.Intents, t.Effects, t.Rolls, t.Passes, t.Timings = raw(intents), raw(effects), raw(rolls), raw(passes), raw(timings)
+			t.CreatedAt = fromNanos(created)
+			out = append(out, t)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, db.explain("read turns", err)
+		}
+	}
+	return out, nil
+}
+
+// Snapshot implements store.Store.
+func (db *DB) Snapshot(ctx context.Context, branchID string, atOrBefore int) (*store.Snapshot, error) {
+	var s store.Snapshot
+	found, err := db.latestOnLine(ctx, branchID, atOrBefore, func(sessionID, branch string, lo, hi int) error {
+		s = store.Snapshot{SessionID: sessionID, BranchID: branch}
+		return db.h.Pool().QueryRow(ctx, `SELECT turn, state, rng_state FROM snapshots
+			WHERE branch_id = $1 AND turn BETWEEN $2 AND $3 ORDER BY turn DESC LIMIT 1`, branch, lo, hi).Scan(&s.Turn, &s.State, &s.RNGState)
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		return nil, db.explain("read snapshot", err)
+	}
+	if !found {
+		return nil, fmt.Errorf("no snapshot at or before turn %d on branch %q: %w", atOrBefore, branchID, store.ErrNotFound)
+	}
+	return &s, nil
+}
+
+// latestOnLine walks the branch's line from its end back to its root and
+// calls read for each stored segment's part at or before atOrBefore, until
+// read finds a row (pgx.ErrNoRows means "not in this segment").
+func (db *DB) latestOnLine(ctx context.Context, branchID string, atOrBefore int, read func(sessionID, branch string, lo, hi int) error) (bool, error) {
+	chain, err := db.chain(ctx, branchID)
+	if err != nil {
+		return false, err
+	}
+	segs := store.Line(chain)
+	for i := len(segs) - 1; i >= 0; i-- {
+		seg := segs[i]
+		hi := atOrBefore
+		if seg.To >= 0 {
+			hi = min(hi, seg.To)
+		}
+		lo := seg.From
+		if i == 0 {
+			lo = 0
+		}
+		if hi < lo {
+			continue
+		}
+		err := read(chain[0].SessionID, seg.BranchID, lo, hi)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		return err == nil, err
+	}
+	return false, nil
+}
