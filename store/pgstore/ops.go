@@ -160,12 +160,12 @@ func (db *DB) remember(b store.Branch) {
 	db.mu.Unlock()
 }
 
-const branchCols = `id, session_id, name, COALESCE(parent_id, ''), fork_turn, created_at`
+const branchCols = `id, session_id, name, COALESCE(parent_id, ''), fork_turn, description, canonical, created_at`
 
 func scanBranch(sc pgx.Row) (store.Branch, error) {
 	var b store.Branch
 	var created int64
-	err := sc.Scan(&b.ID, &b.SessionID, &b.Name, &b.ParentID, &b.ForkTurn, &created)
+	err := sc.Scan(&b.ID, &b.SessionID, &b.Name, &b.ParentID, &b.ForkTurn, &b.Description, &b.Canonical, &created)
 	b.CreatedAt = fromNanos(created)
 	return b, err
 }
@@ -222,6 +222,9 @@ func (db *DB) CreateBranch(ctx context.Context, b *store.Branch) error {
 	if parent.SessionID != b.SessionID {
 		return fmt.Errorf("create branch %q: parent belongs to another session: %w", b.Name, store.ErrConflict)
 	}
+	if b.Canonical {
+		return fmt.Errorf("create branch %q: mark it canonical with UpdateBranch once it exists", b.Name)
+	}
 	if b.ID == "" {
 		b.ID = newID()
 	}
@@ -239,8 +242,8 @@ func (db *DB) CreateBranch(ctx context.Context, b *store.Branch) error {
 		if b.ForkTurn < 0 || b.ForkTurn > tip {
 			return fmt.Errorf("create branch %q: turn %d is not on %q (turns 0 to %d): %w", b.Name, b.ForkTurn, parent.Name, tip, store.ErrConflict)
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, created_at)
-			VALUES ($1, $2, $3, $4, $5, $5, $6)`, b.ID, b.SessionID, b.Name, b.ParentID, b.ForkTurn, t)
+		_, err := tx.Exec(ctx, `INSERT INTO branches (id, session_id, name, parent_id, fork_turn, tip, description, created_at)
+			VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`, b.ID, b.SessionID, b.Name, b.ParentID, b.ForkTurn, b.Description, t)
 		if pgdb.IsUnique(err) {
 			return fmt.Errorf("branch %q already exists: %w", b.Name, store.ErrConflict)
 		}
@@ -295,6 +298,42 @@ func (db *DB) BranchByName(ctx context.Context, sessionID, name string) (*store.
 	return &b, nil
 }
 
+// UpdateBranch implements store.Store.
+func (db *DB) UpdateBranch(ctx context.Context, branchID string, u store.BranchUpdate) error {
+	err := db.h.Tx(ctx, func(tx pgx.Tx) error {
+		var session string
+		err := tx.QueryRow(ctx, `SELECT session_id FROM branches WHERE id = $1 FOR UPDATE`, branchID).Scan(&session)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("branch %q: %w", branchID, store.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if u.Description != nil {
+			if _, err := tx.Exec(ctx, `UPDATE branches SET description = $1 WHERE id = $2`, *u.Description, branchID); err != nil {
+				return err
+			}
+		}
+		if u.Canonical != nil {
+			if *u.Canonical {
+				// One statement, so the session never has two canonical
+				// branches, even with another server marking one at once.
+				_, err = tx.Exec(ctx, `UPDATE branches SET canonical = (id = $1) WHERE session_id = $2`, branchID, session)
+			} else {
+				_, err = tx.Exec(ctx, `UPDATE branches SET canonical = FALSE WHERE id = $1`, branchID)
+			}
+		}
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return db.explain("update branch", err)
+	}
+	return nil
+}
+
 // Tip implements store.Store.
 func (db *DB) Tip(ctx context.Context, branchID string) (int, error) {
 	var tip int
@@ -329,9 +368,9 @@ func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapsho
 			return fmt.Errorf("append turn %d: the branch ends at turn %d, so the next is %d: %w", t.Number, tip, tip+1, store.ErrConflict)
 		}
 		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO turns (branch_id, number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-			t.BranchID, t.Number, t.Actor, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
+		b.Queue(`INSERT INTO turns (branch_id, number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			t.BranchID, t.Number, t.Actor, t.Controller, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
 			t.Narrative, t.RNGState, []byte(t.Timings), ts)
 		b.Queue(`UPDATE branches SET tip = $1 WHERE id = $2`, t.Number, t.BranchID)
 		if l := t.SceneLore; l != nil {
@@ -383,7 +422,7 @@ func (db *DB) Turns(ctx context.Context, branchID string, from, to int) ([]store
 		if lo > hi {
 			continue
 		}
-		rows, err := db.h.Pool().Query(ctx, `SELECT number, actor, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at
+		rows, err := db.h.Pool().Query(ctx, `SELECT number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at
 			FROM turns WHERE branch_id = $1 AND number BETWEEN $2 AND $3 ORDER BY number`, seg.BranchID, lo, hi)
 		if err != nil {
 			return nil, db.explain("read turns", err)
@@ -392,7 +431,7 @@ func (db *DB) Turns(ctx context.Context, branchID string, from, to int) ([]store
 			t := store.Turn{SessionID: chain[0].SessionID, BranchID: seg.BranchID}
 			var intents, effects, rolls, passes, timings []byte
 			var created int64
-			if err := rows.Scan(&t.Number, &t.Actor, &t.Input, &intents, &effects, &rolls, &passes, &t.Narrative, &t.RNGState, &timings, &created); err != nil {
+			if err := rows.Scan(&t.Number, &t.Actor, &t.Controller, &t.Input, &intents, &effects, &rolls, &passes, &t.Narrative, &t.RNGState, &timings, &created); err != nil {
 				rows.Close()
 				return nil, db.explain("read turns", err)
 			}
