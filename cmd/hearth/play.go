@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
@@ -181,7 +183,11 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 	out := g.stdout
 	width := wrapWidth(out)
 	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
-	lines := newLineReader(g.stdin, out)
+	var historyFile string
+	if dir, err := g.dataDir(); err == nil {
+		historyFile = filepath.Join(dir, "play_history")
+	}
+	lines := newLineReader(g.stdin, out, lineOptions{HistoryFile: historyFile, Complete: func(string) []string { return words(s) }})
 	echo := !isTerminal(g.stdin)
 	for {
 		fmt.Fprint(out, "\n")
@@ -234,6 +240,51 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 		}
 		printAfter(out, s, resp, width)
 	}
+}
+
+// slashCommands are what Tab completes a word starting with "/" to.
+var slashCommands = []string{"/help", "/look", "/sheet", "/inventory", "/quests", "/roll", "/save", "/turns",
+	"/restore", "/fork", "/switch", "/branches", "/export", "/quit"}
+
+// words are what Tab may complete to: the slash commands, and what the
+// player can see here — people, things, exits — and carries; hidden exits
+// and GM-only names stay out, as the player's view of the world cuts them.
+func words(s *game.Session) []string {
+	out := slices.Clone(slashCommands)
+	w := s.World().View(access.Player, s.World().Player)
+	pc := w.PC()
+	if pc == nil {
+		return out
+	}
+	for id := range pc.Inventory {
+		if it := w.Items[id]; it != nil {
+			out = append(out, it.Name)
+		}
+	}
+	here := w.Here()
+	if here == nil {
+		return out
+	}
+	for _, c := range w.CharactersAt(here.ID) {
+		if f := strings.Fields(c.Name); len(f) > 0 {
+			out = append(out, c.Name, f[0])
+		}
+	}
+	for id := range here.Items {
+		if it := w.Items[id]; it != nil {
+			out = append(out, it.Name)
+		}
+	}
+	for _, e := range here.Exits {
+		if e.Hidden {
+			continue
+		}
+		out = append(out, e.Direction)
+		if l := w.Locations[e.To]; l != nil {
+			out = append(out, l.Name)
+		}
+	}
+	return slices.DeleteFunc(out, func(x string) bool { return x == "" })
 }
 
 func printAfter(out io.Writer, s *game.Session, resp *game.Response, width int) {

@@ -73,12 +73,12 @@ func (s *screen) waitFor(t *testing.T, want string, n int) {
 	}
 }
 
-// On a real terminal a line can be edited and earlier lines come back
-// with the up arrow, as in a shell: "lok", ←, "o" is "look", and ↑ on an
-// empty prompt repeats it; escape sequences are never played as words.
-func TestTerminalLineEditing(t *testing.T) {
+// play runs hearth play on a fresh pseudo-terminal in data, types each
+// of steps once the screen shows its cue, and returns the screen.
+func playOnTerminal(t *testing.T, data string, steps []step) string {
+	t.Helper()
 	control, tty := openPTY(t)
-	cmd := exec.Command(hearthBin, "play", "--new", "--seed", "1", "--data", t.TempDir())
+	cmd := exec.Command(hearthBin, "play", "--seed", "1", "--data", data)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -97,16 +97,10 @@ func TestTerminalLineEditing(t *testing.T) {
 			}
 		}
 	}()
-	const room = "== Saltmere Quay =="
-	out.waitFor(t, "> ", 1)
-	out.waitFor(t, room, 1)
-	control.Write([]byte("lok\x1b[Do\r")) // ← moves back one letter
-	out.waitFor(t, room, 2)
-	control.Write([]byte("\x1b[A\r")) // ↑ brings back "look"
-	out.waitFor(t, room, 3)
-	control.Write([]byte("inventory\r"))
-	out.waitFor(t, "You carry:", 1)
-	control.Write([]byte("quit\r"))
+	for _, st := range steps {
+		out.waitFor(t, st.cue, st.times)
+		control.Write([]byte(st.keys))
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -118,15 +112,50 @@ func TestTerminalLineEditing(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("hearth play did not quit:\n%s", out.String())
 	}
-	screen := out.String()
-	// Read line by line from a terminal, the keys would have been played
-	// as the words "lok^[[Do" and "^[[A".
-	for _, bad := range []string{"^[[", "I don't follow"} {
+	return out.String()
+}
+
+// step types keys once the screen shows cue for the times-th time.
+type step struct {
+	cue   string
+	times int
+	keys  string
+}
+
+// On a real terminal a line is edited and recalled as in a shell: "lok",
+// ←, "o" is "look"; ↑ repeats it; Ctrl-C forgets a line; Tab completes a
+// slash command and a name; and the next game in the same data directory
+// brings the lines back with ↑.
+func TestTerminalLineEditing(t *testing.T) {
+	data := t.TempDir()
+	const room, prompt = "== Saltmere Quay ==", "\n> "
+	screen := playOnTerminal(t, data, []step{
+		{room, 1, "lok\x1b[Do\r"},           // ← moves back one letter
+		{room, 2, "\x1b[A\r"},               // ↑ brings back "look"
+		{room, 3, "xyzzy\x03/inv\t\r"},      // Ctrl-C forgets xyzzy; Tab: /inventory
+		{"You carry:", 1, "talk to Ne\t\r"}, // Tab: Nell
+		{"turn 3", 1, "quit\r"},
+	})
+	// Read line by line, the keys would have been played as the words
+	// "lok^[[Do", "^[[A" and "xyzzy^C/que" ("/que" alone is no command).
+	for _, bad := range []string{"^[[", "I don't follow", "Unknown command"} {
 		if strings.Contains(screen, bad) {
 			t.Errorf("the screen shows %q:\n%s", bad, screen)
 		}
 	}
-	if !strings.Contains(screen, "Saved at turn 2") {
-		t.Errorf("two looks should have made two turns:\n%s", screen)
+	// Tab rewrote the line on the screen before Enter played it.
+	if !strings.Contains(screen, "talk to Nell") {
+		t.Errorf("Tab did not complete Ne to Nell:\n%s", screen)
+	}
+	if !strings.Contains(screen, "Saved at turn 3") {
+		t.Errorf("look, look and talk should have made three turns:\n%s", screen)
+	}
+	// The next game: ↑ ↑ is "talk to Nell", the line before "quit".
+	again := playOnTerminal(t, data, []step{
+		{prompt, 1, "\x1b[A\x1b[A\r"},
+		{"turn 4", 1, "quit\r"},
+	})
+	if !strings.Contains(again, "Saved at turn 4") {
+		t.Errorf("↑ ↑ in the next game should have replayed the talk:\n%s", again)
 	}
 }
