@@ -62,7 +62,7 @@ prompt so the output reads as a transcript.`,
 		Example: `  hearth play
   hearth play --new --seed 42
   hearth play --campaign ./my-campaign --data ./saves
-  hearth play --new --seed 1 < campaigns/saltmere/walkthrough.txt`,
+  hearth play --new --seed 1 < moves.txt   # one command per line`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlay(cmd.Context(), g, f)
