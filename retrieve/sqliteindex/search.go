@@ -91,7 +91,9 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 		}
 	}
 	res := q.Fit(retrieve.Fuse(lists...))
-	if q.Explain {
+	// Chunks are written at gm_only at most, so the GM is withheld nothing:
+	// counting would cost a second full-text scan for a known zero.
+	if q.Explain && role < int(access.GM) {
 		if res.Withheld, err = ix.withheld(ctx, role, match, vectorRan, cond, args); err != nil {
 			return retrieve.Result{}, err
 		}
