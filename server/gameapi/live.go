@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
