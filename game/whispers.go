@@ -44,7 +44,7 @@ func (s *Session) Whisper(ctx context.Context, from, to, text, by string) (*Resp
 	}
 	id := ""
 	for n := len(s.w.Whispers) + 1; ; n++ {
-		if id = fmt.Sprintf("whisper_%d", n); s.w.Whispers[id] == nil {
+		if id = fmt.Sprintf("whisper-%d", n); s.w.Whispers[id] == nil {
 			break
 		}
 	}

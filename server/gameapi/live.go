@@ -746,7 +746,8 @@ func (l *live) releaseControl(c *client, character string, force bool) error {
 	return nil
 }
 
-// nudge keeps a suggestion for the next turn's narration.
+// nudge keeps a suggestion for the next turn's narration; everyone is
+// sent session_state with the count waiting.
 func (l *live) nudge(c *client, content string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -754,6 +755,7 @@ func (l *live) nudge(c *client, content string) error {
 		return problem("gameapi.msg.nudges_full", "Limit", maxNudges)
 	}
 	l.nudges = append(l.nudges, game.Nudge{By: c.name(), Text: content})
+	l.broadcastStateLocked() // autopilot.nudges: the table sees one waiting
 	return nil
 }
 
