@@ -16,10 +16,6 @@ const (
 	WhisperDM = DM // a player character's whisper to the game master
 )
 
-// SecretMarker heads a whisper in the context of the one it is for: the
-// model may use it, never repeat it outright.
-const SecretMarker = "[SECRET - DO NOT REVEAL DIRECTLY]"
-
 // Whisper sends a private message from one side of the table to the
 // other (FR71–FR75): from the game master ("gm") to a party member, or
 // from a party member to the game master ("dm"). It is a turn of the DM's
@@ -96,19 +92,4 @@ func (s *Session) RevealWhisper(ctx context.Context, id, by string) (*Response, 
 	}
 	out := *s.w.Whispers[id]
 	return resp, &out, nil
-}
-
-// SecretContext is the whispers character may use as context (its agent's
-// view, or the game master's with character "dm"), each headed with
-// SecretMarker; revealed ones are common knowledge and not listed.
-func SecretContext(w *world.State, character string) string {
-	var b strings.Builder
-	for _, id := range world.SortedKeys(w.Whispers) {
-		wh := w.Whispers[id]
-		if wh.Revealed || (wh.To != character && !(character == WhisperDM && wh.From != WhisperGM)) {
-			continue
-		}
-		fmt.Fprintf(&b, "%s %s to %s: %s\n", SecretMarker, wh.From, wh.To, wh.Text)
-	}
-	return b.String()
 }
