@@ -274,9 +274,9 @@ func whispersText(w *world.State, v Viewer) string {
 		case wh.Revealed:
 			fmt.Fprintf(&b, "\n- %s told %s: %s", wh.From, wh.To, wh.Text)
 		case v.gm():
-			fmt.Fprintf(&b, "\n- (private) %s to %s: %s", wh.From, wh.To, wh.Text)
+			fmt.Fprintf(&b, "\n- [SECRET - DO NOT REVEAL DIRECTLY] %s to %s: %s", wh.From, wh.To, wh.Text)
 		case v.Character != "" && (wh.To == v.Character || wh.From == v.Character):
-			fmt.Fprintf(&b, "\n- (private, to you) %s: %s", wh.From, wh.Text)
+			fmt.Fprintf(&b, "\n- [SECRET - DO NOT REVEAL DIRECTLY] %s to %s: %s", wh.From, wh.To, wh.Text)
 		}
 	}
 	if b.Len() == 0 {

@@ -257,6 +257,9 @@ func (s *Session) Export(ctx context.Context, w io.Writer, format string) error 
 		}
 		for _, t := range turns {
 			fmt.Fprintf(&b, "## Turn %d\n\n> %s\n\n%s\n\n", t.Number, t.Input, strings.TrimSpace(t.Narrative))
+			for _, n := range Notes(t.Effects) {
+				fmt.Fprintf(&b, "%s\n\n", n)
+			}
 			if t.Agent != "" {
 				fmt.Fprintf(&b, "<sub>played by %s (%s)</sub>\n\n", t.Agent, cmpOr(t.Controller, "unrecorded"))
 			}
@@ -268,6 +271,28 @@ func (s *Session) Export(ctx context.Context, w io.Writer, format string) error 
 		return err
 	}
 	return hearth.Errorf(hearth.Invalid, "export format %q: use json or markdown", format)
+}
+
+// Notes are a turn's notes (its note_recorded effects) as a transcript
+// shows them: "(suggested by ann: talk to the innkeeper)", "(the game
+// master's model failed; played by the offline narrator)".
+func Notes(raw json.RawMessage) []string {
+	var es world.Effects
+	if json.Unmarshal(raw, &es) != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range world.Of[world.NoteRecorded](es) {
+		switch n := e.Note; n.Kind {
+		case world.NoteNudge:
+			out = append(out, fmt.Sprintf("(suggested by %s: %s)", n.By, n.Text))
+		case world.NoteFallback:
+			out = append(out, fmt.Sprintf("(the game master's model failed; played by the %s)", n.Text))
+		default:
+			out = append(out, fmt.Sprintf("(%s: %s)", n.Kind, n.Text))
+		}
+	}
+	return out
 }
 
 func effectKinds(raw json.RawMessage) string {

@@ -39,4 +39,8 @@ type Response struct {
 	Rejected string `json:"rejected,omitempty"`
 	// Notice tells the player about the game itself (a branch was started).
 	Notice string `json:"notice,omitempty"`
+	// Fallback says what played the turn when the pipeline's model failed
+	// ("offline narrator", "offline interpreter and narrator"); "" when
+	// nothing failed.
+	Fallback string `json:"fallback,omitempty"`
 }

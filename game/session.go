@@ -139,6 +139,7 @@ type Session struct {
 	// switched is the actor before the turn being played made its agent
 	// act ("" when it did not); by is who decided the turn.
 	switched, by string
+	nudges       []Nudge // the turn being played's suggestions
 
 	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
 	// never changes once open): a turn can hold mu for seconds.
@@ -419,6 +420,17 @@ type Play struct {
 	// Controller names who decided the action (a user's name, "autopilot",
 	// an agent's "provider/model"); "" records the member's controller.
 	Controller string
+	// Nudges are suggestions from the table for the game master's
+	// narration. They are kept with the turn as notes and offered to the
+	// pipeline (Turn.Nudges), never read as the character's words. A turn
+	// that is not committed keeps none.
+	Nudges []Nudge
+}
+
+// Nudge is a suggestion someone at the table made for the story.
+type Nudge struct {
+	By   string `json:"by"`
+	Text string `json:"text"`
 }
 
 // PlayTurn plays one turn as ActStream does, acted by p.Agent.
@@ -428,8 +440,8 @@ func (s *Session) PlayTurn(ctx context.Context, p Play, emit func(string)) (resp
 	if emit == nil {
 		emit = func(string) {}
 	}
-	s.by = p.Controller
-	defer func() { s.by, s.switched = "", "" }()
+	s.by, s.nudges = p.Controller, p.Nudges
+	defer func() { s.by, s.switched, s.nudges = "", "", nil }()
 	if p.Agent != "" && p.Agent != s.w.Player {
 		if !s.w.InParty(p.Agent) || s.w.Characters[p.Agent] == nil {
 			return nil, hearth.Errorf(hearth.Invalid, "%q is not in the party; it cannot act", p.Agent)
@@ -577,8 +589,24 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		}
 		t.effects = append(t.effects, actor)
 	}
+	for _, n := range s.nudges {
+		note := world.NoteRecorded{Note: world.Note{Kind: world.NoteNudge, By: n.By, Text: n.Text}}
+		if err := s.w.Apply(note); err != nil {
+			return failed(err)
+		}
+		t.effects = append(t.effects, note)
+		t.nudges = append(t.nudges, n)
+	}
 	if err := body(t); err != nil {
 		return failed(err)
+	}
+	if t.fallback != "" {
+		// A model failed: the transcript says so, as the players were told.
+		note := world.NoteRecorded{Note: world.Note{Kind: world.NoteFallback, Text: t.fallback}}
+		if err := s.w.Apply(note); err != nil {
+			return failed(err)
+		}
+		t.effects = append(t.effects, note)
 	}
 	if err := t.evaluateBeats(); err != nil {
 		return failed(err)
@@ -599,6 +627,7 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 	if t.rejection != nil {
 		resp.Rejected = t.rejection.Reason
 	}
+	resp.Fallback = t.fallback
 	resp.Awaiting = s.nextAwaiting(t.all)
 	if len(t.offered) > 0 {
 		s.await = &pending{options: t.offered}

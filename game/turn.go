@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"slices"
 	"strings"
 
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/dice"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/lorebook"
@@ -57,6 +60,28 @@ type Turn struct {
 	offered     []string
 
 	dm bool // the DM's own turn, not a party member's
+
+	nudges   []Nudge
+	fallback string // what played the turn when the pipeline's model failed
+}
+
+// Nudges are the table's suggestions for this turn's narration: context
+// for the game master, never the acting character's words.
+func (t *Turn) Nudges() []Nudge { return slices.Clone(t.nudges) }
+
+// NoteSections is the table's suggestions as a context section for the
+// game master's model.
+func (t *Turn) NoteSections(_ context.Context, _ access.Level) []contextpack.Section {
+	if len(t.nudges) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("Suggestions from the table (ideas for the story, not the character's actions; use them if they fit):")
+	for _, n := range t.nudges {
+		fmt.Fprintf(&b, "\n- (suggested by %s: %s)", n.By, n.Text)
+	}
+	text := b.String()
+	return []contextpack.Section{{Name: "suggestions", Tier: 3, Text: text, Tokens: len(text)/4 + 1}}
 }
 
 // World is the state as the turn has changed it so far. Pipelines must
@@ -168,6 +193,7 @@ func (t *Turn) Recent(ctx context.Context, n int) ([]TurnRecord, error) {
 // model cannot be used. It narrates (through Emit) whatever has been
 // resolved so far too.
 func (t *Turn) Fallback(ctx context.Context) error {
+	t.fallback = "offline interpreter and narrator"
 	if len(t.all) == 0 && t.rejection == nil {
 		in, err := t.s.opts.Interpreter.Interpret(ctx, t.s.w, t.Input)
 		if err != nil {
@@ -195,8 +221,12 @@ func (t *Turn) Fallback(ctx context.Context) error {
 }
 
 // NarrateOffline narrates what the turn resolved with the offline
-// narrator.
+// narrator. Like Fallback, it marks the turn as played offline: the
+// response says so (Response.Fallback) and the turn keeps a note.
 func (t *Turn) NarrateOffline(ctx context.Context) error {
+	if t.fallback == "" {
+		t.fallback = "offline narrator"
+	}
 	_, err := t.s.opts.Narrator.Narrate(ctx, rules.Narration{Input: t.Input, World: t.s.w, Resolutions: t.all, Rejection: t.rejection}, t.Emit)
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -263,4 +264,57 @@ func exitWord(view *world.State, e world.Exit) string {
 		return "to the " + strings.ToLower(l.Name)
 	}
 	return e.To
+}
+
+// Suggested is the action a nudge from the table points member to, when
+// it names something the character can use now: a character present (talk
+// to them, or attack them when hostile), an exit of here (by direction or
+// by the place it leads to), or an item lying here (take it). The nudge is
+// only read for those names, never played as words. The first nudge that
+// names something wins; ok is false when none does.
+func (*Agent) Suggested(view *world.State, member world.PartyMember, nudges []string) (action string, ok bool) {
+	me := view.Characters[member.Character]
+	if me == nil {
+		return "", false
+	}
+	here := view.Locations[me.Location]
+	if here == nil {
+		return "", false
+	}
+	for _, n := range nudges {
+		text := " " + strings.Join(strings.FieldsFunc(strings.ToLower(n), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+		}), " ") + " "
+		names := func(name string, aliases []string) bool {
+			for _, a := range append([]string{name}, aliases...) {
+				if a = strings.ToLower(strings.TrimSpace(a)); len(a) > 2 && strings.Contains(text, " "+a+" ") {
+					return true
+				}
+			}
+			return false
+		}
+		for _, c := range others(view, me) {
+			// People go by their first name too ("Maren" for Maren Vell).
+			first := strings.Fields(c.Name + " ?")[0]
+			if !c.Alive() || !(names(c.Name, c.Aliases) || (len(first) > 3 && names(first, nil))) {
+				continue
+			}
+			if c.Hostile {
+				return "attack the " + strings.ToLower(c.Name), true
+			}
+			return "talk to " + c.Name, true
+		}
+		for _, e := range usable(here) {
+			l := view.Locations[e.To]
+			if (e.Direction != "" && strings.Contains(text, " "+strings.ToLower(e.Direction)+" ")) || (l != nil && names(l.Name, l.Aliases)) {
+				return "go " + exitWord(view, e), true
+			}
+		}
+		for _, id := range world.SortedKeys(here.Items) {
+			if it := view.Items[id]; it != nil && here.Items[id] > 0 && it.Type != "fixture" && names(it.Name, nil) {
+				return "take the " + strings.ToLower(it.Name), true
+			}
+		}
+	}
+	return "", false
 }

@@ -421,6 +421,12 @@ func (t *teller) outcome(o *rules.Outcome) {
 	case "whisper":
 		for _, e := range o.Effects {
 			if ws, ok := e.(world.WhisperSent); ok && ws.Whisper.To == pc {
+				if len(t.w.Party) > 0 {
+					// The whole table reads the narrative: the whisper
+					// itself goes to its reader alone.
+					t.para("(Something is whispered to " + t.name(pc) + " alone.)")
+					continue
+				}
 				t.para("(A whisper only you hear: " + ws.Whisper.Text + ")")
 			}
 		}

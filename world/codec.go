@@ -72,6 +72,7 @@ func init() {
 	register[PartyMemberRemoved]()
 	register[ControllerChanged]()
 	register[ActorChanged]()
+	register[NoteRecorded]()
 }
 
 // EffectKinds lists the stable names of all effects, sorted.

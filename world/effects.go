@@ -966,3 +966,32 @@ func mergeInto(v any, changes map[string]any, out any) error {
 	}
 	return nil
 }
+
+// Note kinds: what a NoteRecorded says about its turn.
+const (
+	NoteNudge    = "nudge"    // a suggestion from someone at the table
+	NoteFallback = "fallback" // a model failed and the turn was played offline
+)
+
+// Note is something said about a turn rather than done in the world: a
+// nudge the table suggested, a fallback the game made.
+type Note struct {
+	Kind string `json:"kind"`
+	// By is who said it: a user's name for a nudge.
+	By   string `json:"by,omitempty"`
+	Text string `json:"text"`
+}
+
+// NoteRecorded keeps a note with its turn, so that transcripts, restores
+// and forks show it; it changes nothing in the world.
+type NoteRecorded struct {
+	Note Note `json:"note"`
+}
+
+func (NoteRecorded) Kind() string { return "note_recorded" }
+func (e NoteRecorded) apply(*State) error {
+	if e.Note.Kind == "" || e.Note.Text == "" {
+		return fmt.Errorf("a note names its kind and says something")
+	}
+	return nil
+}

@@ -325,7 +325,7 @@ func (v *State) visibleEffect(e Effect, level access.Level, own string) (Effect,
 	seenOwner := func(id string) bool { return id == "" || hasChar(id) || hasLoc(id) }
 
 	switch e := e.(type) {
-	case TurnBegan, TimeAdvanced, CombatRound, CombatEnded, SceneChanged, SecretRevealed:
+	case TurnBegan, TimeAdvanced, CombatRound, CombatEnded, SceneChanged, SecretRevealed, NoteRecorded:
 		return e, true
 	case CombatStarted:
 		e.Order = slices.DeleteFunc(slices.Clone(e.Order), func(c Combatant) bool { return !hasChar(c.ID) })

@@ -66,6 +66,7 @@ func sampleEffects() []Effect {
 		ActorChanged{From: "hero", To: "wolf"},
 		ActorChanged{From: "wolf", To: "hero"},
 		PartyMemberRemoved{Character: "wolf"},
+		NoteRecorded{Note: Note{Kind: NoteNudge, By: "ann", Text: "talk to the innkeeper"}},
 	}
 }
 

@@ -20,8 +20,57 @@
 // without intents or passes, transcripts built from those records, and no
 // seed. Creating, deleting, restoring, forking, switching and changing the
 // configuration take an assistant or the GM; so do the autopilot commands
-// (start_autopilot, stop_autopilot, set_speed, nudge). Any user may play:
-// human_action, next_turn, drop_in, release_control.
+// (start_autopilot, stop_autopilot, set_speed) and reveal_secret. Any user
+// may play: human_action, next_turn, drop_in, release_control, nudge,
+// whisper.
+//
+// # Several humans
+//
+// Each user holds at most one character at a time, and a character has one
+// holder: drop_in on a held character is refused (error, recoverable), but
+// the GM may take it over, and the previous holder gets control_released.
+// In a party game dropping in and letting go are DM turns with a
+// controller_changed effect (to the human, and back to the character's
+// agent), so replay, restore and fork keep who played what. human_action
+// acts as the character its sender holds (turn agent = that character,
+// controller = the user); a GM who holds none acts as the character acting
+// now; any other player of a party game must drop in first. In a game of
+// one (no party), the one character is everyone's at the table, as before:
+// anyone may act while nobody holds it. A player is shown the game through
+// the character they hold: its sheet whole, the others as strangers and in
+// session_state's party summary (name, class, HP band, conditions, who
+// plays it), and only the whispers to or from it. Disconnecting releases.
+// The autopilot pauses while any human holds a character.
+//
+// # Nudges
+//
+// A nudge is a suggestion, never a command: it waits (session_state shows
+// how many) and goes with the next committed turn as a note_recorded effect,
+// shown in transcripts as "(suggested by ann: …)" and given to the game
+// master's model as context. The autopilot's offline agents follow a nudge
+// that names a character present, an exit or an item lying here; its words
+// are never played.
+//
+// # Whispers (FR71–FR75)
+//
+// The GM whispers to a party member ({to: character}); a player whispers
+// from the character they hold to the game master ({to: "dm"}); the game
+// master's model whispers to a character through the rules' whisper. Each
+// is a DM turn with a whisper_sent effect (from, to, text, turn, revealed,
+// revealed_turn), so restore and fork keep it exactly, and reaches only the
+// connections of the users holding its sender or reader and the GM's, as
+// a whisper message; the turn's turn_update carries it only in their views.
+// In contexts it is headed "[SECRET - DO NOT REVEAL DIRECTLY]". reveal_secret
+// makes it everyone's: secret_revealed to all.
+//
+// # Failures
+//
+// A turn whose model failed and was played offline (the pipeline's
+// fallback) is sent as usual, followed by error{recoverable: true} naming
+// the fallback to every client, and keeps a note_recorded "fallback" note
+// the transcripts show. For the autopilot such a turn, like a failed one,
+// counts as a failure: its pause doubles with each (capped at two minutes)
+// and it stops with autopilot_stopped{reason: "error"} after three.
 //
 // # REST
 //
@@ -55,10 +104,13 @@
 //	{type: "stop_autopilot"}
 //	{type: "next_turn"}                          one autopilot turn now
 //	{type: "drop_in", character: "kestrel"}      a human takes control; the autopilot pauses
-//	{type: "release_control"}                    the autopilot resumes if it was on
+//	{type: "release_control", character?}        the autopilot resumes if it was on;
+//	                                             character: a GM's release of another's hold
 //	{type: "human_action", content: "I check the door for traps."}
-//	{type: "nudge", content: "talk to the innkeeper"}  the autopilot's next action
+//	{type: "nudge", content: "talk to the innkeeper"}  a suggestion for the next turn
 //	{type: "set_speed", speed: "fast"}
+//	{type: "whisper", to: "bram" | "dm", content}  GM → character, player → DM
+//	{type: "reveal_secret", id: "whisper-1"}     GM: a whisper becomes everyone's
 //
 // Server → client (seed 002, then Hearth's additions):
 //
@@ -74,13 +126,17 @@
 //	                                     control, awaiting, world
 //	{type: "turn_delta", turn, agent: "dm", text}   narration as it is written
 //	{type: "control_released", character}
+//	{type: "whisper", id, from, to, content, turn}   to its readers' connections only
+//	{type: "secret_revealed", id, from, to, content, turn, revealed_turn}  to all
 //
-// turn_update's state is a SessionState too. A turn that takes no turn (a
-// question such as "inventory") comes as turn_update with committed false.
-// The autopilot plays, after its speed's pause of quiet, the next nudge, else
-// the first choice the last turn offered that it has not made lately, else
-// "look around" and "wait" in turn. A human who drops in and disconnects
-// releases control. set_speed is answered with session_state; the speed is
+// turn_update's state is a SessionState too (with controls, every hold, and
+// party, the party summary). A turn that takes no turn (a question such as
+// "inventory") comes as turn_update with committed false. The autopilot
+// plays, after its speed's pause of quiet, what a waiting nudge points to,
+// else the first choice the last turn offered that it has not made lately,
+// else "look around" and "wait" in turn; in a party game, the next member
+// its agent plays. A human who drops in and disconnects
+// releases control. set_speed and nudge are answered with session_state; the speed is
 // kept with the game, which resumes at it after a restart. A client
 // message that cannot be read or done is answered with error{recoverable:
 // true}; one over MaxMessage bytes closes the connection. A client whose send

@@ -22,6 +22,14 @@ func roleOf(ctx context.Context) (access.Level, string) {
 	return access.GM, "mcp"
 }
 
+// userOf is the user on ctx, or the GM named "mcp".
+func userOf(ctx context.Context) auth.User {
+	if u, ok := auth.UserFrom(ctx); ok {
+		return u
+	}
+	return auth.User{ID: "mcp", Name: "mcp", Role: access.GM}
+}
+
 // Sessions lists the stored games, most recently played first.
 func (s *Server) Sessions(ctx context.Context) ([]SessionInfo, error) {
 	ms, err := s.o.Store.Sessions(ctx)
@@ -46,8 +54,7 @@ func (s *Server) State(ctx context.Context, id string) (*world.State, error) {
 		return nil, err
 	}
 	defer s.release(l)
-	level, _ := roleOf(ctx)
-	return l.view(level), nil
+	return l.view(l.viewerOf(userOf(ctx))), nil
 }
 
 // Act plays a turn in a game with input, as the caller.
@@ -64,8 +71,12 @@ func (s *Server) Act(ctx context.Context, id, input string) (*game.Response, err
 		return nil, err
 	}
 	defer s.release(l)
-	_, by := roleOf(ctx)
-	return l.turn(game.Play{Input: input, Controller: by})
+	u := userOf(ctx)
+	j, err := l.humanPlay(u, input)
+	if err != nil {
+		return nil, err
+	}
+	return l.turn(game.Play{Input: input, Agent: j.agent, Controller: j.by})
 }
 
 // Active counts the games loaded for play.

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/store"
@@ -62,20 +64,20 @@ type live struct {
 	epMu    sync.Mutex
 	episode bool
 
-	mu      sync.Mutex // guards what follows
-	clients map[*client]struct{}
-	snap    snapshot
-	views   map[access.Level]*world.State // of snap, by level
-	auto    bool
-	speed   string
-	control *control
-	nudges  []string
-	rotate  int
-	recent  []string // the autopilot's last inputs
-	await   game.Awaiting
-	fails   int
-	deleted bool
-	recap   string // "previously", from the last game night
+	mu       sync.Mutex // guards what follows
+	clients  map[*client]struct{}
+	snap     snapshot
+	views    map[viewer]*world.State // of snap
+	auto     bool
+	speed    string
+	controls map[string]*control // by character: who dropped in
+	nudges   []game.Nudge
+	rotate   int
+	recent   []string // the autopilot's last inputs
+	await    game.Awaiting
+	fails    int
+	deleted  bool
+	recap    string // "previously", from the last game night
 }
 
 // snapshot is the state after the last operation: a private copy, never
@@ -86,21 +88,33 @@ type snapshot struct {
 	branch string
 }
 
+// control is a human holding a character: user (by name, as turns record
+// it, and by id) through connection by; prev is who played it before, to
+// whom it goes back.
 type control struct {
-	character, user string
-	by              *client
+	character, user, userID string
+	by                      *client
+	prev                    world.Controller
+}
+
+// viewer is what a view is cut for: an access level, and the character
+// whose sheet and whispers are the viewer's ("" for none).
+type viewer struct {
+	level     access.Level
+	character string
 }
 
 // job is a turn waiting for the worker.
 type job struct {
 	input string // what a human typed; "" with auto
+	agent string // the character the human holds; "" for the one acting
 	auto  bool   // an autopilot turn now (next_turn)
 	by    string
 }
 
 func newLive(s *Server, id string) *live {
 	return &live{srv: s, id: id, refs: 1, ready: make(chan struct{}), quit: make(chan struct{}), done: make(chan struct{}),
-		jobs: make(chan job, maxJobs), wake: make(chan struct{}, 1), clients: map[*client]struct{}{}}
+		jobs: make(chan job, maxJobs), wake: make(chan struct{}, 1), clients: map[*client]struct{}{}, controls: map[string]*control{}}
 }
 
 func (l *live) open(ctx context.Context) error {
@@ -144,18 +158,25 @@ func (l *live) run() {
 	}
 }
 
+// maxBackoff caps the autopilot's pause after failed turns.
+const maxBackoff = 2 * time.Minute
+
 // tick fires when the autopilot should play; nil when it should not. Each
 // call starts the pause anew, so the autopilot waits a full pause after any
-// turn or change of settings.
+// turn or change of settings; after failed turns the pause doubles with
+// each failure, up to maxBackoff.
 func (l *live) tick() <-chan time.Time {
 	l.mu.Lock()
-	on := l.auto && l.control == nil && !l.deleted
+	on := l.auto && len(l.controls) == 0 && !l.deleted
 	d := l.srv.speeds[l.speed]
+	for i := 0; i < l.fails && d < maxBackoff; i++ {
+		d *= 2
+	}
 	l.mu.Unlock()
 	if !on {
 		return nil
 	}
-	return time.After(d)
+	return time.After(min(d, max(maxBackoff, l.srv.speeds[l.speed])))
 }
 
 func (l *live) exit() {
@@ -229,7 +250,23 @@ func (l *live) do(j job) {
 		l.autopilotTurn(true)
 		return
 	}
-	l.turn(game.Play{Input: j.input, Controller: j.by}) //nolint:errcheck // reported to the clients
+	l.mu.Lock()
+	nudges := l.nudges
+	l.mu.Unlock()
+	resp, err := l.turn(game.Play{Input: j.input, Agent: j.agent, Controller: j.by, Nudges: nudges})
+	if err == nil && resp.Committed {
+		l.usedNudges(len(nudges))
+	}
+}
+
+// usedNudges drops the first n nudges: a committed turn took them.
+func (l *live) usedNudges(n int) {
+	if n == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nudges = l.nudges[min(n, len(l.nudges)):]
 }
 
 var errDeleted = fmt.Errorf("the game was deleted: %w", store.ErrNotFound)
@@ -259,6 +296,11 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 	}
 	l.refresh(&resp.Awaiting)
 	l.broadcastTurn(resp, input, by)
+	if resp.Fallback != "" {
+		// Nobody is left believing the model told this turn.
+		l.srv.log.Warn("the game master's model failed; the turn was played offline", "session", l.id, "turn", resp.Turn, "fallback", resp.Fallback)
+		l.broadcastProblem(problem("gameapi.fallback", "Turn", resp.Turn, "Fallback", resp.Fallback), true)
+	}
 	return resp, nil
 }
 
@@ -266,22 +308,24 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 // choice offered that it has not made lately, else a safe action in turn.
 func (l *live) autopilotTurn(manual bool) {
 	l.mu.Lock()
+	nudges := l.nudges
 	var input string
-	nudged := false
-	switch {
-	case len(l.nudges) > 0:
-		input, l.nudges, nudged = l.nudges[0], l.nudges[1:], true
-	default:
+	if w := l.snap.world; len(nudges) > 0 && len(w.Party) == 0 && w.Player != "" {
+		// A nudge that names someone here, an exit or an item is followed;
+		// its words are never played.
+		input, _ = offlinegm.NewAgent().Suggested(game.AgentView(w, w.Player), w.Members()[0], nudgeTexts(nudges))
+	}
+	if input == "" {
 		for _, o := range l.await.Options {
 			if !slices.Contains(l.recent, o) {
 				input = o
 				break
 			}
 		}
-		if input == "" {
-			input = safeActions[l.rotate%len(safeActions)]
-			l.rotate++
-		}
+	}
+	if input == "" {
+		input = safeActions[l.rotate%len(safeActions)]
+		l.rotate++
 	}
 	// Choices it made lately are passed over, so that a menu offered again
 	// (a conversation's topics) is walked through, not asked forever.
@@ -290,14 +334,20 @@ func (l *live) autopilotTurn(manual bool) {
 		l.recent = l.recent[1:]
 	}
 	play := game.Play{Input: input, Controller: byAutopilot}
-	if p, ok := l.partyPlayLocked(); ok && len(l.nudges) == 0 && !nudged {
+	if p, ok := l.partyPlayLocked(nudgeTexts(nudges)); ok {
 		play = p
 	}
+	play.Nudges = nudges
 	l.mu.Unlock()
-	_, err := l.turn(play)
+	resp, err := l.turn(play)
+	if err == nil && resp.Committed {
+		l.usedNudges(len(nudges))
+	}
 	l.mu.Lock()
 	stop := ""
-	if err != nil {
+	if err != nil || resp.Fallback != "" {
+		// A turn the model could not play counts as failed: the autopilot
+		// backs off, then stops, rather than play on offline unseen.
 		l.fails++
 		if l.fails >= maxAutopilotFails {
 			stop = StoppedError
@@ -318,7 +368,7 @@ func (l *live) autopilotTurn(manual bool) {
 // member an agent plays after the one who acted (in the party's order),
 // deciding with the offline agent from its own view. A game of one, or a
 // party nobody's agent plays, has none. The caller holds l.mu.
-func (l *live) partyPlayLocked() (game.Play, bool) {
+func (l *live) partyPlayLocked(nudges []string) (game.Play, bool) {
 	w := l.snap.world
 	if w == nil || len(w.Party) == 0 {
 		return game.Play{}, false
@@ -332,7 +382,11 @@ func (l *live) partyPlayLocked() (game.Play, bool) {
 		if c := w.Characters[m.Character]; c == nil || !c.Alive() {
 			continue
 		}
-		words, err := offlinegm.NewAgent().Decide(l.srv.base, game.AgentView(w, m.Character), m)
+		agent, view := offlinegm.NewAgent(), game.AgentView(w, m.Character)
+		if words, ok := agent.Suggested(view, m, nudges); ok {
+			return game.Play{Input: words, Agent: m.Character, Controller: m.Controller.Label()}, true
+		}
+		words, err := agent.Decide(l.srv.base, view, m)
 		if err != nil {
 			l.srv.log.Warn("party agent failed", "session", l.id, "character", m.Character, "err", err)
 			continue
@@ -349,50 +403,123 @@ func (l *live) refresh(await *game.Awaiting) {
 	turn, branch := l.gs.Turn(), l.gs.Branch()
 	l.mu.Lock()
 	l.snap = snapshot{world: full, turn: turn, branch: branch}
-	l.views = map[access.Level]*world.State{access.GM: full}
+	l.views = map[viewer]*world.State{{level: access.GM}: full}
 	if await != nil {
 		l.await = *await
 	}
 	l.mu.Unlock()
 }
 
-// view is the snapshot as a viewer with level sees it.
-func (l *live) view(level access.Level) *world.State {
+// view is the snapshot as vw sees it.
+func (l *live) view(vw viewer) *world.State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.viewLocked(level)
+	return l.viewLocked(vw)
 }
 
-func (l *live) viewLocked(level access.Level) *world.State {
-	if v := l.views[level]; v != nil {
+func (l *live) viewLocked(vw viewer) *world.State {
+	if vw.level >= access.GM {
+		vw = viewer{level: access.GM}
+	}
+	if v := l.views[vw]; v != nil {
 		return v
 	}
-	v := l.snap.world.View(level, l.snap.world.Player)
-	l.views[level] = v
+	v := l.snap.world.View(vw.level, vw.character)
+	l.views[vw] = v
 	return v
 }
 
-func (l *live) player() string {
+// viewerOf is what user u is shown: the GM's view for the GM and
+// assistants; else a player's, through the character u holds. A player
+// who holds none sees a spectator's view of a party game, and the player
+// character's of a game of one (whose one character is everyone's at the
+// table, as before parties).
+func (l *live) viewerOf(u auth.User) viewer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.snap.world.Player
+	return l.viewerLocked(u)
 }
 
-func (l *live) stateLocked(level access.Level) *SessionState {
-	st := &SessionState{Session: l.id, Title: l.title, Campaign: l.camp, Turn: l.snap.turn, Branch: l.snap.branch,
-		View: "player", Character: l.snap.world.Player, Awaiting: l.await, World: l.viewLocked(level),
-		Autopilot: l.autopilotLocked(), Recap: l.recap}
-	if level >= access.GM {
-		st.View = "gm"
+func (l *live) viewerLocked(u auth.User) viewer {
+	vw := viewer{level: viewLevel(u.Role)}
+	if vw.level >= access.GM {
+		return vw
 	}
-	if c := l.control; c != nil {
-		st.Control = &Control{Character: c.character, User: c.user}
+	if ch := l.heldLocked(u.ID); ch != "" {
+		vw.character = ch
+	} else if len(l.snap.world.Party) == 0 {
+		vw.character = l.snap.world.Player
+	}
+	return vw
+}
+
+// heldLocked is the character user id holds, or "".
+func (l *live) heldLocked(userID string) string {
+	for ch, c := range l.controls {
+		if c.userID == userID {
+			return ch
+		}
+	}
+	return ""
+}
+
+func (l *live) stateLocked(vw viewer) *SessionState {
+	st := &SessionState{Session: l.id, Title: l.title, Campaign: l.camp, Turn: l.snap.turn, Branch: l.snap.branch,
+		View: "player", Character: vw.character, Awaiting: l.await, World: l.viewLocked(vw),
+		Autopilot: l.autopilotLocked(), Recap: l.recap, Party: l.partyLocked(vw)}
+	if vw.level >= access.GM {
+		st.View, st.Character = "gm", l.snap.world.Player
+	}
+	for _, ch := range world.SortedKeys(l.controls) {
+		c := l.controls[ch]
+		st.Controls = append(st.Controls, Control{Character: c.character, User: c.user})
+		if st.Control == nil || c.character == vw.character {
+			st.Control = &Control{Character: c.character, User: c.user}
+		}
 	}
 	return st
 }
 
+// partyLocked summarises the party for vw: every member's name, class,
+// HP band and conditions, who plays it, and whether it is vw's own.
+func (l *live) partyLocked(vw viewer) []PartySummary {
+	w := l.snap.world
+	var out []PartySummary
+	for _, m := range w.Members() {
+		c := w.Characters[m.Character]
+		if c == nil {
+			continue
+		}
+		p := PartySummary{Character: c.ID, Name: c.Name, Class: cmp.Or(m.Class, c.Class), HP: hpBand(c), Conditions: c.Conditions,
+			Controller: m.Controller.Label(), Acting: c.ID == w.Player, Own: c.ID == vw.character}
+		if h := l.controls[c.ID]; h != nil {
+			p.Controller = h.user
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// hpBand is how hurt a character looks: healthy, wounded, bloodied,
+// critical or down.
+func hpBand(c *world.Character) string {
+	switch {
+	case c.MaxHP <= 0:
+		return ""
+	case c.HP <= 0:
+		return "down"
+	case c.HP*4 <= c.MaxHP:
+		return "critical"
+	case c.HP*2 <= c.MaxHP:
+		return "bloodied"
+	case c.HP < c.MaxHP:
+		return "wounded"
+	}
+	return "healthy"
+}
+
 func (l *live) autopilotLocked() AutopilotState {
-	return AutopilotState{Running: l.auto, Speed: l.speed, Paused: l.auto && l.control != nil, Nudges: len(l.nudges)}
+	return AutopilotState{Running: l.auto, Speed: l.speed, Paused: l.auto && len(l.controls) > 0, Nudges: len(l.nudges)}
 }
 
 func (l *live) autopilotState() AutopilotState {
@@ -467,55 +594,268 @@ func (l *live) setSpeed(ctx context.Context, speed string) error {
 	return nil
 }
 
-func (l *live) dropIn(c *client, character string) error {
+// dropIn gives c's user control of character: the acting character of a
+// game of one (character "" or its id), a party member of a party game.
+// A user holds one character at a time, and a character has one holder;
+// only the GM may take a held character over, and its holder is told
+// (control_released). In a party game the change is a turn of the DM's
+// (controller_changed to the human), so the record says who played what.
+func (l *live) dropIn(ctx context.Context, c *client, character string) error {
+	l.op.Lock()
+	defer l.op.Unlock()
+	l.mu.Lock()
+	w := l.snap.world
+	party := len(w.Party) > 0
+	if character == "" && !party {
+		character = w.Player
+	}
+	if !w.InParty(character) {
+		names := strings.Join(partyIDs(w), ", ")
+		l.mu.Unlock()
+		return problem("gameapi.msg.unknown_character", "Character", clip(character), "PC", names)
+	}
+	if held := l.heldLocked(c.user.ID); held != "" {
+		l.mu.Unlock()
+		if held == character {
+			return nil
+		}
+		return problem("gameapi.msg.holds_another", "Character", held)
+	}
+	var prev world.Controller
+	if m := w.Member(character); m != nil {
+		prev = m.Controller
+	}
+	old := l.controls[character]
+	if old != nil {
+		if c.user.Role < access.GM {
+			l.mu.Unlock()
+			return problem("gameapi.msg.held", "Character", character, "User", old.user)
+		}
+		prev = old.prev
+	}
+	l.mu.Unlock()
+	if party {
+		to := world.Controller{Kind: world.ControllerHuman, User: c.name()}
+		if err := l.changeControllerLocked(ctx, character, to, c.name()); err != nil {
+			return err
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	pc := l.snap.world.Player
-	if character == "" {
-		character = pc
+	if old != nil {
+		l.sendTo(old.userID, ControlReleased{Type: TypeControlReleased, Character: character})
 	}
-	if character != pc {
-		return problem("gameapi.msg.unknown_character", "Character", clip(character), "PC", pc)
-	}
-	l.control = &control{character: character, user: c.name(), by: c}
+	l.controls[character] = &control{character: character, user: c.name(), userID: c.user.ID, by: c, prev: prev}
+	l.broadcastStateLocked()
 	l.broadcastLocked(AwaitingInput{Type: TypeAwaitingInput, Character: character, User: c.name()})
 	l.poke()
 	return nil
 }
 
-func (l *live) releaseControl(c *client, force bool) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctl := l.control
-	if ctl == nil {
-		if force {
-			return nil
-		}
-		return problem("gameapi.msg.no_control")
-	}
-	if !force && ctl.by != c && c.user.Role < access.Assistant {
-		return problem("gameapi.msg.not_in_control", "User", ctl.user)
-	}
-	if force && ctl.by != c {
+// changeControllerLocked records a controller change as a DM turn and
+// sends it; a member already played by to needs none. The caller holds
+// l.op.
+func (l *live) changeControllerLocked(ctx context.Context, character string, to world.Controller, by string) error {
+	if m := l.gs.World().Member(character); m == nil || m.Controller == to {
 		return nil
 	}
-	l.control = nil
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.srv.o.TurnTimeout)
+	defer cancel()
+	l.beginEpisode()
+	resp, err := l.gs.ChangeController(ctx, character, to, by)
+	if err != nil {
+		return err
+	}
+	l.refresh(&resp.Awaiting)
+	l.broadcastTurn(resp, "", by)
+	return nil
+}
+
+func partyIDs(w *world.State) []string {
+	var ids []string
+	for _, m := range w.Members() {
+		ids = append(ids, m.Character)
+	}
+	return ids
+}
+
+// releaseControl lets go of the character c's user holds, or with
+// character (a GM's or an assistant's) of that one; forced, it is c's
+// connection leaving. The character goes back to who played it before
+// (its agent: controller_changed back to ai in a party game).
+func (l *live) releaseControl(c *client, character string, force bool) error {
+	l.op.Lock()
+	defer l.op.Unlock()
+	l.mu.Lock()
+	var ctl *control
+	switch {
+	case force:
+		for _, h := range l.controls {
+			if h.by == c {
+				ctl = h
+			}
+		}
+		if ctl == nil {
+			l.mu.Unlock()
+			return nil
+		}
+	case character != "":
+		ctl = l.controls[character]
+		if ctl != nil && ctl.userID != c.user.ID && c.user.Role < access.Assistant {
+			l.mu.Unlock()
+			return problem("gameapi.msg.not_in_control", "User", ctl.user)
+		}
+	default:
+		if ch := l.heldLocked(c.user.ID); ch != "" {
+			ctl = l.controls[ch]
+		} else if len(l.controls) == 1 && c.user.Role >= access.Assistant {
+			for _, h := range l.controls {
+				ctl = h
+			}
+		} else if len(l.controls) > 0 {
+			var users []string
+			for _, ch := range world.SortedKeys(l.controls) {
+				users = append(users, l.controls[ch].user)
+			}
+			l.mu.Unlock()
+			return problem("gameapi.msg.not_in_control", "User", strings.Join(users, ", "))
+		}
+	}
+	if ctl == nil {
+		l.mu.Unlock()
+		return problem("gameapi.msg.no_control")
+	}
+	delete(l.controls, ctl.character)
+	l.mu.Unlock()
+	if l.gs.World().Member(ctl.character) != nil && !l.isDeleted() {
+		back := ctl.prev
+		if back.Kind != world.ControllerAI {
+			back = world.Controller{Kind: world.ControllerAI}
+		}
+		if err := l.changeControllerLocked(context.Background(), ctl.character, back, ctl.user); err != nil {
+			l.srv.log.Warn("hand a character back to its agent", "session", l.id, "character", ctl.character, "err", err)
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.broadcastLocked(ControlReleased{Type: TypeControlReleased, Character: ctl.character})
-	if l.auto {
+	if l.auto && len(l.controls) == 0 {
 		l.broadcastLocked(AutopilotStarted{Type: TypeAutopilotStarted, Speed: l.speed})
 	}
 	l.poke()
 	return nil
 }
 
-func (l *live) nudge(content string) error {
+// nudge keeps a suggestion for the next turn's narration; everyone is
+// sent session_state with the count waiting.
+func (l *live) nudge(c *client, content string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.nudges) >= maxNudges {
 		return problem("gameapi.msg.nudges_full", "Limit", maxNudges)
 	}
-	l.nudges = append(l.nudges, content)
+	l.nudges = append(l.nudges, game.Nudge{By: c.name(), Text: content})
+	l.broadcastStateLocked() // autopilot.nudges: the table sees one waiting
 	return nil
+}
+
+func nudgeTexts(ns []game.Nudge) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.Text
+	}
+	return out
+}
+
+// humanPlay is the turn c's words make: acted by the character c's user
+// holds. A GM who holds none acts as the character acting now, and so may
+// anyone in a game of one whose character nobody holds; any other player
+// must drop in first.
+func (l *live) humanPlay(u auth.User, input string) (job, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	j := job{input: input, by: cmp.Or(u.Name, u.ID)}
+	if ch := l.heldLocked(u.ID); ch != "" {
+		j.agent = ch
+		return j, nil
+	}
+	w := l.snap.world
+	switch {
+	case u.Role >= access.GM:
+		return j, nil
+	case len(w.Party) == 0 && l.controls[w.Player] == nil:
+		return j, nil
+	case len(w.Party) == 0:
+		return job{}, problem("gameapi.msg.held", "Character", w.Player, "User", l.controls[w.Player].user)
+	}
+	return job{}, problem("gameapi.msg.hold_none")
+}
+
+// whisper sends c's whisper: from the GM (or an assistant) to a party
+// member, or from the character c's user holds to the DM.
+func (l *live) whisper(ctx context.Context, c *client, to, content string) error {
+	from := game.WhisperGM
+	if c.user.Role < access.Assistant || to == game.WhisperDM {
+		l.mu.Lock()
+		from = l.heldLocked(c.user.ID)
+		if from == "" && len(l.snap.world.Party) == 0 && c.user.Role < access.Assistant {
+			from = l.snap.world.Player // a game of one: the table's one character
+		}
+		l.mu.Unlock()
+		if from == "" {
+			return problem("gameapi.msg.hold_none")
+		}
+		if to != game.WhisperDM {
+			return problem("gameapi.msg.whisper_to_dm")
+		}
+	}
+	l.op.Lock()
+	defer l.op.Unlock()
+	if l.isDeleted() {
+		return errDeleted
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.srv.o.TurnTimeout)
+	defer cancel()
+	l.beginEpisode()
+	resp, _, err := l.gs.Whisper(ctx, from, to, content, c.name())
+	if err != nil {
+		return err
+	}
+	l.refresh(&resp.Awaiting)
+	l.broadcastTurn(resp, "", c.name())
+	return nil
+}
+
+// reveal makes whisper id known to all (the GM's, or an assistant's).
+func (l *live) reveal(ctx context.Context, c *client, id string) error {
+	l.op.Lock()
+	defer l.op.Unlock()
+	if l.isDeleted() {
+		return errDeleted
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.srv.o.TurnTimeout)
+	defer cancel()
+	resp, _, err := l.gs.RevealWhisper(ctx, id, c.name())
+	if err != nil {
+		return err
+	}
+	l.refresh(&resp.Awaiting)
+	l.broadcastTurn(resp, "", c.name())
+	return nil
+}
+
+// sendTo queues v for every connection of user id.
+func (l *live) sendTo(userID string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		l.srv.log.Error("encode message", "session", l.id, "err", err)
+		return
+	}
+	for c := range l.clients {
+		if c.user.ID == userID {
+			l.sendLocked(c, b)
+		}
+	}
 }
 
 // join adds a client and sends it the full state, in one step so that it
@@ -528,7 +868,7 @@ func (l *live) join(c *client) bool {
 		return false
 	}
 	l.clients[c] = struct{}{}
-	b, err := json.Marshal(StateMessage{Type: TypeSessionState, State: l.stateLocked(c.level)})
+	b, err := json.Marshal(StateMessage{Type: TypeSessionState, State: l.stateLocked(l.viewerLocked(c.user))})
 	if err != nil {
 		l.srv.log.Error("encode session state", "session", l.id, "err", err)
 		return false
@@ -542,7 +882,7 @@ func (l *live) leave(c *client) {
 	l.mu.Lock()
 	delete(l.clients, c)
 	l.mu.Unlock()
-	l.releaseControl(c, true) //nolint:errcheck // forced release cannot fail
+	l.releaseControl(c, "", true) //nolint:errcheck // forced release cannot fail
 }
 
 // sendLocked queues b for c, dropping c when its queue is full: a slow
@@ -574,19 +914,20 @@ func (l *live) broadcastLocked(v any) {
 	}
 }
 
-// broadcastViews sends each client the message msg makes for its level,
-// encoding it once per level.
-func (l *live) broadcastViews(msg func(level access.Level) any) {
-	enc := map[access.Level][]byte{}
+// broadcastViews sends each client the message msg makes for what it is
+// shown (its level and held character), encoding it once per viewer.
+func (l *live) broadcastViews(msg func(vw viewer) any) {
+	enc := map[viewer][]byte{}
 	for c := range l.clients {
-		b, ok := enc[c.level]
+		vw := l.viewerLocked(c.user)
+		b, ok := enc[vw]
 		if !ok {
 			var err error
-			if b, err = json.Marshal(msg(c.level)); err != nil {
+			if b, err = json.Marshal(msg(vw)); err != nil {
 				l.srv.log.Error("encode message", "session", l.id, "err", err)
 				return
 			}
-			enc[c.level] = b
+			enc[vw] = b
 		}
 		l.sendLocked(c, b)
 	}
@@ -599,28 +940,63 @@ func (l *live) broadcastState() {
 }
 
 func (l *live) broadcastStateLocked() {
-	l.broadcastViews(func(level access.Level) any {
-		return StateMessage{Type: TypeSessionState, State: l.stateLocked(level)}
+	l.broadcastViews(func(vw viewer) any {
+		return StateMessage{Type: TypeSessionState, State: l.stateLocked(vw)}
 	})
 }
 
 func (l *live) broadcastTurn(r *game.Response, input, by string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	pc := l.snap.world.Player
-	l.broadcastViews(func(level access.Level) any {
-		st := l.stateLocked(level)
+	l.broadcastViews(func(vw viewer) any {
+		level := vw.level
+		st := l.stateLocked(vw)
 		u := TurnUpdate{Type: TypeTurnUpdate, Turn: r.Turn, Agent: cmp.Or(r.Agent, agentDM), Controller: cmp.Or(r.Controller, by), Content: r.Narrative, State: st,
 			Input: input, By: by, Committed: r.Committed, Rolls: r.Rolls, Awaiting: r.Awaiting,
 			Rejected: r.Rejected, Notice: r.Notice}
-		u.Effects = st.World.VisibleEffects(r.Effects, level, pc)
+		u.Effects = st.World.VisibleEffects(r.Effects, level, vw.character)
 		if level >= access.GM {
 			u.Outcomes = r.Outcomes
 		}
 		return u
 	})
-	if c := l.control; c != nil {
+	l.secretsLocked(r.Effects)
+	for _, ch := range world.SortedKeys(l.controls) {
+		c := l.controls[ch]
 		l.broadcastLocked(AwaitingInput{Type: TypeAwaitingInput, Character: c.character, User: c.user})
+	}
+}
+
+// secretsLocked delivers a turn's whispers to their readers alone (the
+// connections whose user holds the sender or the recipient, and the GM's
+// and assistants'; in a game of one, every player's, whose character it
+// is) and its revealed secrets to everyone.
+func (l *live) secretsLocked(es world.Effects) {
+	for _, e := range es {
+		switch e := e.(type) {
+		case world.WhisperSent:
+			wh := e.Whisper
+			b, err := json.Marshal(WhisperMessage{Type: TypeWhisper, ID: wh.ID, From: wh.From, To: wh.To, Content: wh.Text, Turn: wh.Turn})
+			if err != nil {
+				continue
+			}
+			for c := range l.clients {
+				vw := l.viewerLocked(c.user)
+				if vw.level >= access.GM || (vw.character != "" && (vw.character == wh.To || vw.character == wh.From)) {
+					l.sendLocked(c, b)
+				}
+			}
+		case world.SecretRevealed:
+			if e.Whisper == "" {
+				continue
+			}
+			wh := l.snap.world.Whispers[e.Whisper]
+			if wh == nil {
+				continue
+			}
+			l.broadcastLocked(SecretRevealedMessage{Type: TypeSecretRevealed, ID: wh.ID, From: wh.From, To: wh.To,
+				Content: wh.Text, Turn: wh.Turn, RevealedTurn: wh.RevealedTurn})
+		}
 	}
 }
 

@@ -19,11 +19,12 @@ import (
 // sees them whole. Everyone else gets the input, the narrative, the rolls
 // and the effects the current state's view admits (world.VisibleEffects);
 // never the intents or the pipeline's passes, which hold the GM's context.
-func (l *live) project(recs []game.TurnRecord, level access.Level) []game.TurnRecord {
+func (l *live) project(recs []game.TurnRecord, vw viewer) []game.TurnRecord {
+	level, pc := vw.level, vw.character
 	if level >= access.GM {
 		return recs
 	}
-	v, pc := l.view(level), l.player()
+	v := l.view(vw)
 	out := make([]game.TurnRecord, 0, len(recs))
 	for _, t := range recs {
 		p := game.TurnRecord{Number: t.Number, Agent: t.Agent, Controller: t.Controller, Input: t.Input, Narrative: t.Narrative, Rolls: t.Rolls, At: t.At}
@@ -43,12 +44,12 @@ func (l *live) project(recs []game.TurnRecord, level access.Level) []game.TurnRe
 
 // playerTranscript writes the current branch's transcript as a player sees
 // it, in the shapes game.Session.Export uses, without the dice seed.
-func (l *live) playerTranscript(ctx context.Context, w io.Writer, format string, level access.Level) error {
+func (l *live) playerTranscript(ctx context.Context, w io.Writer, format string, vw viewer) error {
 	recs, err := l.gs.Turns(ctx, 1, l.gs.Turn())
 	if err != nil {
 		return err
 	}
-	turns := l.project(recs, level)
+	turns := l.project(recs, vw)
 	if turns == nil {
 		turns = []game.TurnRecord{}
 	}
@@ -73,6 +74,9 @@ func (l *live) playerTranscript(ctx context.Context, w io.Writer, format string,
 	}
 	for _, t := range turns {
 		fmt.Fprintf(&b, "## Turn %d\n\n> %s\n\n%s\n\n", t.Number, t.Input, strings.TrimSpace(t.Narrative))
+		for _, n := range game.Notes(t.Effects) {
+			fmt.Fprintf(&b, "%s\n\n", n)
+		}
 		if t.Agent != "" {
 			fmt.Fprintf(&b, "<sub>played by %s (%s)</sub>\n\n", t.Agent, cmp.Or(t.Controller, "unrecorded"))
 		}
@@ -113,7 +117,7 @@ type BranchLine struct {
 
 // compare reads branches a and b from the store; missing names a branch
 // that does not exist.
-func (l *live) compare(ctx context.Context, a, b string, level access.Level) (cmp *Comparison, missing string, err error) {
+func (l *live) compare(ctx context.Context, a, b string, vw viewer) (cmp *Comparison, missing string, err error) {
 	st := l.srv.o.Store
 	brs, err := st.Branches(ctx, l.id)
 	if err != nil {
@@ -157,7 +161,7 @@ func (l *live) compare(ctx context.Context, a, b string, level access.Level) (cm
 			recs = append(recs, game.TurnRecord{Number: t.Number, Agent: t.Actor, Controller: t.Controller, Input: t.Input, Narrative: t.Narrative,
 				Intents: t.Intents, Effects: t.Effects, Rolls: t.Rolls, Passes: t.Passes, At: t.CreatedAt})
 		}
-		line := BranchLine{Branch: side.br.Name, Tip: side.tip, Turns: l.project(recs, level), Truncated: to < side.tip}
+		line := BranchLine{Branch: side.br.Name, Tip: side.tip, Turns: l.project(recs, vw), Truncated: to < side.tip}
 		if line.Turns == nil {
 			line.Turns = []game.TurnRecord{}
 		}

@@ -25,6 +25,9 @@ const (
 	HumanAction    = "human_action"
 	Nudge          = "nudge"
 	SetSpeed       = "set_speed"
+	// Whispers (FR71–FR75), in the seed's style.
+	Whisper      = "whisper"
+	RevealSecret = "reveal_secret"
 )
 
 // Server → client message types: seed 002's, then Hearth's additions.
@@ -38,6 +41,8 @@ const (
 
 	TypeTurnDelta       = "turn_delta"
 	TypeControlReleased = "control_released"
+	TypeWhisper         = "whisper"
+	TypeSecretRevealed  = "secret_revealed"
 )
 
 // Reasons the autopilot stops, in autopilot_stopped.
@@ -60,10 +65,12 @@ var fields = map[string][]string{
 	StopAutopilot:  nil,
 	NextTurn:       nil,
 	DropIn:         {"character"},
-	ReleaseControl: nil,
+	ReleaseControl: {"character"},
 	HumanAction:    {"content"},
 	Nudge:          {"content"},
 	SetSpeed:       {"speed"},
+	Whisper:        {"to", "content"},
+	RevealSecret:   {"id"},
 }
 
 // Command is a message from a client.
@@ -72,6 +79,10 @@ type Command struct {
 	Speed     string `json:"speed,omitempty"`
 	Character string `json:"character,omitempty"`
 	Content   string `json:"content,omitempty"`
+	// To is a whisper's reader: a party member's id, or "dm".
+	To string `json:"to,omitempty"`
+	// ID names the whisper reveal_secret reveals.
+	ID string `json:"id,omitempty"`
 }
 
 // Problem is a client message or request that cannot be done as sent. ID
@@ -159,9 +170,18 @@ func DecodeCommand(b []byte) (Command, error) {
 			c.Character = strings.TrimSpace(s)
 		case "content":
 			c.Content = strings.TrimSpace(s)
+		case "to":
+			c.To = strings.TrimSpace(s)
+		case "id":
+			c.ID = strings.TrimSpace(s)
 		}
 	}
 	switch c.Type {
+	case Whisper:
+		if c.To == "" {
+			return Command{}, problem("gameapi.msg.no_field", "Type", c.Type, "Field", "to")
+		}
+		fallthrough
 	case HumanAction, Nudge:
 		if c.Content == "" {
 			return Command{}, problem("gameapi.msg.empty_content", "Type", c.Type)
@@ -172,6 +192,10 @@ func DecodeCommand(b []byte) (Command, error) {
 	case SetSpeed:
 		if c.Speed == "" {
 			return Command{}, problem("gameapi.msg.no_speed")
+		}
+	case RevealSecret:
+		if c.ID == "" {
+			return Command{}, problem("gameapi.msg.no_field", "Type", c.Type, "Field", "id")
 		}
 	}
 	return c, nil
@@ -202,9 +226,13 @@ type SessionState struct {
 	// Character is the player character the view belongs to.
 	Character string         `json:"character,omitempty"`
 	Autopilot AutopilotState `json:"autopilot"`
-	// Control is set while a human has dropped in.
-	Control  *Control      `json:"control,omitempty"`
-	Awaiting game.Awaiting `json:"awaiting"`
+	// Control is set while a human has dropped in: the viewer's own
+	// hold, else the first; Controls lists every hold, by character.
+	Control  *Control  `json:"control,omitempty"`
+	Controls []Control `json:"controls,omitempty"`
+	// Party is every party member as the table sees it.
+	Party    []PartySummary `json:"party,omitempty"`
+	Awaiting game.Awaiting  `json:"awaiting"`
 	// Recap is "previously on": the summary of the last game night.
 	Recap string       `json:"recap,omitempty"`
 	World *world.State `json:"world"`
@@ -224,6 +252,44 @@ type AutopilotState struct {
 type Control struct {
 	Character string `json:"character"`
 	User      string `json:"user"`
+}
+
+// PartySummary is a party member as anyone at the table sees it: not its
+// sheet, but how it fares. Own marks the viewer's character, Acting the
+// one acting now; Controller is who plays it (a user, or an agent).
+type PartySummary struct {
+	Character  string   `json:"character"`
+	Name       string   `json:"name"`
+	Class      string   `json:"class,omitempty"`
+	HP         string   `json:"hp,omitempty"` // healthy, wounded, bloodied, critical, down
+	Conditions []string `json:"conditions,omitempty"`
+	Controller string   `json:"controller,omitempty"`
+	Own        bool     `json:"own,omitempty"`
+	Acting     bool     `json:"acting,omitempty"`
+}
+
+// WhisperMessage is a whisper, sent only to its sender's and reader's
+// connections and the GM's (whisper). From and To are a character's id,
+// "gm" or "dm"; Turn is the turn that recorded it.
+type WhisperMessage struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Content string `json:"content"`
+	Turn    int    `json:"turn"`
+}
+
+// SecretRevealedMessage is a whisper made known to everyone
+// (secret_revealed).
+type SecretRevealedMessage struct {
+	Type         string `json:"type"`
+	ID           string `json:"id"`
+	From         string `json:"from"`
+	To           string `json:"to"`
+	Content      string `json:"content"`
+	Turn         int    `json:"turn"`
+	RevealedTurn int    `json:"revealed_turn"`
 }
 
 // TurnUpdate is a played turn (turn_update). Turn, Agent, Content and State

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/store"
@@ -236,7 +237,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 }
 
 // withLive runs f on the live session of the request's {id}.
-func (s *Server) withLive(w http.ResponseWriter, r *http.Request, min access.Level, f func(l *live, role access.Level)) {
+func (s *Server) withLive(w http.ResponseWriter, r *http.Request, min access.Level, f func(l *live, u auth.User)) {
 	u, ok := s.user(w, r, min)
 	if !ok {
 		return
@@ -248,7 +249,7 @@ func (s *Server) withLive(w http.ResponseWriter, r *http.Request, min access.Lev
 		return
 	}
 	defer s.release(l)
-	f(l, u.Role)
+	f(l, u)
 }
 
 func (s *Server) config(l *live) Config {
@@ -261,14 +262,14 @@ func (s *Server) config(l *live) Config {
 }
 
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
-	s.withLive(w, r, 0, func(l *live, _ access.Level) {
+	s.withLive(w, r, 0, func(l *live, _ auth.User) {
 		api.JSON(w, http.StatusOK, s.config(l))
 	})
 }
 
 func (s *Server) putConfig(w http.ResponseWriter, r *http.Request) {
 	var up ConfigUpdate
-	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
+	s.withLive(w, r, access.Assistant, func(l *live, _ auth.User) {
 		if !api.DecodeOrError(w, r, &up, maxBody) {
 			return
 		}
@@ -332,14 +333,13 @@ func (s *Server) turns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	to = min(to, from+maxTurnsPage-1)
-	s.withLive(w, r, 0, func(l *live, role access.Level) {
+	s.withLive(w, r, 0, func(l *live, u auth.User) {
 		recs, err := l.gs.Turns(r.Context(), from, to)
 		if err != nil {
 			s.fail(w, r, l.id, err)
 			return
 		}
-		level := viewLevel(role)
-		page := TurnsPage{Branch: l.gs.Branch(), Turn: l.gs.Turn(), Turns: l.project(recs, level)}
+		page := TurnsPage{Branch: l.gs.Branch(), Turn: l.gs.Turn(), Turns: l.project(recs, l.viewerOf(u))}
 		if page.Turns == nil {
 			page.Turns = []game.TurnRecord{}
 		}
@@ -372,7 +372,8 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Turn *int `json:"turn"`
 	}
-	s.withLive(w, r, access.Assistant, func(l *live, role access.Level) {
+	s.withLive(w, r, access.Assistant, func(l *live, u auth.User) {
+		role := u.Role
 		if !api.DecodeOrError(w, r, &req, maxBody) {
 			return
 		}
@@ -394,7 +395,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) forks(w http.ResponseWriter, r *http.Request) {
-	s.withLive(w, r, 0, func(l *live, _ access.Level) {
+	s.withLive(w, r, 0, func(l *live, _ auth.User) {
 		brs, err := l.gs.Branches(r.Context())
 		if err != nil {
 			s.fail(w, r, l.id, err)
@@ -411,7 +412,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 	}
-	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
+	s.withLive(w, r, access.Assistant, func(l *live, _ auth.User) {
 		if !api.DecodeOrError(w, r, &req, maxBody) {
 			return
 		}
@@ -452,7 +453,7 @@ func (s *Server) updateFork(w http.ResponseWriter, r *http.Request) {
 		Description *string `json:"description"`
 		IsCanonical *bool   `json:"is_canonical"`
 	}
-	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
+	s.withLive(w, r, access.Assistant, func(l *live, _ auth.User) {
 		if !api.DecodeOrError(w, r, &req, maxBody) {
 			return
 		}
@@ -478,7 +479,8 @@ func (s *Server) updateFork(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) switchFork(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	s.withLive(w, r, access.Assistant, func(l *live, role access.Level) {
+	s.withLive(w, r, access.Assistant, func(l *live, u auth.User) {
+		role := u.Role
 		if _, err := s.o.Store.BranchByName(r.Context(), l.id, name); err != nil {
 			s.fail(w, r, l.id, err, api.Say{Is: store.ErrNotFound, ID: "gameapi.fork_not_found", Data: map[string]any{"Name": clip(name)}})
 			return
@@ -502,8 +504,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, r, api.Invalid, "gameapi.compare_needs", nil)
 		return
 	}
-	s.withLive(w, r, 0, func(l *live, role access.Level) {
-		cmp, missing, err := l.compare(r.Context(), a, b, viewLevel(role))
+	s.withLive(w, r, 0, func(l *live, u auth.User) {
+		cmp, missing, err := l.compare(r.Context(), a, b, l.viewerOf(u))
 		switch {
 		case missing != "":
 			api.Error(w, r, api.NotFound, "gameapi.fork_not_found", map[string]any{"Name": clip(missing)})
@@ -527,13 +529,14 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, r, api.Invalid, "gameapi.bad_format", map[string]any{"Format": clip(format)})
 		return
 	}
-	s.withLive(w, r, 0, func(l *live, role access.Level) {
+	s.withLive(w, r, 0, func(l *live, u auth.User) {
+		role := u.Role
 		var buf bytes.Buffer
 		var err error
 		if level := viewLevel(role); level >= access.GM {
 			err = l.gs.Export(r.Context(), &buf, format)
 		} else {
-			err = l.playerTranscript(r.Context(), &buf, format, level)
+			err = l.playerTranscript(r.Context(), &buf, format, l.viewerOf(u))
 		}
 		if err != nil {
 			s.fail(w, r, l.id, err)

@@ -136,8 +136,9 @@ func (c *client) read(ctx context.Context) {
 	}
 }
 
-// autopilotCommands steer the game rather than play it: the GM's.
-var autopilotCommands = map[string]bool{StartAutopilot: true, StopAutopilot: true, SetSpeed: true, Nudge: true}
+// autopilotCommands steer the game rather than play it: the GM's (and an
+// assistant's). A nudge is only a suggestion: anyone at the table may.
+var autopilotCommands = map[string]bool{StartAutopilot: true, StopAutopilot: true, SetSpeed: true, RevealSecret: true}
 
 func (c *client) handle(ctx context.Context, cmd Command) error {
 	need := access.Player
@@ -150,7 +151,11 @@ func (c *client) handle(ctx context.Context, cmd Command) error {
 	l := c.l
 	switch cmd.Type {
 	case HumanAction:
-		return l.enqueue(job{input: cmd.Content, by: c.name()})
+		j, err := l.humanPlay(c.user, cmd.Content)
+		if err != nil {
+			return err
+		}
+		return l.enqueue(j)
 	case NextTurn:
 		return l.enqueue(job{auto: true, by: c.name()})
 	case StartAutopilot:
@@ -163,11 +168,15 @@ func (c *client) handle(ctx context.Context, cmd Command) error {
 	case SetSpeed:
 		return l.setSpeed(ctx, cmd.Speed)
 	case DropIn:
-		return l.dropIn(c, cmd.Character)
+		return l.dropIn(ctx, c, cmd.Character)
 	case ReleaseControl:
-		return l.releaseControl(c, false)
+		return l.releaseControl(c, cmd.Character, false)
 	case Nudge:
-		return l.nudge(cmd.Content)
+		return l.nudge(c, cmd.Content)
+	case Whisper:
+		return l.whisper(ctx, c, cmd.To, cmd.Content)
+	case RevealSecret:
+		return l.reveal(ctx, c, cmd.ID)
 	}
 	return problem("gameapi.msg.unknown_type", "Type", clip(cmd.Type), "Types", commandTypes())
 }

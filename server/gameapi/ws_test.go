@@ -146,10 +146,26 @@ func reconnect(t *testing.T, linger time.Duration) {
 func TestAutopilotPlaysNudgesChoicesAndSafeActionsThenStops(t *testing.T) {
 	h := newHarness(t)
 	id := h.create(11).ID
-	g := h.dial(id, gm)
+	g, p := h.dial(id, gm), h.dial(id, player)
 	g.state()
-	g.send(gameapi.Command{Type: gameapi.Nudge, Content: "go north"})
-	g.send(gameapi.Command{Type: gameapi.Nudge, Content: "talk to maren"})
+	p.state()
+	// A nudge is a suggestion, from anyone at the table: the autopilot
+	// follows what it names (the north exit), never plays its words, and
+	// the turn keeps it as a note.
+	nudges := []string{"the road north looks promising", "Maren surely knows something"}
+	p.send(gameapi.Command{Type: gameapi.Nudge, Content: nudges[0]})
+	p.send(gameapi.Command{Type: gameapi.StopAutopilot}) // refused: p's nudge is in when p reads why
+	p.errorMsg()
+	g.send(gameapi.Command{Type: gameapi.NextTurn})
+	u, _ := g.turnUpdate(nil)
+	if u.Input != "go north" || u.By != "autopilot" || !strings.Contains(marshal(t, u.Effects), nudges[0]) {
+		t.Fatalf("nudged turn 1: %q by %q, effects %s", u.Input, u.By, marshal(t, u.Effects))
+	}
+	g.send(gameapi.Command{Type: gameapi.Nudge, Content: nudges[1]}) // one connection: in order
+	g.send(gameapi.Command{Type: gameapi.NextTurn})
+	if u, _ := g.turnUpdate(nil); !strings.HasPrefix(u.Input, "talk to Maren") {
+		t.Fatalf("nudged turn 2 played %q", u.Input)
+	}
 	g.send(gameapi.Command{Type: gameapi.StartAutopilot, Speed: "fast"})
 	m, _ := g.until(gameapi.TypeAutopilotStarted, nil)
 	var started gameapi.AutopilotStarted
@@ -157,11 +173,11 @@ func TestAutopilotPlaysNudgesChoicesAndSafeActionsThenStops(t *testing.T) {
 	if started.Speed != "fast" {
 		t.Errorf("started at %q", started.Speed)
 	}
-	var last gameapi.TurnUpdate
-	for i, want := range []string{"go north", "talk to maren", "ask Maren about the guild", "", ""} {
+	last := u
+	for i, want := range []string{"ask Maren about the guild", "", ""} {
 		u, _ := g.turnUpdate(nil)
-		if u.By != "autopilot" || u.Turn != i+1 || !u.Committed {
-			t.Fatalf("autopilot turn %d: %d by %q, committed %v", i+1, u.Turn, u.By, u.Committed)
+		if u.By != "autopilot" || u.Turn != i+3 || !u.Committed {
+			t.Fatalf("autopilot turn %d: %d by %q, committed %v", i+3, u.Turn, u.By, u.Committed)
 		}
 		if !u.State.Autopilot.Running || u.State.Autopilot.Speed != "fast" {
 			t.Errorf("turn %d's state: autopilot %+v", u.Turn, u.State.Autopilot)
@@ -191,6 +207,19 @@ func TestAutopilotPlaysNudgesChoicesAndSafeActionsThenStops(t *testing.T) {
 	g.send(gameapi.Command{Type: gameapi.StopAutopilot})
 	if e := g.errorMsg(); !e.Recoverable || !strings.Contains(e.Message, "not running") {
 		t.Errorf("second stop: %+v", e)
+	}
+	// The transcripts show the nudges as suggestions; no turn played them.
+	_, md, _ := h.do("GET", "/api/sessions/"+id+"/transcript?format=md", player, nil)
+	_, gmd, _ := h.do("GET", "/api/sessions/"+id+"/transcript?format=md", gm, nil)
+	for who, text := range map[string]string{"player": string(md), "gm": string(gmd)} {
+		if !strings.Contains(text, "(suggested by pat: "+nudges[0]+")") || !strings.Contains(text, "(suggested by gail: "+nudges[1]+")") {
+			t.Errorf("%s's transcript lacks the suggestions:\n%s", who, text)
+		}
+		for _, n := range nudges {
+			if strings.Contains(text, "> "+n) {
+				t.Errorf("%s's transcript has the nudge %q as a turn's input", who, n)
+			}
+		}
 	}
 }
 
@@ -260,7 +289,7 @@ func TestNextTurnAndRoles(t *testing.T) {
 	}
 	for _, cmd := range []gameapi.Command{
 		{Type: gameapi.StartAutopilot}, {Type: gameapi.StopAutopilot}, {Type: gameapi.SetSpeed, Speed: "fast"},
-		{Type: gameapi.Nudge, Content: "go north"},
+		{Type: gameapi.RevealSecret, ID: "whisper_1"},
 	} {
 		p.send(cmd)
 		if e := p.errorMsg(); !e.Recoverable || !strings.Contains(e.Message, cmd.Type) {
