@@ -37,8 +37,10 @@ var adapters = []adapter{
 		make: func(o imagegen.Options) (imagegen.Provider, error) {
 			return imagegen.NewGemini(context.Background(), o)
 		},
-		empty:     `{"predictions":[]}`,
-		wrapImage: func(b string) string { return `{"predictions":[{"mimeType":"image/png","bytesBase64Encoded":"` + b + `"}]}` },
+		empty: `{"predictions":[]}`,
+		wrapImage: func(b string) string {
+			return `{"predictions":[{"mimeType":"image/png","bytesBase64Encoded":"` + b + `"}]}`
+		},
 	},
 }
 
