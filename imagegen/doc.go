@@ -8,7 +8,8 @@
 // Every adapter bounds what it reads (Options.MaxResponse) and accepts
 // only PNG: an answer that is larger, is not JSON of the documented
 // shape, or holds no PNG is an error naming the provider, coded
-// hearth.Unavailable so that the API answers 502/503 rather than 500. It
+// hearth.Unavailable so that the API answers 503 rather than 500 (a
+// refused prompt or size is hearth.Invalid, 400). It
 // must not know games or roles: server/gameapi decides what a scene is
 // and who may see its images.
 package imagegen
