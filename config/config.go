@@ -24,6 +24,7 @@ type Config struct {
 	Assistant Assistant `toml:"assistant"`
 	FVTT      FVTT      `toml:"fvtt"`
 	MCP       MCP       `toml:"mcp"`
+	Images    Images    `toml:"images"`
 	Limits    Limits    `toml:"limits"`
 	Log       Log       `toml:"log"`
 }
@@ -132,6 +133,33 @@ type Role struct {
 	APIKeyEnv  string `toml:"api_key_env"`  // environment variable holding the key
 	APIKeyFile string `toml:"api_key_file"` // file holding the key
 	APIKey     Secret `toml:"api_key" secret:"true"`
+}
+
+// Images configures scene illustration (seed 002 v2.1). It is off
+// until a provider is set; the key is found as a model role's is.
+type Images struct {
+	Provider   string `toml:"provider"` // "" (off), openai (or any server speaking its Images API), gemini (Imagen)
+	Model      string `toml:"model"`    // empty: ImageModels' default for the provider
+	BaseURL    string `toml:"base_url"`
+	APIKeyEnv  string `toml:"api_key_env"`  // default OPENAI_API_KEY or GEMINI_API_KEY
+	APIKeyFile string `toml:"api_key_file"` // file holding the key
+	APIKey     Secret `toml:"api_key" secret:"true"`
+	Size       string `toml:"size"` // WIDTHxHEIGHT, e.g. 1024x1024; empty: the provider's default
+}
+
+// ImageModels are the default image model of each image provider.
+var ImageModels = map[string]string{"openai": "gpt-image-1", "gemini": "imagen-3.0-generate-002"}
+
+// On reports whether image generation is configured.
+func (i Images) On() bool { return i.Provider != "" }
+
+// Role is the image provider as a model role, for finding its key.
+func (i Images) Role() Role {
+	r := Role{Provider: i.Provider, Model: i.Model, BaseURL: i.BaseURL, APIKeyEnv: i.APIKeyEnv, APIKeyFile: i.APIKeyFile, APIKey: i.APIKey}
+	if r.Model == "" {
+		r.Model = ImageModels[i.Provider]
+	}
+	return r
 }
 
 // Secret is a value that must never be printed or logged: every way of
@@ -428,6 +456,23 @@ func (c *Config) problems() []*KeyError {
 		}
 		if r.APIKey != "" && r.APIKeyFile != "" {
 			bad(key+".api_key", "set either api_key or api_key_file, not both")
+		}
+	}
+
+	im := c.Images
+	oneOf("images.provider", im.Provider, "", "openai", "gemini")
+	if im.BaseURL != "" {
+		if err := checkURL(im.BaseURL, false); err != nil {
+			bad("images.base_url", "%v", err)
+		}
+	}
+	if im.APIKey != "" && im.APIKeyFile != "" {
+		bad("images.api_key", "set either api_key or api_key_file, not both")
+	}
+	if im.Size != "" {
+		var w, h int
+		if n, err := fmt.Sscanf(im.Size, "%dx%d", &w, &h); err != nil || n != 2 || w <= 0 || h <= 0 || fmt.Sprintf("%dx%d", w, h) != im.Size {
+			bad("images.size", "must be WIDTHxHEIGHT such as \"1024x1024\", got %q", im.Size)
 		}
 	}
 

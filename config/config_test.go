@@ -449,6 +449,11 @@ func TestValidate(t *testing.T) {
 		{"server.session_idle", func(c *Config) { c.Server.SessionIdle = 0 }},
 		{"server.session_max", func(c *Config) { c.Server.SessionMax = -time.Hour }},
 		{"server.session_idle", func(c *Config) { c.Server.SessionIdle, c.Server.SessionMax = 48*time.Hour, 24*time.Hour }},
+		{"images.provider", func(c *Config) { c.Images.Provider = "midjourney" }},
+		{"images.base_url", func(c *Config) { c.Images.BaseURL = "localhost:8000/v1" }},
+		{"images.api_key", func(c *Config) { c.Images.APIKey, c.Images.APIKeyFile = "k", "/run/secrets/k" }},
+		{"images.size", func(c *Config) { c.Images.Size = "large" }},
+		{"images.size", func(c *Config) { c.Images.Size = "1024x0" }},
 		{"models.pipeline", func(c *Config) { c.Models.Pipeline = "magic" }},
 		{"models.context_budget", func(c *Config) { c.Models.ContextBudget = -5 }},
 		{"models.timeout", func(c *Config) { c.Models.Timeout = 0 }},
@@ -729,5 +734,38 @@ func TestValidateDatabaseURL(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "pw") {
 			t.Errorf("the error quotes the URL: %v", err)
 		}
+	}
+}
+
+// Image generation is off by default; when on, its model defaults by
+// provider and `config show` lists the section with the key masked.
+func TestImages(t *testing.T) {
+	c := Default()
+	if c.Images.On() {
+		t.Fatal("image generation is on by default")
+	}
+	c.Images = Images{Provider: "gemini", APIKey: "sk-image-secret", Size: "1024x768", BaseURL: "http://127.0.0.1:9000"}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Images.Role(); !c.Images.On() || r.Model != "imagen-3.0-generate-002" || r.Provider != "gemini" || string(r.APIKey) != "sk-image-secret" {
+		t.Errorf("role %+v", r)
+	}
+	c.Images.Model = "imagen-4.0-generate-001"
+	if r := c.Images.Role(); r.Model != "imagen-4.0-generate-001" {
+		t.Errorf("a chosen model was replaced: %q", r.Model)
+	}
+	var b strings.Builder
+	if err := c.Show(&b, Source{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"[images]", `provider = "gemini"`, `size = "1024x768"`, `model = "imagen-4.0-generate-001"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config show lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "sk-image-secret") {
+		t.Error("config show prints the image API key")
 	}
 }

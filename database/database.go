@@ -13,6 +13,7 @@ import (
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
 	"github.com/hearth-rpg/hearth/chargen/sqlitecharacters"
+	"github.com/hearth-rpg/hearth/imagegen/sqliteimages"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
@@ -30,6 +31,7 @@ const FileName = sqlitedb.FileName
 func Migrations() []sqlitedb.Migrations {
 	return []sqlitedb.Migrations{
 		sqlitestore.Migrations,
+		sqliteimages.Migrations, // its rows reference the games'
 		sqlitenarrative.Migrations,
 		sqliteindex.Migrations,
 		sqlitelibrary.Migrations,
@@ -50,6 +52,7 @@ type DB struct {
 	Conversations *sqliteconversations.Store
 	Keys          *auth.Keyring
 	Characters    *sqlitecharacters.DB // the character library
+	Images        *sqliteimages.DB     // scene illustrations, with their games
 }
 
 type options struct {
@@ -135,7 +138,8 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h), Characters: sqlitecharacters.New(h)}
+	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h), Characters: sqlitecharacters.New(h),
+		Images: sqliteimages.New(h)}
 	defer func() {
 		if err != nil {
 			db.Close()

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hearth-rpg/hearth/imagegen"
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
 
 	"github.com/coder/websocket"
@@ -71,6 +72,13 @@ func (s *suite) routes() []route {
 		{pattern: "PUT /api/sessions/{id}/forks/{name}", method: "PUT", path: "/api/sessions/" + g + "/forks/main", body: `{"description":"x","is_canonical":true}`},
 		{pattern: "GET /api/sessions/{id}/compare", method: "GET", path: "/api/sessions/" + g + "/compare?a=main&b=main"},
 		{pattern: "GET /api/sessions/{id}/transcript", method: "GET", path: "/api/sessions/" + g + "/transcript?format=json"},
+		{pattern: "POST /api/sessions/{id}/images/generate-current", method: "POST", path: "/api/sessions/" + g + "/images/generate-current"},
+		{pattern: "POST /api/sessions/{id}/images/generate-best", method: "POST", path: "/api/sessions/" + g + "/images/generate-best"},
+		{pattern: "POST /api/sessions/{id}/images/generate-turn/{turn}", method: "POST", path: "/api/sessions/" + g + "/images/generate-turn/1"},
+		{pattern: "GET /api/sessions/{id}/images", method: "GET", path: "/api/sessions/" + g + "/images"},
+		{pattern: "GET /api/sessions/{id}/images/{image_id}/download", method: "GET", path: "/api/sessions/" + g + "/images/" + s.sceneImage + "/download"},
+		{pattern: "GET /api/sessions/{id}/images/download-all", method: "GET", path: "/api/sessions/" + g + "/images/download-all"},
+		{pattern: "GET /api/sessions/images/summary", method: "GET", path: "/api/sessions/images/summary"},
 		{pattern: "GET /ws/game/{session_id}", method: "GET", path: "/ws/game/" + g},
 		{pattern: "/mcp", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"document_search","arguments":{"query":"harbourmaster cultist"}}}`},
 		{pattern: "/mcp/sse", method: "GET", path: "/mcp/sse"},
@@ -103,6 +111,7 @@ func (s *suite) controls() {
 	s.mustHave("GM transcript", body, whisperMarker)
 	_, body = s.get(f.gm, "/api/sessions/"+f.game+"/turns?from=1&to=5")
 	s.mustHave("GM turns", body, whisperMarker)
+	s.drawScene()
 
 	_, body = s.post(f.ann, "/api/search", `{"query":"Quaywright guild tide tables"}`)
 	s.mustHave("player search of the player's book", body, playerMarker)
@@ -506,6 +515,69 @@ func (s *suite) gameREST() {
 		if a.method != "GET" && code < 400 && a.pat != "POST /api/sessions/{id}/forks/{name}/switch" {
 			s.t.Errorf("a player changed the game: %s %s: %d %.200s", a.method, a.path, code, body)
 		}
+	}
+}
+
+// drawScene has the GM draw the game's current scene, so that the image
+// routes have an image to attack; it checks the GM can download it.
+func (s *suite) drawScene() {
+	code, body := s.post(s.f.gm, "/api/sessions/"+s.f.game+"/images/generate-current", "")
+	var im struct {
+		ID, Prompt string
+	}
+	json.Unmarshal([]byte(body), &im)
+	if code != http.StatusCreated || im.ID == "" {
+		s.t.Fatalf("the GM could not draw the scene: %d %.300s", code, body)
+	}
+	s.sceneImage = im.ID
+	if code, png := s.get(s.f.gm, "/api/sessions/"+s.f.game+"/images/"+im.ID+"/download"); code != http.StatusOK || !imagegen.IsPNG([]byte(png)) {
+		s.t.Fatalf("the GM cannot download the scene image: %d", code)
+	}
+	// The prompt is drawn from a player's view: no secret reaches the
+	// provider, whose answer the whole table sees.
+	for _, p := range s.f.drawer.Prompts() {
+		for _, m := range s.markers() {
+			if strings.Contains(strings.ToLower(p), m) {
+				s.t.Errorf("the image prompt holds the secret %q: %.300s", m, p)
+			}
+		}
+	}
+}
+
+// sceneImages attacks the scene-image routes as a player: generating is
+// refused; reading is allowed (the game is the table's) and must carry
+// no secret; path tricks reach nothing else.
+func (s *suite) sceneImages() {
+	g := "/api/sessions/" + s.f.game + "/images"
+	type at struct{ pat, method, path, body string }
+	for _, a := range []at{
+		{"POST /api/sessions/{id}/images/generate-current", "POST", g + "/generate-current", ""},
+		{"POST /api/sessions/{id}/images/generate-current", "POST", g + "/generate-current", `{"role":"gm","prompt":"the spy's secret"}`},
+		{"POST /api/sessions/{id}/images/generate-best", "POST", g + "/generate-best", ""},
+		{"POST /api/sessions/{id}/images/generate-turn/{turn}", "POST", g + "/generate-turn/1", ""},
+		{"POST /api/sessions/{id}/images/generate-turn/{turn}", "POST", g + "/generate-turn/..%2f1", ""},
+		{"GET /api/sessions/{id}/images", "GET", g, ""},
+		{"GET /api/sessions/{id}/images", "GET", g + "?view=gm&role=gm", ""},
+		{"GET /api/sessions/{id}/images", "GET", "/api/sessions/..%2f" + s.f.game + "/images", ""},
+		{"GET /api/sessions/{id}/images/{image_id}/download", "GET", g + "/" + s.sceneImage + "/download", ""},
+		{"GET /api/sessions/{id}/images/{image_id}/download", "GET", g + "/..%2f..%2f" + s.sceneImage + "/download", ""},
+		{"GET /api/sessions/{id}/images/{image_id}/download", "GET", g + "/" + s.f.gmImage + "/download", ""},
+		{"GET /api/sessions/{id}/images/{image_id}/download", "GET", "/api/sessions/nope/images/" + s.sceneImage + "/download", ""},
+		{"GET /api/sessions/{id}/images/download-all", "GET", g + "/download-all", ""},
+		{"GET /api/sessions/{id}/images/download-all", "GET", g + "/download-all?view=gm", ""},
+		{"GET /api/sessions/images/summary", "GET", "/api/sessions/images/summary", ""},
+	} {
+		code, body := s.player(a.method+" "+a.path, a.pat, a.method, a.path, a.body)
+		if a.method != "GET" && code < 400 {
+			s.t.Errorf("a player drew an image: %s %s: %d %.200s", a.method, a.path, code, body)
+		}
+	}
+	if n := len(s.f.drawer.Prompts()); n != 1 {
+		s.t.Errorf("the provider drew %d images; only the GM's one was allowed", n)
+	}
+	// The table's image reaches a player of the game.
+	if code, png := s.get(s.f.ann, g+"/"+s.sceneImage+"/download"); code != http.StatusOK || !imagegen.IsPNG([]byte(png)) {
+		s.t.Errorf("a player cannot download the game's scene image: %d", code)
 	}
 }
 

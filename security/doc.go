@@ -6,7 +6,8 @@
 // key: search with role filters and FTS5 syntax, documents, pages and
 // images by id and by path tricks, chat with role overrides, MCP over
 // streamable HTTP and HTTP+SSE (including another user's session id), the
-// game's REST routes and WebSocket, conversations, models, tool results,
+// game's REST routes (scene images included: the server draws with a
+// local fake of the OpenAI Images API) and WebSocket, conversations, models, tool results,
 // health and metrics. A leak is a secret phrase, or the GM-only book's
 // title or id, anywhere in a response's headers, body or WebSocket frames;
 // the suite counts attempts and leaks and fails naming each leaking

@@ -19,6 +19,9 @@ var notServed = map[string]string{
 	// A per-run API on its own random 127.0.0.1 port with a per-run token,
 	// for a granted skill's script; never on the server's listener.
 	"skill/host/host.go": "skill host",
+	// Test servers speaking the image providers' wire formats, started by
+	// tests only (this suite's among them, as the server's drawer).
+	"imagegen/imagegentest/imagegentest.go": "fake image providers",
 }
 
 // computedRoutes are patterns held in variables, by the expression that

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/imagegen/imagegentest"
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
 )
 
@@ -135,6 +136,8 @@ type fixture struct {
 	gmImageData      []byte // and its bytes
 	game             string // the game's session id
 	log              *lockedBuffer
+	drawer           *imagegentest.Server // the fake image provider the server draws with
+
 }
 
 var keyRE = regexp.MustCompile(`hth_[a-z0-9_]+`)
@@ -189,7 +192,11 @@ func setup(t *testing.T) *fixture {
 			t.Fatalf("no key printed for %s", u.name)
 		}
 	}
-	f.url = serve(t, dir, f.log)
+	// Scene images on, drawn by a local server speaking the OpenAI Images
+	// API, so that the image routes serve something to attack.
+	f.drawer = imagegentest.OpenAI(t)
+	f.url = serve(t, dir, f.log, "HEARTH__IMAGES__PROVIDER=openai", "HEARTH__IMAGES__BASE_URL="+f.drawer.Base,
+		"HEARTH__IMAGES__API_KEY="+imagegentest.Key)
 	return f
 }
 
@@ -197,10 +204,10 @@ func setup(t *testing.T) *fixture {
 // ends. The chat budget is raised (the suite sends hundreds of requests
 // with one player's key); the MCP budget keeps its default, which
 // TestNoLeaks checks holds an agent's burst.
-func serve(t *testing.T, dir string, log *lockedBuffer) string {
+func serve(t *testing.T, dir string, log *lockedBuffer, env ...string) string {
 	t.Helper()
 	return hearthtest.Server{Bin: hearthBin, Data: dir, Log: log.WriteLine,
-		Env: []string{"HEARTH__LOG__LEVEL=info", "HEARTH__LIMITS__RATE_LIMIT_RPM=100000", "HEARTH__LIMITS__RATE_LIMIT_BURST=100000"}}.Start(t)
+		Env: append([]string{"HEARTH__LOG__LEVEL=info", "HEARTH__LIMITS__RATE_LIMIT_RPM=100000", "HEARTH__LIMITS__RATE_LIMIT_BURST=100000"}, env...)}.Start(t)
 }
 
 // lockedBuffer keeps the server's log lines.
@@ -235,6 +242,7 @@ type suite struct {
 	// Set by the positive controls and the MCP attacks.
 	gmConversation, annConversation, bobConversation string
 	bobCharacter                                     string // in bob's character library
+	sceneImage                                       string // drawn by the GM
 	gmMCPSession                                     string
 }
 
@@ -393,6 +401,7 @@ func TestNoLeaks(t *testing.T) {
 	s.characters()
 	s.misc()
 	s.gameREST()
+	s.sceneImages()
 	s.gameSocket()
 	s.browserSessions()
 	s.mcp()

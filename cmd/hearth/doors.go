@@ -75,7 +75,16 @@ func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err
 	}); err != nil {
 		return nil, err
 	}
+	images, err := a.Images(ctx)
+	if err != nil {
+		return nil, err
+	}
+	draw, err := a.ImageProvider(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("[images]: %w", err)
+	}
 	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Prepare: a.Prepare, Logger: log,
+		Images: draw, ImageStore: images, ImageSize: a.Config().Images.Size,
 		OriginPatterns: originHosts(a.Config().Server.CORSOrigins)})
 	return d, nil
 }

@@ -89,6 +89,26 @@
 //	GET    /api/sessions/{id}/compare?a=&b=      Comparison
 //	GET    /api/sessions/{id}/transcript?format=json|md  attachment
 //
+// Scene images (seed 002 v2.1), when Options.ImageStore is set; the
+// generate routes also need Options.Images and take an assistant or the
+// GM, the others any user who may read the game:
+//
+//	POST   /api/sessions/{id}/images/generate-current     → 201 SceneImage
+//	POST   /api/sessions/{id}/images/generate-best        → 201 SceneImage
+//	POST   /api/sessions/{id}/images/generate-turn/{turn} → 201 SceneImage
+//	GET    /api/sessions/{id}/images                      {images: [SceneImage]}
+//	GET    /api/sessions/{id}/images/{image_id}/download  image/png
+//	GET    /api/sessions/{id}/images/download-all         application/zip
+//	GET    /api/sessions/images/summary                   {sessions: [ImageSummary]}
+//
+// A generate route answers once the image is stored, after image_ready has
+// gone to the game's clients; one generation per game at a time (409).
+// The prompt is imagegen.ScenePrompt of what a player sees: the drawn
+// turn's narration and the two before it, and for the current turn the
+// player view's place, mood and who is there. "best" is, without a model,
+// the turn with the longest narration among the branch's last 500. With
+// no provider the generate routes answer 503 "image generation is off".
+//
 // Errors are internal/api's {"error":{"code","message"}}. A restore, fork
 // or switch is sent to the game's WebSocket clients as session_state.
 //
@@ -128,6 +148,7 @@
 //	{type: "control_released", character}
 //	{type: "whisper", id, from, to, content, turn}   to its readers' connections only
 //	{type: "secret_revealed", id, from, to, content, turn, revealed_turn}  to all
+//	{type: "image_ready", image_id, turn_number, generation_mode, image_url}
 //
 // turn_update's state is a SessionState too (with controls, every hold, and
 // party, the party summary). A turn that takes no turn (a question such as

@@ -17,6 +17,7 @@ import (
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/imagegen"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/store"
 )
@@ -58,6 +59,14 @@ type Options struct {
 	// or turn (default 30s; negative closes it at once), so that requests
 	// in a row do not reopen it each time.
 	Linger time.Duration
+	// Images draws scene illustrations; nil answers the generate routes
+	// with 503 "image generation is off". ImageStore keeps them with the
+	// game; nil turns every image route off. ImageSize is the size asked
+	// for ("1024x1024"; empty: the provider's default).
+	Images     imagegen.Provider
+	ImageStore imagegen.Store
+	ImageSize  string
+
 	// OriginPatterns are other origins allowed to open the WebSocket, as
 	// websocket.AcceptOptions takes them; the same origin always may.
 	OriginPatterns []string
@@ -76,6 +85,7 @@ type Server struct {
 	mu      sync.Mutex
 	closing bool
 	live    map[string]*live
+	imaging map[string]bool // games with an image being generated
 
 	work  sync.WaitGroup // session workers, each finishing its turn
 	conns sync.WaitGroup // client writers
@@ -112,7 +122,7 @@ func New(o Options) *Server {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{o: o, log: o.Logger, speeds: speeds, base: base, cancel: cancel,
-		live: map[string]*live{}}
+		live: map[string]*live{}, imaging: map[string]bool{}}
 }
 
 var campaignName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
@@ -146,6 +156,13 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("PUT /api/sessions/{id}/forks/{name}", s.updateFork)
 	mux.HandleFunc("GET /api/sessions/{id}/compare", s.compare)
 	mux.HandleFunc("GET /api/sessions/{id}/transcript", s.transcript)
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", s.generateCurrent)
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", s.generateBest)
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn)
+	mux.HandleFunc("GET /api/sessions/{id}/images", s.images)
+	mux.HandleFunc("GET /api/sessions/{id}/images/{image_id}/download", s.downloadImage)
+	mux.HandleFunc("GET /api/sessions/{id}/images/download-all", s.downloadAll)
+	mux.HandleFunc("GET /api/sessions/images/summary", s.imageSummary)
 	mux.HandleFunc("GET /ws/game/{session_id}", s.socket)
 }
 
