@@ -90,7 +90,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, mode string) {
 		}
 		want = n
 	}
-	s.withLive(w, r, access.Assistant, func(l *live, _ access.Level) {
+	s.withLive(w, r, access.Assistant, func(l *live, _ auth.User) {
 		if s.imagesOff(w, r, true) {
 			return
 		}
@@ -189,13 +189,13 @@ func (l *live) scene(ctx context.Context, turn int, current bool) (imagegen.Scen
 		return imagegen.Scene{}, err
 	}
 	sc := imagegen.Scene{Campaign: l.gs.Campaign().Title}
-	for _, t := range l.project(recs, access.Player) {
+	for _, t := range l.project(recs, viewer{level: access.Player}) {
 		sc.Narration = append(sc.Narration, t.Narrative)
 	}
 	if !current {
 		return sc, nil
 	}
-	v := l.view(access.Player)
+	v := l.view(viewer{level: access.Player})
 	place := v.Scene.Location
 	if pc := v.Characters[v.Player]; pc != nil && pc.Location != "" {
 		place = pc.Location
