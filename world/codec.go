@@ -72,6 +72,8 @@ func init() {
 	register[PartyMemberRemoved]()
 	register[ControllerChanged]()
 	register[ActorChanged]()
+	register[MemoryRecorded]()
+	register[MemoryCompressed]()
 }
 
 // EffectKinds lists the stable names of all effects, sorted.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,7 +72,8 @@ type live struct {
 	control *control
 	nudges  []string
 	rotate  int
-	recent  []string // the autopilot's last inputs
+	sup     game.Supervisor // who of the party acts next
+	recent  []string        // the autopilot's last inputs
 	await   game.Awaiting
 	fails   int
 	deleted bool
@@ -258,6 +260,11 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 		return nil, err
 	}
 	l.refresh(&resp.Awaiting)
+	if resp.Committed {
+		l.mu.Lock()
+		l.sup.Observe(l.snap.world, cmp.Or(resp.Agent, agentDM), resp.Narrative)
+		l.mu.Unlock()
+	}
 	l.broadcastTurn(resp, input, by)
 	return resp, nil
 }
@@ -290,10 +297,15 @@ func (l *live) autopilotTurn(manual bool) {
 		l.recent = l.recent[1:]
 	}
 	play := game.Play{Input: input, Controller: byAutopilot}
-	if p, ok := l.partyPlayLocked(); ok && len(l.nudges) == 0 && !nudged {
-		play = p
+	var next world.PartyMember
+	party := false
+	if !nudged {
+		next, party = l.nextMemberLocked()
 	}
 	l.mu.Unlock()
+	if party {
+		play = l.agentPlay(next)
+	}
 	_, err := l.turn(play)
 	l.mu.Lock()
 	stop := ""
@@ -314,32 +326,44 @@ func (l *live) autopilotTurn(manual bool) {
 	}
 }
 
-// partyPlayLocked is the autopilot's turn in a party game: the next
-// member an agent plays after the one who acted (in the party's order),
-// deciding with the offline agent from its own view. A game of one, or a
-// party nobody's agent plays, has none. The caller holds l.mu.
-func (l *live) partyPlayLocked() (game.Play, bool) {
+// nextMemberLocked is the party member whose turn it is, as the
+// supervisor routes them, among those an agent plays and still standing.
+// A game of one, or a party nobody's agent plays, has none. The caller
+// holds l.mu.
+func (l *live) nextMemberLocked() (world.PartyMember, bool) {
 	w := l.snap.world
 	if w == nil || len(w.Party) == 0 {
-		return game.Play{}, false
+		return world.PartyMember{}, false
 	}
-	at := slices.IndexFunc(w.Party, func(m world.PartyMember) bool { return m.Character == w.Player })
-	for i := 1; i <= len(w.Party); i++ {
-		m := w.Party[(at+i)%len(w.Party)]
-		if m.Controller.Kind != world.ControllerAI {
-			continue
-		}
-		if c := w.Characters[m.Character]; c == nil || !c.Alive() {
-			continue
-		}
-		words, err := offlinegm.NewAgent().Decide(l.srv.base, game.AgentView(w, m.Character), m)
-		if err != nil {
-			l.srv.log.Warn("party agent failed", "session", l.id, "character", m.Character, "err", err)
-			continue
-		}
-		return game.Play{Input: words, Agent: m.Character, Controller: m.Controller.Label()}, true
+	return l.sup.Next(w, func(m world.PartyMember) bool {
+		c := w.Characters[m.Character]
+		return m.Controller.Kind == world.ControllerAI && c != nil && c.Alive()
+	})
+}
+
+// agentPlay asks m's agent, its own model or the offline one, what m
+// does, from m's own view of the world; the turn records which decided.
+// A model that fails is logged and the offline agent decides instead, so
+// the transcript shows the fallback.
+func (l *live) agentPlay(m world.PartyMember) game.Play {
+	ctx, cancel := context.WithTimeout(l.srv.base, l.srv.o.TurnTimeout)
+	defer cancel()
+	l.mu.Lock()
+	view := game.AgentView(l.snap.world, m.Character)
+	l.mu.Unlock()
+	a, err := l.gs.AgentOf(ctx, m)
+	var words string
+	if err == nil {
+		words, err = a.Decide(ctx, view, m)
 	}
-	return game.Play{}, false
+	if err != nil || strings.TrimSpace(words) == "" {
+		l.srv.log.Warn("party agent failed; the offline agent decides", "session", l.id, "character", m.Character, "controller", m.Controller.Label(), "err", err)
+		a = offlinegm.NewAgent()
+		if words, err = a.Decide(ctx, view, m); err != nil {
+			words = safeActions[1]
+		}
+	}
+	return game.Play{Input: words, Agent: m.Character, Controller: game.AgentName(a, m)}
 }
 
 // refresh takes a private copy of the state after an operation. The caller
