@@ -19,6 +19,14 @@ import (
 // agents: Kestrel and three companions written here.
 func partySaltmere(t *testing.T) func(context.Context, string) (*campaign.Campaign, error) {
 	t.Helper()
+	return saltmereParty(t, "party: [kestrel, bram, oona, pim]")
+}
+
+// saltmereParty is the bundled campaign, served as "party", with
+// campaign.yml's player replaced by party (a line of YAML) and three
+// companions (bram, oona, pim) written here.
+func saltmereParty(t *testing.T, party string) func(context.Context, string) (*campaign.Campaign, error) {
+	t.Helper()
 	files := fstest.MapFS{}
 	err := fs.WalkDir(hearth.Campaigns, "campaigns/saltmere", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -35,7 +43,7 @@ func partySaltmere(t *testing.T) func(context.Context, string) (*campaign.Campai
 	if !strings.Contains(yml, "\nplayer: kestrel\n") {
 		t.Fatal("the bundled campaign no longer names player: kestrel")
 	}
-	files["campaigns/saltmere/campaign.yml"].Data = []byte(strings.Replace(yml, "\nplayer: kestrel\n", "\nparty: [kestrel, bram, oona, pim]\n", 1))
+	files["campaigns/saltmere/campaign.yml"].Data = []byte(strings.Replace(yml, "\nplayer: kestrel\n", "\n"+party+"\n", 1))
 	for id, sheet := range map[string]string{
 		"bram": "class: cleric\nhit_points: 16\narmor_class: 16\ninventory: {healing_potion: 1}\npersonality_traits: [Slow to anger.]",
 		"oona": "class: wizard\nhit_points: 10\narmor_class: 12\npersonality_traits: [Asks one question too many.]",
