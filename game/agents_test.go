@@ -233,3 +233,48 @@ func TestAgentMemoryHoldsOnlyWhatWasWitnessed(t *testing.T) {
 		t.Errorf("wren's view holds the memories of %v", slices.Sorted(maps.Keys(v.Memory)))
 	}
 }
+
+// namedAgent is an agent that only says who it is.
+type namedAgent string
+
+func (a namedAgent) Name() string { return string(a) }
+func (a namedAgent) Decide(context.Context, *world.State, world.PartyMember) (string, error) {
+	return "search", nil
+}
+
+// A member's agent follows its controller: the offline agent without a
+// model, the model's agent with one, the new model's after a change made
+// mid-campaign; a human's character has no agent.
+func TestAgentOfFollowsTheController(t *testing.T) {
+	ctx := context.Background()
+	s, err := game.New(ctx, openDB(t, t.TempDir()), loadParty(t), 1, game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := func(id string) world.PartyMember { return *s.World().Member(id) }
+	name := func(id string) string {
+		t.Helper()
+		a, err := s.AgentOf(ctx, member(id))
+		if err != nil {
+			return "error"
+		}
+		return game.AgentName(a, member(id))
+	}
+	if got := name("moss"); got != "offline" {
+		t.Errorf("without models moss is played by %q", got)
+	}
+	s.UseAgents(func(_ context.Context, m world.PartyMember) (game.Agent, error) {
+		return namedAgent(m.Controller.Label()), nil
+	})
+	for _, tt := range []struct{ id, want string }{{"wren", "offline"}, {"moss", "ollama/qwen3"}, {"ivy", "error"}} {
+		if got := name(tt.id); got != tt.want {
+			t.Errorf("%s played by %q, want %q", tt.id, got, tt.want)
+		}
+	}
+	if _, err := s.ChangeController(ctx, "moss", world.Controller{Kind: world.ControllerAI, Provider: "openai", Model: "gpt-x"}, "gail"); err != nil {
+		t.Fatal(err)
+	}
+	if got := name("moss"); got != "openai/gpt-x" {
+		t.Errorf("after the change moss is played by %q", got)
+	}
+}
