@@ -372,6 +372,10 @@ func (l *live) refresh(await *game.Awaiting) {
 	full := l.gs.World().View(access.GM, "")
 	turn, branch := l.gs.Turn(), l.gs.Branch()
 	l.mu.Lock()
+	if branch != l.snap.branch || turn < l.snap.turn {
+		// Restored or switched: who the DM addressed then is no call now.
+		l.sup = game.Supervisor{}
+	}
 	l.snap = snapshot{world: full, turn: turn, branch: branch}
 	l.views = map[access.Level]*world.State{access.GM: full}
 	if await != nil {
