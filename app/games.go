@@ -126,6 +126,9 @@ func (a *App) Prepare(ctx context.Context, s *game.Session) error {
 		s.UseBeats(beats)
 	}
 	s.UseMemories(a.memories)
+	// Party members whose controllers name a model play with it; the
+	// others with the offline agent.
+	s.UseAgents(a.PartyAgent)
 	if s.Campaign().PlayMode == "choices" {
 		s.UseChoices(a.choiceMaker())
 	}
@@ -148,6 +151,11 @@ func (a *App) Prepare(ctx context.Context, s *game.Session) error {
 	}
 	if pl != nil {
 		s.UsePipeline(pl)
+		if !a.Offline("summariser") {
+			if p, err := a.Provider(ctx, "summariser"); err == nil {
+				s.UseMemorySummariser(modelgm.MemorySummariser{Role: modelgm.Role{Provider: p, Model: a.Role("summariser").Model}})
+			}
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/anthropic"
 	"github.com/hearth-rpg/hearth/llm/cassette"
@@ -20,6 +21,7 @@ import (
 	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/prompt"
+	"github.com/hearth-rpg/hearth/world"
 )
 
 // Recorder receives every model call as a cassette line.
@@ -189,4 +191,37 @@ func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[s
 	return modelgm.New(modelgm.Config{Mode: mode, Narrator: roles["narrator"], Interpreter: roles["interpreter"], Planner: roles["planner"],
 		Summariser: roles["summariser"], Prompts: reg, Budget: a.cfg.Models.ContextBudget, Documents: docs, Plan: a.opts.Plan,
 		Logger: a.log})
+}
+
+// MemberRole is the model configuration of a party member's agent: the
+// member's provider and model, with the server and key of the first
+// configured role (narrator, interpreter, planner, summariser, assistant)
+// that uses the same provider, else that provider's defaults.
+func (a *App) MemberRole(m world.PartyMember) config.Role {
+	r := config.Role{Provider: m.Controller.Provider}
+	for _, name := range []string{"narrator", "interpreter", "planner", "summariser", "assistant"} {
+		if c := a.Role(name); c.Provider == r.Provider {
+			r = c
+			break
+		}
+	}
+	r.Model = m.Controller.Model
+	return r
+}
+
+// PartyAgent is the agent of a party member whose controller names a
+// model (game.AgentFor): modelgm's party agent on the member's own
+// provider and model, resolved by MemberRole. It is built each time it is
+// asked for, so a controller changed mid-campaign takes effect at the
+// member's next turn.
+func (a *App) PartyAgent(ctx context.Context, m world.PartyMember) (game.Agent, error) {
+	r := a.MemberRole(m)
+	p, err := NewProvider(ctx, r, a.cfg.Models.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("the model of %s: %w", m.Character, err)
+	}
+	if a.opts.Record != nil {
+		p = cassette.NewRecorder(p, a.opts.Record)
+	}
+	return modelgm.NewPartyAgent(modelgm.Role{Provider: p, Model: r.Model}), nil
 }

@@ -2,12 +2,17 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/world"
 )
 
 // TestOfflineProviderCallsTools: an offline role's provider reads tool
@@ -44,5 +49,67 @@ func TestOfflineProviderCallsTools(t *testing.T) {
 		if len(tt.calls) == 0 && resp.Message.Content == "" {
 			t.Errorf("%q: neither tool calls nor words", tt.input)
 		}
+	}
+}
+
+// A party member's agent talks to the member's own provider and model,
+// with the server and key of the configured role using that provider, and
+// a member whose provider no role uses gets its provider's defaults.
+func TestPartyAgentUsesTheMembersModel(t *testing.T) {
+	ctx := context.Background()
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model string `json:"model"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || r.URL.Path != "/v1/chat/completions" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		got = append(got, body.Model+" "+r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"go north"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	cfg := config.Default()
+	cfg.Storage.DataDir = t.TempDir()
+	cfg.Models.Narrator = config.Role{Provider: "ollama", Model: "big"}
+	cfg.Models.Summariser = config.Role{Provider: "openai", Model: "small", BaseURL: srv.URL + "/v1", APIKey: "k1"}
+	a, err := app.Open(ctx, app.Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+
+	member := func(provider, model string) world.PartyMember {
+		return world.PartyMember{Character: "hero", Controller: world.Controller{Kind: world.ControllerAI, Provider: provider, Model: model}}
+	}
+	roles := []struct {
+		m    world.PartyMember
+		want config.Role
+	}{
+		{member("openai", "pc-hero"), config.Role{Provider: "openai", Model: "pc-hero", BaseURL: srv.URL + "/v1", APIKey: "k1"}},
+		{member("ollama", "qwen3"), config.Role{Provider: "ollama", Model: "qwen3"}},
+		{member("anthropic", "claude"), config.Role{Provider: "anthropic", Model: "claude"}},
+	}
+	for _, tt := range roles {
+		if r := a.MemberRole(tt.m); r != tt.want {
+			t.Errorf("%s: role %+v, want %+v", tt.m.Controller.Label(), r, tt.want)
+		}
+	}
+
+	ag, err := a.PartyAgent(ctx, member("openai", "pc-hero"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := world.New("d20")
+	w.Characters = map[string]*world.Character{"hero": {ID: "hero", Name: "Hero", Sheet: world.Sheet{HP: 5, MaxHP: 5}}}
+	w.Player = "hero"
+	words, err := ag.Decide(ctx, w, member("openai", "pc-hero"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if words != "go north" || !slices.Equal(got, []string{"pc-hero Bearer k1"}) {
+		t.Errorf("decided %q; the server saw %q", words, got)
 	}
 }

@@ -141,6 +141,9 @@ type Session struct {
 	switched, by string
 	nudges       []Nudge // the turn being played's suggestions
 
+	agents     AgentFor         // party members' models; nil: offline agents
+	summariser MemorySummariser // of party members' memories; nil: extractive
+
 	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
 	// never changes once open): a turn can hold mu for seconds.
 	prefMu sync.Mutex
@@ -582,6 +585,10 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		return failed(err)
 	}
 	t.effects = append(t.effects, begin)
+	actorAt := ""
+	if pc := s.w.PC(); pc != nil {
+		actorAt = pc.Location
+	}
 	if s.switched != "" {
 		actor := world.ActorChanged{From: s.switched, To: s.w.Player}
 		if err := s.w.Apply(actor); err != nil {
@@ -609,6 +616,9 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		t.effects = append(t.effects, note)
 	}
 	if err := t.evaluateBeats(); err != nil {
+		return failed(err)
+	}
+	if err := t.remember(ctx, actorAt); err != nil {
 		return failed(err)
 	}
 	played := time.Now()

@@ -69,10 +69,12 @@ func (*Agent) Decide(ctx context.Context, view *world.State, member world.PartyM
 			return "ask " + g.Name + " about " + strings.ReplaceAll(t, "_", " "), nil
 		}
 	}
-	// Strangers who might have work or news: talk to one not yet met, then
-	// ask after what they spoke of while the talk is fresh.
+	// Strangers who might have work or news: talk to one the character
+	// has not heard speak yet (its memory says; being seen is not being
+	// spoken to), then ask after what they spoke of while the talk is
+	// fresh.
 	for _, c := range present {
-		if c.Kind == world.NPC && !c.Hostile && c.Alive() && c.MentionedTurn == 0 {
+		if c.Kind == world.NPC && !c.Hostile && c.Alive() && !heard(view, me, c) {
 			return "talk to " + c.Name, nil
 		}
 	}
@@ -119,14 +121,43 @@ func (*Agent) Decide(ctx context.Context, view *world.State, member world.PartyM
 		}
 		return "keep watch", nil
 	}
-	for _, e := range exits {
-		if l := view.Locations[e.To]; l != nil && !l.Visited {
-			return "go " + exitWord(view, e), nil
+	// The nearest place not yet seen, by the shortest known way.
+	unseen := map[string]bool{}
+	for id, l := range view.Locations {
+		if !l.Visited && id != here.ID {
+			unseen[id] = true
 		}
+	}
+	if step, ok := toward(view, here, unseen); ok {
+		return "go " + exitWord(view, step), nil
 	}
 	// Everything near is seen: wander, each member its own way.
 	e := exits[(view.Turn+len(member.Character))%len(exits)]
 	return "go " + exitWord(view, e), nil
+}
+
+// heard reports whether me has spoken with npc, or witnessed someone
+// speak with it: its memory holds the talk. Without a memory (a game of
+// one) an NPC is known once the story has mentioned it.
+func heard(view *world.State, me, npc *world.Character) bool {
+	mem := view.Memory[me.ID]
+	if len(view.Party) == 0 || mem == nil {
+		return npc.MentionedTurn > 0
+	}
+	name := strings.ToLower(npc.Name)
+	said := func(text string) bool {
+		text = strings.ToLower(text)
+		return strings.Contains(text, "talk to "+name) || strings.Contains(text, name+":") || strings.Contains(text, name+" says")
+	}
+	if said(mem.Summary) {
+		return true
+	}
+	for _, e := range mem.Recent {
+		if said(e.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // leader is the party's first member still standing.
@@ -200,8 +231,10 @@ func usable(l *world.Location) []world.Exit {
 	return out
 }
 
-// objectivePlaces are the known locations an unfinished objective of q
-// names (by a word of the location's name), and its giver's place.
+// objectivePlaces are the known locations not yet visited that an
+// unfinished objective of q names (by a word of the location's name): a
+// place already seen did not finish the objective, so going back there
+// would only walk the party in circles.
 func objectivePlaces(view *world.State, q *world.Quest) map[string]bool {
 	out := map[string]bool{}
 	for _, o := range q.Objectives {
@@ -210,6 +243,9 @@ func objectivePlaces(view *world.State, q *world.Quest) map[string]bool {
 		}
 		text := " " + strings.ToLower(o.Text) + " "
 		for _, id := range world.SortedKeys(view.Locations) {
+			if view.Locations[id].Visited {
+				continue
+			}
 			for _, w := range strings.Fields(strings.ToLower(view.Locations[id].Name)) {
 				if len(w) > 3 && strings.Contains(text, " "+w+" ") {
 					out[id] = true

@@ -78,6 +78,24 @@ func TestOfflineAgentDecides(t *testing.T) {
 			w.Characters["tomas"].MentionedTurn = 1
 			w.Locations["yard"].Visited = true
 		}, "go down"},
+		{"walks toward the nearest unseen place, however far", func(w *world.State) {
+			w.Turn = 5 // wandering would go east
+			w.Quests["cellar"].Status = world.QuestCompleted
+			w.Characters["tomas"].MentionedTurn = 1
+			w.Locations["yard"].Visited = true
+		}, "go down"},
+		{"in a party, talks to a stranger seen but never heard", func(w *world.State) {
+			w.Party = []world.PartyMember{ada}
+			w.Memory = map[string]*world.Memory{"ada": {Recent: []world.MemoryEntry{{Turn: 3, Text: "Ada: go west\nThe Great Hall. Tomas is here."}}}}
+			w.Characters["tomas"].MentionedTurn = 3
+			w.Quests["cellar"].Status = world.QuestCompleted
+		}, "talk to Tomas"},
+		{"in a party, remembers a talk it witnessed", func(w *world.State) {
+			w.Party = []world.PartyMember{ada}
+			w.Memory = map[string]*world.Memory{"ada": {Summary: "(T2) Lead: talk to Tomas Tomas: \"Welcome.\"", Through: 2}}
+			w.Characters["tomas"].MentionedTurn = 1
+			w.Quests["cellar"].Status = world.QuestCompleted
+		}, "go east"},
 		{"a follower catches up with the leader", func(w *world.State) {
 			w.Party = []world.PartyMember{{Character: "lead"}, {Character: "ada"}}
 			w.Characters["lead"] = &world.Character{ID: "lead", Kind: world.PC, Name: "Lead", Location: "cellar"}

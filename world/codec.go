@@ -73,6 +73,8 @@ func init() {
 	register[ControllerChanged]()
 	register[ActorChanged]()
 	register[NoteRecorded]()
+	register[MemoryRecorded]()
+	register[MemoryCompressed]()
 }
 
 // EffectKinds lists the stable names of all effects, sorted.

@@ -45,6 +45,8 @@ type State struct {
 	Events       map[string]*Event          `json:"events"`
 	Whispers     map[string]*Whisper        `json:"whispers"`
 	StatDefs     map[string]*StatDef        `json:"stat_defs"`
+	// Memory is each party member agent's memory, by character.
+	Memory map[string]*Memory `json:"agent_memory,omitempty"`
 
 	Relationships []Relationship `json:"relationships,omitempty"`
 	Combat        *Combat        `json:"combat,omitempty"`

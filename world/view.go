@@ -68,6 +68,12 @@ func (s *State) prune(level access.Level, own string) {
 	s.Clocks = map[string]*Clock{}
 	s.Threads = map[string]*Thread{}
 	s.Vars = nil
+	// An agent's memory is its own: a player sees only their character's.
+	for id := range s.Memory {
+		if id != own {
+			delete(s.Memory, id)
+		}
+	}
 	for id, w := range s.Whispers {
 		if !w.Revealed && (own == "" || (w.To != own && w.From != own)) {
 			delete(s.Whispers, id)
@@ -471,6 +477,10 @@ func (v *State) visibleEffect(e Effect, level access.Level, own string) (Effect,
 		return e, hasChar(e.NPC)
 	case WhisperSent:
 		return e, v.Whispers[e.Whisper.ID] != nil
+	case MemoryRecorded:
+		return e, own != "" && e.Character == own
+	case MemoryCompressed:
+		return e, own != "" && e.Character == own
 	}
 	// Consequences, scheduled events, clocks, threads, state patches and any
 	// kind not listed above.

@@ -65,6 +65,9 @@ func sampleEffects() []Effect {
 		ControllerChanged{Character: "hero", From: Controller{Kind: ControllerAI}, To: Controller{Kind: ControllerAI, Provider: "ollama", Model: "qwen3"}},
 		ActorChanged{From: "hero", To: "wolf"},
 		ActorChanged{From: "wolf", To: "hero"},
+		MemoryRecorded{Character: "hero", Entry: MemoryEntry{Turn: 3, Text: "Mira paid the toll."}},
+		MemoryRecorded{Character: "hero", Entry: MemoryEntry{Turn: 4, Text: "The seal is the duke's.", Secret: true}},
+		MemoryCompressed{Character: "hero", Through: 3, Summary: "(T3) Mira paid."},
 		PartyMemberRemoved{Character: "wolf"},
 		NoteRecorded{Note: Note{Kind: NoteNudge, By: "ann", Text: "talk to the innkeeper"}},
 	}

@@ -153,10 +153,16 @@
 // turn_update's state is a SessionState too (with controls, every hold, and
 // party, the party summary). A turn that takes no turn (a question such as
 // "inventory") comes as turn_update with committed false. The autopilot
-// plays, after its speed's pause of quiet, what a waiting nudge points to,
-// else the first choice the last turn offered that it has not made lately,
-// else "look around" and "wait" in turn; in a party game, the next member
-// its agent plays. A human who drops in and disconnects
+// plays, after its speed's pause of quiet: in a party game, the turn of the
+// member the supervisor routes to (game.Supervisor: initiative order in
+// combat, else the members the DM's last narration addressed by name, else
+// round-robin), among those an agent plays — what a waiting nudge points
+// to, else what the member's own model decides from the member's own view
+// (game.Session.AgentOf; the offline agent when it names no model or its
+// model fails), and the turn records the agent's "provider/model"; in a
+// game of one, what a waiting nudge points to, else the first choice the
+// last turn offered that it has not made lately, else "look around" and
+// "wait" in turn. A human who drops in and disconnects
 // releases control. set_speed and nudge are answered with session_state; the speed is
 // kept with the game, which resumes at it after a restart. A client
 // message that cannot be read or done is answered with error{recoverable:

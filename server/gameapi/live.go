@@ -73,7 +73,8 @@ type live struct {
 	controls map[string]*control // by character: who dropped in
 	nudges   []game.Nudge
 	rotate   int
-	recent   []string // the autopilot's last inputs
+	sup      game.Supervisor // who of the party acts next
+	recent   []string        // the autopilot's last inputs
 	await    game.Awaiting
 	fails    int
 	deleted  bool
@@ -295,6 +296,11 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 		return nil, err
 	}
 	l.refresh(&resp.Awaiting)
+	if resp.Committed {
+		l.mu.Lock()
+		l.sup.Observe(l.snap.world, cmp.Or(resp.Agent, agentDM), resp.Narrative)
+		l.mu.Unlock()
+	}
 	l.broadcastTurn(resp, input, by)
 	if resp.Fallback != "" {
 		// Nobody is left believing the model told this turn.
@@ -334,11 +340,13 @@ func (l *live) autopilotTurn(manual bool) {
 		l.recent = l.recent[1:]
 	}
 	play := game.Play{Input: input, Controller: byAutopilot}
-	if p, ok := l.partyPlayLocked(nudgeTexts(nudges)); ok {
-		play = p
-	}
+	next, party := l.nextMemberLocked()
 	play.Nudges = nudges
 	l.mu.Unlock()
+	if party {
+		play = l.agentPlay(next, nudgeTexts(nudges))
+		play.Nudges = nudges
+	}
 	resp, err := l.turn(play)
 	if err == nil && resp.Committed {
 		l.usedNudges(len(nudges))
@@ -364,36 +372,53 @@ func (l *live) autopilotTurn(manual bool) {
 	}
 }
 
-// partyPlayLocked is the autopilot's turn in a party game: the next
-// member an agent plays after the one who acted (in the party's order),
-// deciding with the offline agent from its own view. A game of one, or a
-// party nobody's agent plays, has none. The caller holds l.mu.
-func (l *live) partyPlayLocked(nudges []string) (game.Play, bool) {
+// nextMemberLocked is the party member whose turn it is, as the
+// supervisor routes them, among those an agent plays and still standing.
+// A game of one, or a party nobody's agent plays, has none. The caller
+// holds l.mu.
+func (l *live) nextMemberLocked() (world.PartyMember, bool) {
 	w := l.snap.world
 	if w == nil || len(w.Party) == 0 {
-		return game.Play{}, false
+		return world.PartyMember{}, false
 	}
-	at := slices.IndexFunc(w.Party, func(m world.PartyMember) bool { return m.Character == w.Player })
-	for i := 1; i <= len(w.Party); i++ {
-		m := w.Party[(at+i)%len(w.Party)]
-		if m.Controller.Kind != world.ControllerAI {
-			continue
+	return l.sup.Next(w, func(m world.PartyMember) bool {
+		c := w.Characters[m.Character]
+		return m.Controller.Kind == world.ControllerAI && c != nil && c.Alive()
+	})
+}
+
+// agentPlay asks m's agent, its own model or the offline one, what m
+// does, from m's own view of the world; the turn records which decided.
+// A model that fails is logged and the offline agent decides instead, so
+// the transcript shows the fallback.
+//
+// A waiting nudge that names someone here, an exit or an item is followed
+// first (by the offline agent, which reads it as a suggestion); its words
+// are never played.
+func (l *live) agentPlay(m world.PartyMember, nudges []string) game.Play {
+	ctx, cancel := context.WithTimeout(l.srv.base, l.srv.o.TurnTimeout)
+	defer cancel()
+	l.mu.Lock()
+	view := game.AgentView(l.snap.world, m.Character)
+	l.mu.Unlock()
+	if off := offlinegm.NewAgent(); len(nudges) > 0 {
+		if words, ok := off.Suggested(view, m, nudges); ok {
+			return game.Play{Input: words, Agent: m.Character, Controller: game.AgentName(off, m)}
 		}
-		if c := w.Characters[m.Character]; c == nil || !c.Alive() {
-			continue
-		}
-		agent, view := offlinegm.NewAgent(), game.AgentView(w, m.Character)
-		if words, ok := agent.Suggested(view, m, nudges); ok {
-			return game.Play{Input: words, Agent: m.Character, Controller: m.Controller.Label()}, true
-		}
-		words, err := agent.Decide(l.srv.base, view, m)
-		if err != nil {
-			l.srv.log.Warn("party agent failed", "session", l.id, "character", m.Character, "err", err)
-			continue
-		}
-		return game.Play{Input: words, Agent: m.Character, Controller: m.Controller.Label()}, true
 	}
-	return game.Play{}, false
+	a, err := l.gs.AgentOf(ctx, m)
+	var words string
+	if err == nil {
+		words, err = a.Decide(ctx, view, m)
+	}
+	if err != nil || strings.TrimSpace(words) == "" {
+		l.srv.log.Warn("party agent failed; the offline agent decides", "session", l.id, "character", m.Character, "controller", m.Controller.Label(), "err", err)
+		a = offlinegm.NewAgent()
+		if words, err = a.Decide(ctx, view, m); err != nil {
+			words = safeActions[1]
+		}
+	}
+	return game.Play{Input: words, Agent: m.Character, Controller: game.AgentName(a, m)}
 }
 
 // refresh takes a private copy of the state after an operation. The caller
@@ -402,6 +427,10 @@ func (l *live) refresh(await *game.Awaiting) {
 	full := l.gs.World().View(access.GM, "")
 	turn, branch := l.gs.Turn(), l.gs.Branch()
 	l.mu.Lock()
+	if branch != l.snap.branch || turn < l.snap.turn {
+		// Restored or switched: who the DM addressed then is no call now.
+		l.sup = game.Supervisor{}
+	}
 	l.snap = snapshot{world: full, turn: turn, branch: branch}
 	l.views = map[viewer]*world.State{{level: access.GM}: full}
 	if await != nil {

@@ -13,11 +13,20 @@ import (
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/server/gameapi"
+	"github.com/hearth-rpg/hearth/world"
 )
 
 // partySaltmere is the bundled campaign with a party of four offline
 // agents: Kestrel and three companions written here.
 func partySaltmere(t *testing.T) func(context.Context, string) (*campaign.Campaign, error) {
+	t.Helper()
+	return saltmereParty(t, "party: [kestrel, bram, oona, pim]")
+}
+
+// saltmereParty is the bundled campaign, served as "party", with
+// campaign.yml's player replaced by party (a line of YAML) and three
+// companions (bram, oona, pim) written here.
+func saltmereParty(t *testing.T, party string) func(context.Context, string) (*campaign.Campaign, error) {
 	t.Helper()
 	files := fstest.MapFS{}
 	err := fs.WalkDir(hearth.Campaigns, "campaigns/saltmere", func(p string, d fs.DirEntry, err error) error {
@@ -35,7 +44,7 @@ func partySaltmere(t *testing.T) func(context.Context, string) (*campaign.Campai
 	if !strings.Contains(yml, "\nplayer: kestrel\n") {
 		t.Fatal("the bundled campaign no longer names player: kestrel")
 	}
-	files["campaigns/saltmere/campaign.yml"].Data = []byte(strings.Replace(yml, "\nplayer: kestrel\n", "\nparty: [kestrel, bram, oona, pim]\n", 1))
+	files["campaigns/saltmere/campaign.yml"].Data = []byte(strings.Replace(yml, "\nplayer: kestrel\n", "\n"+party+"\n", 1))
 	for id, sheet := range map[string]string{
 		"bram": "class: cleric\nhit_points: 16\narmor_class: 16\ninventory: {healing_potion: 1}\npersonality_traits: [Slow to anger.]",
 		"oona": "class: wizard\nhit_points: 10\narmor_class: 12\npersonality_traits: [Asks one question too many.]",
@@ -109,4 +118,93 @@ func TestPartyAutopilot(t *testing.T) {
 	for _, tr := range turns {
 		t.Logf("%2d %-8s %s", tr.Number, tr.Agent, tr.Input)
 	}
+}
+
+// playPartyWorld plays n autopilot turns of a new party game with seed and
+// returns its turns and its world at the end, read from the store.
+func playPartyWorld(t *testing.T, seed uint64, n int) ([]game.TurnRecord, *world.State) {
+	t.Helper()
+	h := newHarness(t, func(o *gameapi.Options) { o.Campaign = partySaltmere(t) })
+	var in gameapi.SessionInfo
+	h.ok(http.StatusCreated, "POST", "/api/sessions", gm, map[string]any{"campaign": "party", "seed": seed}, &in)
+	c := h.dial(in.ID, gm)
+	c.state()
+	for i := 1; i <= n; i++ {
+		c.send(gameapi.Command{Type: gameapi.NextTurn})
+		c.turnUpdate(func(u gameapi.TurnUpdate) bool { return u.Turn == i })
+	}
+	var page gameapi.TurnsPage
+	h.ok(http.StatusOK, "GET", "/api/sessions/"+in.ID+"/turns?from=1&to=999", gm, nil, &page)
+	gs, err := game.Open(context.Background(), h.db, in.ID, game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Turns, gs.World()
+}
+
+// TestOfflinePartyFiftyTurns: with no model at all, four offline agents
+// play the bundled campaign for 50 turns on autopilot to an outcome: the
+// quest is taken and at least one of its objectives is done, the party
+// has moved and found things, and the same seed plays the same game.
+func TestOfflinePartyFiftyTurns(t *testing.T) {
+	const n = 50
+	turns, w := playPartyWorld(t, 9, n)
+	for _, tr := range turns {
+		t.Logf("%2d %-8s %-40s %s", tr.Number, tr.Agent, tr.Input, firstSentence(tr.Narrative))
+	}
+	q := w.Quests["relight_lantern"]
+	if q == nil || q.Status == world.QuestAvailable {
+		t.Fatalf("after %d turns the quest was not taken: %+v", n, q)
+	}
+	done := 0
+	for _, o := range q.Objectives {
+		if o.Done {
+			done++
+		}
+	}
+	if done == 0 && q.Status != world.QuestCompleted {
+		t.Errorf("after %d turns no objective of %q is done: %+v", n, q.Name, q.Objectives)
+	}
+	visited := 0
+	for _, l := range w.Locations {
+		if l.Visited {
+			visited++
+		}
+	}
+	if visited < 3 {
+		t.Errorf("the party has seen %d places in %d turns", visited, n)
+	}
+	agents := map[string]int{}
+	for _, tr := range turns {
+		agents[tr.Agent]++
+	}
+	if len(agents) != 4 {
+		t.Errorf("turns by %v; want all four members", agents)
+	}
+	again, w2 := playPartyWorld(t, 9, n)
+	for i := range turns {
+		if turns[i].Input != again[i].Input || string(turns[i].Effects) != string(again[i].Effects) {
+			t.Fatalf("turn %d differs between two runs with one seed: %q, %q", i+1, turns[i].Input, again[i].Input)
+		}
+	}
+	if a, b := memoryOf(t, w), memoryOf(t, w2); a != b {
+		t.Errorf("the agents' memories differ between two runs with one seed")
+	}
+}
+
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.IndexAny(s, ".!?"); i > 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func memoryOf(t *testing.T, w *world.State) string {
+	t.Helper()
+	b, err := json.Marshal(w.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
