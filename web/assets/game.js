@@ -46,6 +46,25 @@ export class GameView {
       tools, this.transcriptLinks());
     this.app.focusMain(t("loading"));
     this.connect();
+    this.loadInfo();
+  }
+
+  // loadInfo fetches the game's own name (the socket's state names the
+  // campaign).
+  async loadInfo() {
+    try {
+      this.info = await this.app.api.get(`/api/sessions/${encodeURIComponent(this.id)}`);
+      if (!this.closed) this.renderTitle();
+    } catch (e) {
+      this.app.fail(e);
+    }
+  }
+
+  renderTitle() {
+    const name = (this.info && this.info.title) || (this.state && (this.state.title || this.state.campaign)) || this.id;
+    replace(this.title, name);
+    if (this.info) this.title.dataset.named = "";
+    document.title = name + " · Hearth";
   }
 
   close() {
@@ -162,9 +181,7 @@ export class GameView {
   setState(st) {
     if (!st) return;
     this.state = st;
-    const name = st.title || st.campaign || this.id;
-    replace(this.title, name);
-    document.title = name + " · Hearth";
+    this.renderTitle();
     this.renderStatus();
     this.renderHere();
     this.renderChoices(st.awaiting);
