@@ -98,8 +98,8 @@ export class GameView {
     const base = `/api/sessions/${encodeURIComponent(this.id)}/transcript`;
     return h("section", {class: "card", "aria-labelledby": "tr-h"}, h("h2", {id: "tr-h"}, this.t("game.transcript")),
       h("p", {class: "row"},
-        link(`${base}?format=md`, {id: "transcript-md", download: `hearth-${this.id}.md`, class: "button"}, this.t("game.download_md")),
-        link(`${base}?format=json`, {id: "transcript-json", download: `hearth-${this.id}.json`, class: "button"}, this.t("game.download_json"))));
+        link(`${base}?format=md`, {id: "transcript-md", download: true, class: "button"}, this.t("game.download_md")),
+        link(`${base}?format=json`, {id: "transcript-json", download: true, class: "button"}, this.t("game.download_json"))));
   }
 
   // rest changes the game over REST; the log is reloaded from the answer

@@ -291,7 +291,8 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the transcript download did not complete")
 	}
-	if got, _ := suggested.Load().(string); got != "hearth-"+id+".md" {
+	// The server names the file after the game and its branch.
+	if got, _ := suggested.Load().(string); got != "hearth-"+id+"-side.md" {
 		t.Errorf("transcript file name %q", got)
 	}
 	md, err := os.ReadFile(filepath.Join(dl, guid))
