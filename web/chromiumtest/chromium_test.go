@@ -122,8 +122,8 @@ func shots(t *testing.T, ctx context.Context, view string) {
 	}
 	for _, w := range []int64{390, 1440} {
 		var buf []byte
-		run(t, ctx, "screenshot "+view, chromedp.EmulateViewport(w, 900), chromedp.FullScreenshot(&buf, 80))
-		name := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.jpg", t.Name(), view, w))
+		run(t, ctx, "screenshot "+view, chromedp.EmulateViewport(w, 900), chromedp.FullScreenshot(&buf, 100))
+		name := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.png", t.Name(), view, w))
 		if err := os.WriteFile(name, buf, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -265,6 +265,14 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	}
 	act(3, "go to the tavern")
 
+	// The autopilot plays a turn by itself, then stops when told.
+	run(t, ctx, "autopilot",
+		chromedp.Click("#autopilot-start", chromedp.ByQuery),
+		chromedp.WaitEnabled("#autopilot-stop", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="4"] article[data-turn="4"]`, chromedp.ByQuery),
+		chromedp.Click("#autopilot-stop", chromedp.ByQuery),
+		chromedp.WaitEnabled("#autopilot-start", chromedp.ByQuery))
+
 	// Transcript download: Chromium names the file by the download's
 	// GUID and says when it is complete.
 	dl := t.TempDir()
@@ -299,7 +307,7 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"talk to nell", "go to the tavern", "Drowned Lantern"} {
+	for _, want := range []string{"talk to nell", "go to the tavern", "Drowned Lantern", "## Turn 4"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("transcript lacks %q:\n%s", want, md)
 		}
