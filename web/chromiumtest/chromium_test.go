@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -327,6 +329,58 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	}
 	if dialogs.Load() != 0 {
 		t.Errorf("%d JavaScript dialogs opened", dialogs.Load())
+	}
+}
+
+func TestReconnectsAfterRestart(t *testing.T) {
+	if bin == "" {
+		t.Skipf("%s is absent; install it with apt-get install chromium", chromium)
+	}
+	data := t.TempDir()
+	out, err := exec.Command(bin, "user", "add", "gail", "--role", "gm", "--data", data).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hearth user add: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	srv := hearthtest.Server{Bin: bin, Data: data, Args: []string{"--port", port}, Log: func(line string) { t.Log(line) },
+		Env: []string{"HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200"}}
+	first, url := srv.Launch(t)
+	h := hearth{url: url, key: regexp.MustCompile(`hth_[A-Za-z0-9_]+`).FindString(string(out)), data: data}
+	ctx := browse(t)
+	signIn(t, ctx, h)
+	run(t, ctx, "new game",
+		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
+
+	// Stop the server: the page says it is reconnecting ...
+	first.Process.Signal(syscall.SIGTERM)
+	if err := first.Wait(); err != nil {
+		t.Fatalf("hearth serve did not stop cleanly: %v", err)
+	}
+	run(t, ctx, "connection lost", chromedp.WaitVisible(`#conn[data-state="closed"]`, chromedp.ByQuery))
+	shots(t, ctx, "reconnecting")
+	// ... and, once a new server listens at the same address, is back on
+	// the same game with the same session cookie, and plays on.
+	if again := srv.Start(t); again != url {
+		t.Fatalf("restarted at %s, not %s", again, url)
+	}
+	run(t, ctx, "reconnected",
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		chromedp.SendKeys("#action", "talk to nell", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="2"] article[data-turn="2"]`, chromedp.ByQuery))
+	var n int
+	eval(t, ctx, `document.querySelectorAll("#log article").length`, &n)
+	if n != 2 {
+		t.Errorf("%d turns in the log after the restart, want 2", n)
 	}
 }
 
