@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -96,6 +97,16 @@ func newFile(name string, b []byte) file {
 
 // Version is the assets' version, the V in /assets/V/.
 func (h *Handler) Version() string { return h.version }
+
+// Assets lists the assets' paths under /assets/V/, sorted.
+func (h *Handler) Assets() []string {
+	names := make([]string, 0, len(h.assets))
+	for n := range h.assets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
 
 // Register mounts the shell at "GET /{$}" and the assets at "GET
 // /assets/" on mux; neither needs a key.

@@ -148,3 +148,26 @@ func TestNoMarkupSinks(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstLoadBudget keeps the first load (the shell and every asset, as
+// served to a browser that takes gzip) within the 200 KB.
+func TestFirstLoadBudget(t *testing.T) {
+	h, ts := server(t)
+	res, shell := get(t, ts.URL+"/", "Accept-Encoding", "gzip")
+	if res.StatusCode != 200 {
+		t.Fatal(res.Status)
+	}
+	total := len(shell)
+	// Every asset counts, loaded or not: the messages of both languages too.
+	for _, name := range h.Assets() {
+		res, b := get(t, ts.URL+"/assets/"+h.Version()+"/"+name, "Accept-Encoding", "gzip")
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %s", name, res.Status)
+		}
+		total += len(b)
+	}
+	t.Logf("first load: %d bytes compressed, %d files", total, len(h.Assets())+1)
+	if total > 200<<10 {
+		t.Errorf("first load is %d bytes, over 200 KB", total)
+	}
+}
