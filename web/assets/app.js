@@ -23,7 +23,14 @@ class App {
     await this.setLanguage(pickLanguage(), false);
     const sel = document.getElementById("lang");
     sel.addEventListener("change", () => this.setLanguage(sel.value, true));
-    window.addEventListener("hashchange", () => this.route());
+    // Routes are #/…; the skip link's #main only moves focus.
+    window.addEventListener("hashchange", () => {
+      if (location.hash === "" || location.hash.startsWith("#/")) this.route();
+    });
+    document.getElementById("skip").addEventListener("click", (ev) => {
+      ev.preventDefault();
+      this.main.focus();
+    });
     try {
       const s = await this.api.session();
       this.user = s ? s.user : null;
@@ -97,9 +104,13 @@ class App {
     return this.gamesView();
   }
 
+  // focusMain titles the page and, after the first view, moves focus to
+  // the new content as a page load would; the first view leaves focus
+  // where it starts, so the first Tab reaches the skip link.
   focusMain(heading) {
     document.title = heading + " · Hearth";
-    this.main.focus({preventScroll: true});
+    if (this.shown) this.main.focus({preventScroll: true});
+    this.shown = true;
   }
 
   signInView() {

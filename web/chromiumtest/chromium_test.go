@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
 	"github.com/hearth-rpg/hearth/web"
@@ -586,4 +587,40 @@ func TestCSPHeaders(t *testing.T) {
 	if !strings.HasPrefix(directive, "script-src") {
 		t.Errorf("an inline script was not refused by the CSP: %q", directive)
 	}
+}
+
+func TestLanguageAndKeyboard(t *testing.T) {
+	h := serve(t, nil)
+	ctx := browse(t)
+	var heading, focused string
+	run(t, ctx, "open", chromedp.Navigate(h.url+"/"), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	// Keyboard: the first Tab reaches the skip link, which moves focus to
+	// the content.
+	run(t, ctx, "tab", chromedp.KeyEvent(kb.Tab))
+	eval(t, ctx, `document.activeElement.id`, &focused)
+	if focused != "skip" {
+		t.Errorf("the first Tab focuses %q, not the skip link", focused)
+	}
+	run(t, ctx, "skip", chromedp.KeyEvent(kb.Enter))
+	eval(t, ctx, `new Promise((done) => requestAnimationFrame(() => done(document.activeElement.id)))`, &focused)
+	if focused != "main" {
+		t.Errorf("the skip link leaves focus on %q", focused)
+	}
+	// The switcher turns the page German, and the choice outlives a reload.
+	run(t, ctx, "deutsch",
+		chromedp.SetValue("#lang", "de", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById("lang").dispatchEvent(new Event("change"))`, nil),
+		chromedp.WaitVisible(`html[lang="de"] #signin`, chromedp.ByQuery),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`html[lang="de"] #signin`, chromedp.ByQuery),
+		chromedp.Text("#signin h1", &heading, chromedp.ByQuery))
+	if heading != "Anmelden" {
+		t.Errorf("German sign-in heading %q", heading)
+	}
+	signIn(t, ctx, h)
+	run(t, ctx, "games heading", chromedp.Text("#games-h", &heading, chromedp.ByQuery))
+	if heading != "Spiele" {
+		t.Errorf("German games heading %q", heading)
+	}
+	shots(t, ctx, "games-de")
 }
