@@ -146,7 +146,7 @@ func signIn(t *testing.T, ctx context.Context, h hearth) {
 		chromedp.SendKeys("#key", h.key, chromedp.ByQuery),
 		chromedp.Click(`#signin button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#signout", chromedp.ByQuery),
-		chromedp.WaitVisible("#new-game", chromedp.ByQuery))
+		chromedp.WaitVisible("#games-h", chromedp.ByQuery))
 }
 
 // keyGone checks that the key is nowhere the page or its storage keeps.
@@ -172,6 +172,7 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	run(t, ctx, "open", chromedp.Navigate(h.url+"/"), chromedp.WaitVisible("#key", chromedp.ByQuery))
 	shots(t, ctx, "signin")
 	signIn(t, ctx, h)
+	run(t, ctx, "new game form", chromedp.WaitVisible("#new-game", chromedp.ByQuery))
 	keyGone(t, ctx, h.key)
 	var csrfAtRest bool
 	eval(t, ctx, `document.documentElement.outerHTML.includes("csrf")`, &csrfAtRest)
@@ -623,4 +624,48 @@ func TestLanguageAndKeyboard(t *testing.T) {
 		t.Errorf("German games heading %q", heading)
 	}
 	shots(t, ctx, "games-de")
+}
+
+// TestPlayerSeesWhatTheAPIAllows: a player's pages offer only what the
+// API lets a player do.
+func TestPlayerSeesWhatTheAPIAllows(t *testing.T) {
+	var playerKey string
+	h := serve(t, func(data string) {
+		out, err := exec.Command(bin, "user", "add", "ann", "--role", "player", "--data", data).CombinedOutput()
+		if err != nil {
+			t.Fatalf("hearth user add ann: %v\n%s", err, out)
+		}
+		playerKey = regexp.MustCompile(`hth_[A-Za-z0-9_]+`).FindString(string(out))
+	})
+	c := &http.Client{Transport: hearthtest.Bearer{Key: h.key}}
+	res, err := c.Post(h.url+"/api/sessions", "application/json", strings.NewReader(`{"campaign":"saltmere","title":"Ann's table"}`))
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("GM creates a game: %v %v", res, err)
+	}
+	res.Body.Close()
+	ctx := browse(t)
+	signIn(t, ctx, hearth{url: h.url, key: playerKey})
+	var offered struct {
+		NewGame, Delete, Autopilot, Restore, Alert bool
+	}
+	check := func(view string) {
+		t.Helper()
+		eval(t, ctx, `({NewGame: !!document.querySelector("#new-game"), Delete: !!document.querySelector("[data-delete]"),
+			Autopilot: !!document.querySelector("#autopilot-start"), Restore: !!document.querySelector("#restore"),
+			Alert: !document.getElementById("alert").hidden})`, &offered)
+		if offered.NewGame || offered.Delete || offered.Autopilot || offered.Restore || offered.Alert {
+			t.Errorf("%s offers a player %+v", view, offered)
+		}
+	}
+	run(t, ctx, "games", chromedp.WaitVisible(`#games [data-resume]`, chromedp.ByQuery))
+	check("the games list")
+	shots(t, ctx, "player-games")
+	run(t, ctx, "play",
+		chromedp.Click(`#games [data-resume]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
+	check("the game")
+	shots(t, ctx, "player-game")
 }
