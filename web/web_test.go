@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -169,5 +170,29 @@ func TestFirstLoadBudget(t *testing.T) {
 	t.Logf("first load: %d bytes compressed, %d files", total, len(h.Assets())+1)
 	if total > 200<<10 {
 		t.Errorf("first load is %d bytes, over 200 KB", total)
+	}
+}
+
+// TestCatalogsAgree: German has every English message and no other.
+func TestCatalogsAgree(t *testing.T) {
+	h, ts := server(t)
+	keys := func(lang string) map[string]string {
+		_, b := get(t, ts.URL+"/assets/"+h.Version()+"/i18n/"+lang+".json")
+		var m map[string]string
+		if err := json.Unmarshal(b, &m); err != nil || len(m) == 0 {
+			t.Fatalf("%s: %v (%d messages)", lang, err, len(m))
+		}
+		return m
+	}
+	en, de := keys("en"), keys("de")
+	for k, v := range en {
+		if d, ok := de[k]; !ok || strings.TrimSpace(d) == "" {
+			t.Errorf("de lacks %s (%q)", k, v)
+		}
+	}
+	for k := range de {
+		if _, ok := en[k]; !ok {
+			t.Errorf("de has %s, en does not", k)
+		}
 	}
 }
