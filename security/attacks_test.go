@@ -33,6 +33,9 @@ func (s *suite) routes() []route {
 	return []route{
 		{pattern: "GET /health", method: "GET", path: "/health", public: true},
 		{pattern: "GET /metrics", method: "GET", path: "/metrics", public: true},
+		{pattern: "GET /{$}", method: "GET", path: "/", public: true},
+		{pattern: "GET /assets/", method: "GET", path: s.asset(), public: true},
+		{pattern: "GET /api/campaigns", method: "GET", path: "/api/campaigns"},
 		{pattern: "/", method: "GET", path: "/hearth.db"},
 		{pattern: "/api/", method: "GET", path: "/api/secrets"},
 		{pattern: "GET /api/models", method: "GET", path: "/api/models"},
@@ -209,6 +212,22 @@ func (s *suite) unauthenticated() {
 			s.t.Errorf("key in the query: %d, want 401", code)
 		}
 	}
+}
+
+// asset is the path of one of the web UI's assets, as the shell names it.
+func (s *suite) asset() string {
+	s.t.Helper()
+	resp, err := s.client.Get(s.f.url + "/")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := regexp.MustCompile(`/assets/[0-9a-f]+/app\.js`).Find(b)
+	if m == nil {
+		s.t.Fatalf("the shell names no app.js: %.300s", b)
+	}
+	return string(m)
 }
 
 // flip changes one key character to another valid one.
@@ -475,6 +494,13 @@ func (s *suite) misc() {
 		s.player("path "+p, "/api/", "GET", p, "")
 	}
 	s.player("unknown api route", "/api/", "POST", "/api/admin/export", `{"all":true}`)
+	// The web UI's shell and assets hold no data, whoever asks.
+	s.player("web shell", "GET /{$}", "GET", "/", "")
+	s.player("web shell as gm", "GET /{$}", "GET", "/?role=gm&view=gm", "")
+	s.player("web asset", "GET /assets/", "GET", s.asset(), "")
+	for _, p := range []string{"/assets/../hearth.db", "/assets/x/%2e%2e/%2e%2e/hearth.db", "/assets/" + strings.Split(s.asset(), "/")[2] + "/..%2f..%2fcampaigns/vault/npc_spy.md"} {
+		s.player("web asset path "+p, "GET /assets/", "GET", p, "")
+	}
 	s.player("root", "/", "GET", "/admin", "")
 }
 
@@ -483,6 +509,8 @@ func (s *suite) gameREST() {
 	g := "/api/sessions/" + s.f.game
 	type at struct{ pat, method, path, body string }
 	for _, a := range []at{
+		{"GET /api/campaigns", "GET", "/api/campaigns", ""},
+		{"GET /api/campaigns", "GET", "/api/campaigns?role=gm", ""},
 		{"GET /api/sessions", "GET", "/api/sessions", ""},
 		{"GET /api/sessions", "GET", "/api/sessions?view=gm&role=gm", ""},
 		{"POST /api/sessions", "POST", "/api/sessions", `{"campaign":"vault"}`},
@@ -515,6 +543,13 @@ func (s *suite) gameREST() {
 		if a.method != "GET" && code < 400 && a.pat != "POST /api/sessions/{id}/forks/{name}/switch" {
 			s.t.Errorf("a player changed the game: %s %s: %d %.200s", a.method, a.path, code, body)
 		}
+		if a.pat == "GET /api/campaigns" && code != http.StatusForbidden {
+			s.t.Errorf("a player listed the campaigns: %d %.200s", code, body)
+		}
+	}
+	// Positive control: the GM sees the campaign with the secrets.
+	if code, body := s.get(s.f.gm, "/api/campaigns"); code != 200 || !strings.Contains(body, `"name":"vault"`) {
+		s.t.Errorf("GM's campaigns: %d %.300s", code, body)
 	}
 }
 

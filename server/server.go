@@ -71,6 +71,9 @@ type Options struct {
 	// Mount adds routes of other doors (the game API, MCP) to the
 	// authenticated mux.
 	Mount func(mux *http.ServeMux)
+	// Public adds routes that need no key, such as the web UI's shell and
+	// assets (which hold no data), beside /health.
+	Public func(mux *http.ServeMux)
 
 	Catalog        *i18n.Catalog
 	CORSOrigins    []string
@@ -187,6 +190,9 @@ func New(o Options) (*Server, error) {
 	// Signing in is what a browser does before it has anything to
 	// authenticate with.
 	root.HandleFunc("POST /api/session", s.signIn)
+	if o.Public != nil {
+		o.Public(root)
+	}
 	root.Handle("/", authenticate(o, s.csrf(mux)))
 	s.root, s.mux = root, mux
 	s.handler = s.scheme(s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))))

@@ -73,6 +73,8 @@ type fixtureOpts struct {
 	// at gives exact paths their own rate budgets; mount adds routes.
 	at    map[string]budget
 	mount func(*http.ServeMux)
+	// public adds routes that need no key.
+	public func(*http.ServeMux)
 	// sessions turns on browser sign-in, on clock when set.
 	sessions bool
 	clock    *clock
@@ -189,7 +191,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 	all.Limit = lim
 	f.opts = server.Options{Version: "test", Assistant: chat, Index: ix, Library: lib, Extractors: &reg, Logger: log,
 		Authenticate: all.Require, Sessions: a.Sessions,
-		AuthenticateAt: at, Mount: o.mount,
+		AuthenticateAt: at, Mount: o.mount, Public: o.public,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
 		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars}
 	f.serve()

@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
@@ -83,7 +88,7 @@ func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err
 	if err != nil {
 		return nil, fmt.Errorf("[images]: %w", err)
 	}
-	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Prepare: a.Prepare, Logger: log,
+	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Campaigns: d.campaigns, Prepare: a.Prepare, Logger: log,
 		Images: draw, ImageStore: images, ImageSize: a.Config().Images.Size,
 		OriginPatterns: originHosts(a.Config().Server.CORSOrigins)})
 	return d, nil
@@ -98,6 +103,26 @@ func (d *doors) campaign(ctx context.Context, name string) (*campaign.Campaign, 
 		return nil, fmt.Errorf("%w: %w", gameapi.ErrUnknownCampaign, err)
 	}
 	return c, err
+}
+
+// campaigns names the campaigns d.campaign loads: the bundled ones and
+// each directory in DATA/campaigns.
+func (d *doors) campaigns(ctx context.Context) ([]string, error) {
+	ents, err := fs.ReadDir(hearth.Campaigns, "campaigns")
+	if err != nil {
+		return nil, err
+	}
+	own, err := os.ReadDir(filepath.Join(d.app.DataDir(), "campaigns"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var names []string
+	for _, e := range append(ents, own...) {
+		if e.IsDir() && app.ValidName(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
 }
 
 // observe sends every model call of the assistant to fn (the metrics).

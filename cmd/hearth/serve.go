@@ -20,6 +20,7 @@ import (
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/mcp"
 	"github.com/hearth-rpg/hearth/server"
+	"github.com/hearth-rpg/hearth/web"
 )
 
 type serveFlags struct {
@@ -34,15 +35,17 @@ func newServe(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: g.t("cli.short.serve", nil),
-		Long: `Serve Hearth over HTTP to API clients (such as a Foundry VTT module or a
+		Long: `Serve Hearth to browsers, API clients (such as a Foundry VTT module or a
 script) and MCP clients:
 
+  GET  /                                 Hearth in the browser: sign in, games, play (no key to load)
   GET  /health, /metrics                 no key needed
   POST /api/chat                         the GM assistant, streamed as server-sent events
   POST /api/tool_result, /api/chat/continue
   GET|POST|PATCH|DELETE /api/documents   upload books (ingested in the background)
   POST /api/search                       search the books, as your role
   GET  /api/images[/ID[/data]], POST /api/images/ID/deliver
+  GET  /api/campaigns                    campaigns games can be created from (assistant, GM)
   GET|POST /api/sessions ...             games: checkpoints, forks, transcripts
   WS   /ws/game/SESSION                  play a game live, several clients at once
   POST|GET|DELETE /api/session           sign a browser in with a key (session cookie), out
@@ -118,6 +121,10 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	ui, err := web.New()
+	if err != nil {
+		return err
+	}
 	keys := server.Auth{Keys: d.keys, Sessions: sessions, Log: log}
 	srv, err := server.New(server.Options{
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib, Characters: d.chars,
@@ -134,6 +141,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 				mux.Handle(cfg.MCP.SSEPath, mcpSrv.SSEHandler())
 			}
 		},
+		Public:  ui.Register,
 		Catalog: d.catalog, CORSOrigins: cfg.Server.CORSOrigins, MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		MaxUploadBytes: cfg.Limits.MaxDocumentSizeBytes, AssetsPath: cfg.FVTT.AssetsPath, PublicURL: cfg.Server.PublicURL,
 		Metrics: metrics, Logger: log, TrustedProxies: cfg.Server.TrustedProxies,

@@ -74,6 +74,7 @@
 //
 // # REST
 //
+//	GET    /api/campaigns                        {campaigns: [CampaignInfo]} (assistant or GM)
 //	GET    /api/sessions                         {sessions: [SessionInfo]}
 //	POST   /api/sessions                         CreateRequest → 201 SessionInfo
 //	GET    /api/sessions/{id}                    SessionInfo with detail

@@ -39,6 +39,9 @@ type Options struct {
 	// wrapping ErrUnknownCampaign when there is none. Nil serves the
 	// campaigns built into the binary, by directory name ("saltmere").
 	Campaign func(ctx context.Context, name string) (*campaign.Campaign, error)
+	// Campaigns names the campaigns Campaign can load, for GET
+	// /api/campaigns. Nil lists the campaigns built into the binary.
+	Campaigns func(ctx context.Context) ([]string, error)
 	// Prepare attaches lore, a pipeline, memories … to a session when it
 	// is opened for play. Nil plays with the offline game master.
 	Prepare func(ctx context.Context, s *game.Session) error
@@ -99,6 +102,9 @@ func New(o Options) *Server {
 	if o.Campaign == nil {
 		o.Campaign = bundledCampaign
 	}
+	if o.Campaigns == nil {
+		o.Campaigns = bundledCampaigns
+	}
 	if o.SendQueue <= 0 {
 		o.SendQueue = 256
 	}
@@ -138,10 +144,12 @@ func bundledCampaign(ctx context.Context, name string) (*campaign.Campaign, erro
 	return campaign.LoadFS(ctx, hearth.Campaigns, dir)
 }
 
-// Register mounts the REST API under /api/sessions and the WebSocket at
+// Register mounts the REST API under /api/sessions (and the campaigns
+// games are made from at /api/campaigns) and the WebSocket at
 // /ws/game/{session_id}. The caller wraps mux in auth middleware that puts
 // an auth.User on every request's context.
 func (s *Server) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/campaigns", s.listCampaigns)
 	mux.HandleFunc("GET /api/sessions", s.listSessions)
 	mux.HandleFunc("POST /api/sessions", s.createSession)
 	mux.HandleFunc("GET /api/sessions/{id}", s.getSession)

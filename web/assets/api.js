@@ -1,0 +1,65 @@
+// The API client: same-origin fetches with the session cookie, the CSRF
+// token (held in memory only) on every state-changing request, and the
+// server's {"error":{code,message}} turned into an ApiError.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export class Api {
+  #csrf = "";
+
+  setCSRF(token) { this.#csrf = token || ""; }
+
+  async request(method, path, body) {
+    const headers = {"Accept": "application/json"};
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (UNSAFE.has(method)) headers["X-CSRF-Token"] = this.#csrf;
+    let res;
+    try {
+      res = await fetch(path, {method, headers, credentials: "same-origin", cache: "no-store",
+        body: body === undefined ? undefined : JSON.stringify(body)});
+    } catch (e) {
+      throw new ApiError(0, "network", "");
+    }
+    if (res.status === 204) return null;
+    const data = await res.json().catch(() => null);
+    if (!res.ok) {
+      const err = data && data.error ? data.error : {};
+      throw new ApiError(res.status, err.code || "", err.message || "");
+    }
+    return data;
+  }
+
+  get(path) { return this.request("GET", path); }
+  post(path, body) { return this.request("POST", path, body ?? {}); }
+  del(path) { return this.request("DELETE", path); }
+
+  // signIn trades the key for the session cookie; the key goes no further.
+  async signIn(key, username) {
+    const s = await this.post("/api/session", {key, username});
+    this.setCSRF(s.csrf_token);
+    return s;
+  }
+
+  async session() {
+    try {
+      const s = await this.get("/api/session");
+      this.setCSRF(s.csrf_token);
+      return s;
+    } catch (e) {
+      if (e.status === 401 || e.status === 404) return null;
+      throw e;
+    }
+  }
+
+  async signOut() {
+    try { await this.del("/api/session"); } finally { this.setCSRF(""); }
+  }
+}

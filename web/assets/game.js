@@ -1,0 +1,308 @@
+// The game view: the story so far from REST, then the game's WebSocket
+// (the session cookie goes along; the server checks the Origin), with
+// narration streamed into an aria-live log as turn_delta arrives.
+
+import {h, link, replace} from "./dom.js";
+
+const MAX_BACKOFF = 15000;
+
+export class GameView {
+  constructor(app, id) {
+    this.app = app;
+    this.t = app.t;
+    this.id = id;
+    this.closed = false;
+    this.ws = null;
+    this.retry = 0;
+    this.timer = 0;
+    this.state = null;
+    this.shown = {turn: -1, branch: ""}; // what the log holds
+    this.loading = 0; // history loads in flight, newest wins
+  }
+
+  open() {
+    const t = this.t;
+    this.title = h("h1", {id: "game-title"}, t("loading"));
+    this.conn = h("p", {id: "conn", class: "conn", role: "status"}, t("game.connecting"));
+    this.status = h("p", {id: "status", class: "status"});
+    this.log = h("div", {id: "log", class: "log", role: "log", "aria-live": "polite", "aria-relevant": "additions text",
+      "aria-labelledby": "log-h", tabindex: "0"});
+    this.choices = h("div", {id: "choices", class: "choices", role: "group", "aria-label": t("game.choices")});
+    this.input = h("input", {id: "action", name: "action", type: "text", autocomplete: "off", maxlength: "2000", required: true});
+    this.form = h("form", {id: "act", class: "act", onsubmit: (ev) => {
+      ev.preventDefault();
+      const text = this.input.value.trim();
+      if (text && this.send({type: "human_action", content: text})) this.input.value = "";
+    }}, h("label", {for: "action"}, t("game.action")), h("div", {class: "row"}, this.input, h("button", {type: "submit", id: "send"}, t("game.send"))));
+    this.here = h("ul", {id: "here", class: "here"});
+    this.side = h("aside", {class: "side", "aria-labelledby": "here-h"}, h("h2", {id: "here-h"}, t("game.here")), this.here);
+    const story = h("section", {class: "story", "aria-labelledby": "log-h"},
+      h("h2", {id: "log-h", class: "sr"}, t("game.log")), this.log, this.choices, this.form);
+    const tools = this.app.can("assistant") ? this.gmTools() : null;
+    replace(this.app.main,
+      h("nav", {class: "crumbs", "aria-label": t("game.back")}, link("#/games", {id: "back"}, "← " + t("game.back"))),
+      this.title, this.conn, this.status,
+      h("div", {class: "game"}, story, this.side),
+      tools, this.transcriptLinks());
+    this.app.focusMain(t("loading"));
+    this.connect();
+    this.loadInfo();
+  }
+
+  // loadInfo fetches the game's own name (the socket's state names the
+  // campaign).
+  async loadInfo() {
+    try {
+      this.info = await this.app.api.get(`/api/sessions/${encodeURIComponent(this.id)}`);
+      if (!this.closed) this.renderTitle();
+    } catch (e) {
+      this.app.fail(e);
+    }
+  }
+
+  renderTitle() {
+    const name = (this.info && this.info.title) || (this.state && (this.state.title || this.state.campaign)) || this.id;
+    replace(this.title, name);
+    if (this.info) this.title.dataset.named = "";
+    document.title = name + " · Hearth";
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close(1000, "navigated away");
+  }
+
+  gmTools() {
+    const t = this.t;
+    this.apStatus = h("p", {id: "autopilot-status"}, t("game.autopilot_off"));
+    this.apStart = h("button", {type: "button", id: "autopilot-start", onclick: () => this.send({type: "start_autopilot"})}, t("game.autopilot_start"));
+    this.apStop = h("button", {type: "button", id: "autopilot-stop", onclick: () => this.send({type: "stop_autopilot"})}, t("game.autopilot_stop"));
+    const turn = h("input", {id: "restore-turn", name: "turn", type: "number", min: "0", step: "1", required: true});
+    const fork = h("input", {id: "fork-name", name: "name", type: "text", maxlength: "40", required: true});
+    return h("section", {class: "tools card", "aria-labelledby": "tools-h"},
+      h("h2", {id: "tools-h"}, t("game.autopilot")), this.apStatus, h("div", {class: "row"}, this.apStart, this.apStop),
+      h("h2", {}, t("game.timeline")),
+      h("form", {id: "restore", onsubmit: (ev) => {
+        ev.preventDefault();
+        this.rest(`/restore`, {turn: Number(turn.value)}, () => t("game.restored", {turn: turn.value}));
+      }}, h("label", {for: "restore-turn"}, t("game.restore_turn")), h("div", {class: "row"}, turn, h("button", {type: "submit", id: "restore-go"}, t("game.restore")))),
+      h("form", {id: "fork", onsubmit: (ev) => {
+        ev.preventDefault();
+        const name = fork.value.trim();
+        this.rest(`/forks`, {name}, () => t("game.forked", {name}));
+      }}, h("label", {for: "fork-name"}, t("game.fork_name")), h("div", {class: "row"}, fork, h("button", {type: "submit", id: "fork-go"}, t("game.fork")))));
+  }
+
+  transcriptLinks() {
+    const base = `/api/sessions/${encodeURIComponent(this.id)}/transcript`;
+    return h("section", {class: "card", "aria-labelledby": "tr-h"}, h("h2", {id: "tr-h"}, this.t("game.transcript")),
+      h("p", {class: "row"},
+        link(`${base}?format=md`, {id: "transcript-md", download: true, class: "button"}, this.t("game.download_md")),
+        link(`${base}?format=json`, {id: "transcript-json", download: true, class: "button"}, this.t("game.download_json"))));
+  }
+
+  // rest changes the game over REST; the log is reloaded from the answer
+  // (the socket's session_state would do it too, but may come later).
+  async rest(path, body, done) {
+    try {
+      await this.app.api.post(`/api/sessions/${encodeURIComponent(this.id)}${path}`, body);
+      this.app.notify(done(), false);
+      this.shown = {turn: -1, branch: ""};
+      await this.loadHistory();
+    } catch (e) {
+      this.app.fail(e);
+    }
+  }
+
+  connect() {
+    if (this.closed) return;
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${proto}//${location.host}/ws/game/${encodeURIComponent(this.id)}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      replace(this.conn, this.t("game.connected"));
+      this.conn.dataset.state = "open";
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      this.receive(msg);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws || this.closed) return;
+      this.ws = null;
+      // Back off 0.5 s, 1 s, 2 s … up to 15 s, with jitter so that many
+      // clients of a restarted server do not all come back at once.
+      const delay = Math.min(MAX_BACKOFF, 500 * 2 ** this.retry) * (0.75 + Math.random() / 2);
+      this.retry++;
+      this.conn.dataset.state = "closed";
+      replace(this.conn, this.t("game.reconnecting", {seconds: Math.ceil(delay / 1000)}));
+      this.timer = setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  send(msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      this.app.notify(this.t("error.network"), true);
+      return false;
+    }
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  receive(msg) {
+    switch (msg.type) {
+      case "session_state":
+        this.setState(msg.state);
+        break;
+      case "turn_delta":
+        this.delta(msg.turn, msg.text);
+        break;
+      case "turn_update":
+        this.turnUpdate(msg);
+        break;
+      case "awaiting_input":
+        break;
+      case "autopilot_started":
+        this.setAutopilot({running: true, speed: msg.speed});
+        break;
+      case "autopilot_stopped":
+        this.setAutopilot({running: false});
+        if (msg.reason !== "user_request") this.app.notify(this.t("game.stopped", {reason: msg.reason}), msg.reason === "error");
+        break;
+      case "error":
+        this.app.notify(msg.message, true);
+        break;
+    }
+  }
+
+  setState(st) {
+    if (!st) return;
+    this.state = st;
+    this.renderTitle();
+    this.renderStatus();
+    this.renderHere();
+    this.renderChoices(st.awaiting);
+    this.setAutopilot(st.autopilot || {});
+    if (st.turn !== this.shown.turn || st.branch !== this.shown.branch) this.loadHistory();
+  }
+
+  setAutopilot(ap) {
+    if (!this.apStatus) return;
+    replace(this.apStatus, ap.running ? this.t("game.autopilot_on", {speed: ap.speed || ""}) : this.t("game.autopilot_off"));
+    this.apStart.disabled = !!ap.running;
+    this.apStop.disabled = !ap.running;
+  }
+
+  renderStatus() {
+    const st = this.state, w = st.world || {};
+    const parts = [this.t("game.status", {turn: st.turn, branch: st.branch || "main"})];
+    const pc = (w.characters || {})[st.character || w.player];
+    if (pc) {
+      if (pc.max_hit_points) parts.push(this.t("game.hp", {hp: pc.hit_points, max: pc.max_hit_points}));
+      const loc = (w.locations || {})[pc.location];
+      if (loc) parts.push(this.t("game.location", {place: loc.name || loc.id}));
+    }
+    replace(this.status, parts.join(" · "));
+    this.status.dataset.turn = String(st.turn);
+  }
+
+  // renderHere lists who else is where the player is, as the player's view
+  // of the world shows them.
+  renderHere() {
+    const w = this.state.world || {}, me = this.state.character || w.player;
+    const pc = (w.characters || {})[me];
+    const others = Object.values(w.characters || {}).filter((c) => c.id !== me && pc && c.location === pc.location);
+    replace(this.here, others.map((c) => h("li", {"data-character": c.id},
+      h("strong", {}, c.name || c.id), c.description ? h("span", {class: "desc"}, " — ", c.description) : null)));
+    this.side.hidden = others.length === 0;
+  }
+
+  renderChoices(aw) {
+    const opts = (aw && aw.options) || [];
+    replace(this.choices, opts.map((o) => h("button", {type: "button", class: "choice", onclick: () => this.send({type: "human_action", content: o})}, o)));
+    this.choices.hidden = opts.length === 0;
+  }
+
+  async loadHistory() {
+    const seq = ++this.loading;
+    const st = this.state;
+    if (!st) return;
+    try {
+      const from = Math.max(1, st.turn - 199);
+      const page = await this.app.api.get(`/api/sessions/${encodeURIComponent(this.id)}/turns?from=${from}&to=${st.turn}`);
+      if (seq !== this.loading || this.closed) return;
+      this.log.setAttribute("aria-busy", "true");
+      replace(this.log, (page.turns || []).map((r) => this.entry(r.number, r.input, r.narrative, true)));
+      this.log.removeAttribute("aria-busy");
+      this.shown = {turn: page.turn, branch: page.branch};
+      this.log.dataset.turn = String(page.turn);
+      this.log.dataset.branch = page.branch;
+      this.log.scrollTop = this.log.scrollHeight;
+    } catch (e) {
+      this.app.fail(e);
+    }
+  }
+
+  entry(n, input, text, committed) {
+    const el = h("article", {class: committed ? "turn" : "turn aside", "data-turn": String(n)});
+    if (input) el.append(h("p", {class: "input"}, this.t("game.you", {input})));
+    const body = h("div", {class: "narration"});
+    paragraphs(body, text || "");
+    el.append(body);
+    if (!committed) el.append(h("p", {class: "note"}, this.t("game.aside")));
+    return el;
+  }
+
+  // delta appends narration as it is written to the turn's entry, made
+  // when the first piece arrives.
+  delta(n, text) {
+    let el = this.log.querySelector(`article[data-streaming="${Number(n)}"]`);
+    if (!el) {
+      el = h("article", {class: "turn streaming", "data-streaming": String(Number(n)), "data-deltas": "0"},
+        h("div", {class: "narration"}, h("p", {})));
+      this.log.append(el);
+    }
+    const p = el.querySelector(".narration p:last-child");
+    p.append(document.createTextNode(text));
+    el.dataset.deltas = String(Number(el.dataset.deltas) + 1);
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  // turnUpdate replaces the streamed text with the turn as stored.
+  turnUpdate(m) {
+    // One turn streams at a time; a question streams as the next turn but
+    // comes back numbered as the current one.
+    const streamed = this.log.querySelector("article[data-streaming]");
+    const el = this.entry(m.turn, m.input, m.content, m.committed);
+    if (streamed) {
+      el.dataset.deltas = streamed.dataset.deltas;
+      streamed.replaceWith(el);
+    } else {
+      this.log.append(el);
+    }
+    if (m.committed && m.state) {
+      this.shown = {turn: m.state.turn, branch: m.state.branch};
+      this.log.dataset.turn = String(m.state.turn);
+      this.log.dataset.branch = m.state.branch;
+    }
+    if (m.state) {
+      this.state = m.state;
+      this.renderStatus();
+      this.renderHere();
+    }
+    this.renderChoices(m.awaiting);
+    if (m.notice) this.app.notify(m.notice, false);
+    if (m.rejected) this.app.notify(m.rejected, false);
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+}
+
+// paragraphs puts text into el as <p>s split at blank lines, as text.
+function paragraphs(el, text) {
+  for (const para of text.split(/\n{2,}/)) {
+    if (para.trim()) el.append(h("p", {}, para));
+  }
+}

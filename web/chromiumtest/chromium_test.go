@@ -1,0 +1,671 @@
+package chromiumtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/hearth-rpg/hearth/internal/hearthtest"
+	"github.com/hearth-rpg/hearth/web"
+)
+
+const chromium = "/usr/bin/chromium"
+
+// bound is how long one browser test may take at most on a loaded
+// machine; reaching it fails the test, it never decides one.
+const bound = 4 * time.Minute
+
+var bin string
+
+func TestMain(m *testing.M) {
+	if _, err := os.Stat(chromium); err != nil {
+		fmt.Printf("skipping the Chromium tests: %s is absent (apt-get install chromium)\n", chromium)
+		os.Exit(m.Run()) // each test skips itself
+	}
+	b, remove, err := hearthtest.Build("../../cmd/hearth")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	bin = b
+	code := m.Run()
+	remove()
+	os.Exit(code)
+}
+
+// hearth is one served data directory with a GM key.
+type hearth struct {
+	url, key, data string
+}
+
+// serve prepares a data directory (prep may add to it), creates a GM with
+// the binary and starts `hearth serve`.
+func serve(t *testing.T, prep func(data string)) hearth {
+	t.Helper()
+	if bin == "" {
+		t.Skipf("%s is absent; install it with apt-get install chromium", chromium)
+	}
+	data := t.TempDir()
+	if prep != nil {
+		prep(data)
+	}
+	out, err := exec.Command(bin, "user", "add", "gail", "--role", "gm", "--data", data).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hearth user add: %v\n%s", err, out)
+	}
+	key := regexp.MustCompile(`hth_[A-Za-z0-9_]+`).FindString(string(out))
+	if key == "" {
+		t.Fatalf("no key in %s", out)
+	}
+	// A page makes several requests a view; the default budget (60 a
+	// minute, 10 at once) is for scripts, and a test clicks faster than
+	// a person.
+	url := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) },
+		Env: []string{"HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200"}}.Start(t)
+	return hearth{url: url, key: key, data: data}
+}
+
+// browse starts a headless Chromium for the test.
+func browse(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.WindowSize(1440, 900))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	ctx, cancelT := context.WithTimeout(ctx, bound)
+	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
+	return ctx
+}
+
+func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {
+	t.Helper()
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates js in the page, awaiting a promise, into out.
+func eval(t *testing.T, ctx context.Context, js string, out any) {
+	t.Helper()
+	run(t, ctx, "evaluate "+js, chromedp.Evaluate(js, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams {
+		return p.WithAwaitPromise(true)
+	}))
+}
+
+// shots writes the page at 390 and 1440 px wide.
+func shots(t *testing.T, ctx context.Context, view string) {
+	t.Helper()
+	dir := os.Getenv("HEARTH_TEST_OUTPUT")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	dir = filepath.Join(dir, "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int64{390, 1440} {
+		var buf []byte
+		run(t, ctx, "screenshot "+view, chromedp.EmulateViewport(w, 900), chromedp.FullScreenshot(&buf, 100))
+		name := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.png", t.Name(), view, w))
+		if err := os.WriteFile(name, buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if len(buf) < 1000 {
+			t.Errorf("screenshot %s is %d bytes", name, len(buf))
+		}
+	}
+	run(t, ctx, "viewport back", chromedp.EmulateViewport(1440, 900))
+}
+
+// signIn signs the browser in at h with its key.
+func signIn(t *testing.T, ctx context.Context, h hearth) {
+	t.Helper()
+	run(t, ctx, "sign in",
+		chromedp.Navigate(h.url+"/"),
+		chromedp.WaitVisible("#key", chromedp.ByQuery),
+		chromedp.SendKeys("#key", h.key, chromedp.ByQuery),
+		chromedp.Click(`#signin button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#signout", chromedp.ByQuery),
+		chromedp.WaitVisible("#games-h", chromedp.ByQuery))
+}
+
+// keyGone checks that the key is nowhere the page or its storage keeps.
+func keyGone(t *testing.T, ctx context.Context, key string) {
+	t.Helper()
+	var where string
+	eval(t, ctx, `JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.documentElement.outerHTML +
+		Array.from(document.querySelectorAll("input")).map((i) => i.value).join(" ") + document.cookie`, &where)
+	if strings.Contains(where, key) || strings.Contains(where, key[:12]) {
+		t.Error("the API key is still in the page or its storage after sign-in")
+	}
+}
+
+func TestSignInPlayRestoreForkTranscript(t *testing.T) {
+	h := serve(t, nil)
+	ctx := browse(t)
+	var dialogs atomic.Int32
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			dialogs.Add(1)
+		}
+	})
+	run(t, ctx, "open", chromedp.Navigate(h.url+"/"), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	shots(t, ctx, "signin")
+	signIn(t, ctx, h)
+	run(t, ctx, "new game form", chromedp.WaitVisible("#new-game", chromedp.ByQuery))
+	keyGone(t, ctx, h.key)
+	var csrfAtRest bool
+	eval(t, ctx, `document.documentElement.outerHTML.includes("csrf")`, &csrfAtRest)
+	if csrfAtRest {
+		t.Error("the CSRF token is in the DOM")
+	}
+	shots(t, ctx, "games-empty")
+
+	// New game.
+	run(t, ctx, "new game",
+		chromedp.SendKeys("#game-name", "Lantern run", chromedp.ByQuery),
+		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery))
+	var title string
+	run(t, ctx, "title", chromedp.WaitVisible(`#game-title[data-named]`, chromedp.ByQuery), chromedp.Text("#game-title", &title, chromedp.ByQuery))
+	if title != "Lantern run" {
+		t.Errorf("game title %q", title)
+	}
+
+	// Five turns: typed, and one by a choice button.
+	act := func(n int, input string) {
+		t.Helper()
+		run(t, ctx, fmt.Sprintf("turn %d", n),
+			chromedp.SendKeys("#action", input, chromedp.ByQuery),
+			chromedp.Click("#send", chromedp.ByQuery),
+			chromedp.WaitVisible(fmt.Sprintf(`#log[data-turn="%d"] article[data-turn="%d"]`, n, n), chromedp.ByQuery))
+	}
+	act(1, "look around")
+	act(2, "talk to nell")
+	run(t, ctx, "choose", chromedp.WaitVisible(`#choices button.choice`, chromedp.ByQuery))
+	var choice string
+	run(t, ctx, "turn 3 by choice",
+		chromedp.Text(`#choices button.choice`, &choice, chromedp.ByQuery),
+		chromedp.Click(`#choices button.choice`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="3"] article[data-turn="3"]`, chromedp.ByQuery))
+	if !strings.HasPrefix(choice, "ask Nell about") {
+		t.Errorf("first choice %q", choice)
+	}
+	act(4, "go to the tavern")
+	act(5, "talk to maren")
+
+	// Every turn's narration came as turn_delta before its turn_update.
+	var turns []struct {
+		Turn   string `json:"turn"`
+		Deltas string `json:"deltas"`
+		Text   string `json:"text"`
+		Input  string `json:"input"`
+	}
+	eval(t, ctx, `Array.from(document.querySelectorAll("#log article")).map((a) => ({turn: a.dataset.turn,
+		deltas: a.dataset.deltas || "", text: a.querySelector(".narration").textContent, input: (a.querySelector(".input") || {}).textContent || ""}))`, &turns)
+	if len(turns) != 5 {
+		t.Fatalf("%d turns in the log: %+v", len(turns), turns)
+	}
+	for i, tr := range turns {
+		if tr.Turn != fmt.Sprint(i+1) || tr.Deltas == "" || tr.Deltas == "0" || strings.TrimSpace(tr.Text) == "" {
+			t.Errorf("turn %d: %+v (want streamed narration)", i+1, tr)
+		}
+	}
+	if !strings.Contains(turns[1].Text, "Nell") || !strings.Contains(turns[2].Input, choice) || !strings.Contains(turns[3].Text, "Drowned Lantern") {
+		t.Errorf("the log does not tell the game: %+v", turns)
+	}
+	var status string
+	run(t, ctx, "status", chromedp.Text("#status", &status, chromedp.ByQuery))
+	if !strings.Contains(status, "Turn 5") || !strings.Contains(status, "HP 20/20") || !strings.Contains(status, "Drowned Lantern") {
+		t.Errorf("status line %q", status)
+	}
+	var live, role string
+	run(t, ctx, "live region", chromedp.AttributeValue("#log", "aria-live", &live, nil, chromedp.ByQuery),
+		chromedp.AttributeValue("#log", "role", &role, nil, chromedp.ByQuery))
+	if live != "polite" || role != "log" {
+		t.Errorf("the log is not a live region: aria-live=%q role=%q", live, role)
+	}
+	shots(t, ctx, "game")
+
+	// Restore to turn 2, then fork there.
+	run(t, ctx, "restore",
+		chromedp.SendKeys("#restore-turn", "2", chromedp.ByQuery),
+		chromedp.Click("#restore-go", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="2"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#status[data-turn="2"]`, chromedp.ByQuery))
+	var n int
+	eval(t, ctx, `document.querySelectorAll("#log article").length`, &n)
+	if n != 2 {
+		t.Errorf("after restoring to turn 2 the log has %d turns", n)
+	}
+	run(t, ctx, "fork",
+		chromedp.SendKeys("#fork-name", "side", chromedp.ByQuery),
+		chromedp.Click("#fork-go", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-branch="side"][data-turn="2"]`, chromedp.ByQuery))
+	run(t, ctx, "status after fork", chromedp.Text("#status", &status, chromedp.ByQuery))
+	if !strings.Contains(status, "branch side") {
+		t.Errorf("status after fork %q", status)
+	}
+	act(3, "go to the tavern")
+
+	// The autopilot plays a turn by itself, then stops when told.
+	run(t, ctx, "autopilot",
+		chromedp.Click("#autopilot-start", chromedp.ByQuery),
+		chromedp.WaitEnabled("#autopilot-stop", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="4"] article[data-turn="4"]`, chromedp.ByQuery),
+		chromedp.Click("#autopilot-stop", chromedp.ByQuery),
+		chromedp.WaitEnabled("#autopilot-start", chromedp.ByQuery))
+
+	// Transcript download: Chromium names the file by the download's
+	// GUID and says when it is complete.
+	dl := t.TempDir()
+	done := make(chan string, 1)
+	var suggested atomic.Value
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *browser.EventDownloadWillBegin:
+			suggested.Store(e.SuggestedFilename)
+		case *browser.EventDownloadProgress:
+			if e.State == browser.DownloadProgressStateCompleted {
+				done <- e.GUID
+			}
+		}
+	})
+	run(t, ctx, "allow downloads", browser.SetDownloadBehavior(browser.SetDownloadBehaviorBehaviorAllowAndName).
+		WithDownloadPath(dl).WithEventsEnabled(true))
+	var id string
+	eval(t, ctx, `location.hash.split("/")[2]`, &id)
+	run(t, ctx, "download", chromedp.Click("#transcript-md", chromedp.ByQuery))
+	var guid string
+	select {
+	case guid = <-done:
+	case <-ctx.Done():
+		t.Fatal("the transcript download did not complete")
+	}
+	// The server names the file after the game and its branch.
+	if got, _ := suggested.Load().(string); got != "hearth-"+id+"-side.md" {
+		t.Errorf("transcript file name %q", got)
+	}
+	md, err := os.ReadFile(filepath.Join(dl, guid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"talk to nell", "go to the tavern", "Drowned Lantern", "## Turn 4"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("transcript lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "talk to maren") {
+		t.Errorf("the transcript of branch side has turn 5 of main:\n%s", md)
+	}
+
+	// Back to the list, then sign out: the session ends on the server.
+	run(t, ctx, "games list", chromedp.Click("#back", chromedp.ByQuery), chromedp.WaitVisible(`#games tr[data-game="`+id+`"]`, chromedp.ByQuery))
+	shots(t, ctx, "games")
+	run(t, ctx, "sign out", chromedp.Click("#signout", chromedp.ByQuery), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	var after int
+	eval(t, ctx, `fetch("/api/sessions").then((r) => r.status)`, &after)
+	if after != http.StatusUnauthorized {
+		t.Errorf("after sign-out /api/sessions answers %d", after)
+	}
+	if dialogs.Load() != 0 {
+		t.Errorf("%d JavaScript dialogs opened", dialogs.Load())
+	}
+}
+
+func TestReconnectsAfterRestart(t *testing.T) {
+	if bin == "" {
+		t.Skipf("%s is absent; install it with apt-get install chromium", chromium)
+	}
+	data := t.TempDir()
+	out, err := exec.Command(bin, "user", "add", "gail", "--role", "gm", "--data", data).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hearth user add: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	srv := hearthtest.Server{Bin: bin, Data: data, Args: []string{"--port", port}, Log: func(line string) { t.Log(line) },
+		Env: []string{"HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200"}}
+	first, url := srv.Launch(t)
+	h := hearth{url: url, key: regexp.MustCompile(`hth_[A-Za-z0-9_]+`).FindString(string(out)), data: data}
+	ctx := browse(t)
+	signIn(t, ctx, h)
+	run(t, ctx, "new game",
+		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
+
+	// Stop the server: the page says it is reconnecting ...
+	first.Process.Signal(syscall.SIGTERM)
+	if err := first.Wait(); err != nil {
+		t.Fatalf("hearth serve did not stop cleanly: %v", err)
+	}
+	run(t, ctx, "connection lost", chromedp.WaitVisible(`#conn[data-state="closed"]`, chromedp.ByQuery))
+	shots(t, ctx, "reconnecting")
+	// ... and, once a new server listens at the same address, is back on
+	// the same game with the same session cookie, and plays on.
+	if again := srv.Start(t); again != url {
+		t.Fatalf("restarted at %s, not %s", again, url)
+	}
+	run(t, ctx, "reconnected",
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		chromedp.SendKeys("#action", "talk to nell", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="2"] article[data-turn="2"]`, chromedp.ByQuery))
+	var n int
+	eval(t, ctx, `document.querySelectorAll("#log article").length`, &n)
+	if n != 2 {
+		t.Errorf("%d turns in the log after the restart, want 2", n)
+	}
+}
+
+func TestDeleteAsksFirst(t *testing.T) {
+	h := serve(t, nil)
+	ctx := browse(t)
+	signIn(t, ctx, h)
+	run(t, ctx, "new game",
+		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
+		chromedp.Click("#back", chromedp.ByQuery),
+		chromedp.WaitVisible(`#games button[data-delete]`, chromedp.ByQuery),
+		chromedp.Click(`#games button[data-delete]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#confirm-delete", chromedp.ByQuery))
+	shots(t, ctx, "confirm-delete")
+	if sessions(t, h) != 1 {
+		t.Fatal("the game went before the delete was confirmed")
+	}
+	run(t, ctx, "confirm", chromedp.Click("#confirm-delete", chromedp.ByQuery), chromedp.WaitVisible("#no-games", chromedp.ByQuery))
+	if n := sessions(t, h); n != 0 {
+		t.Errorf("%d games after the delete", n)
+	}
+}
+
+func sessions(t *testing.T, h hearth) int {
+	t.Helper()
+	c := &http.Client{Transport: hearthtest.Bearer{Key: h.key}}
+	res, err := c.Get(h.url + "/api/sessions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct{ Sessions []json.RawMessage }
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return len(body.Sessions)
+}
+
+// payloads are what hostile campaign text and game names carry.
+var payloads = []string{`<script>alert(1)</script>`, `<img src=x onerror=alert(1)>`, `[x](javascript:alert(1))`}
+
+func TestHostileTextRendersInert(t *testing.T) {
+	evil := strings.Join(payloads, " ")
+	h := serve(t, func(data string) {
+		dst := filepath.Join(data, "campaigns", "evil")
+		if err := os.CopyFS(dst, os.DirFS("../../campaigns/saltmere")); err != nil {
+			t.Fatal(err)
+		}
+		edit := func(name, old, new string) {
+			p := filepath.Join(dst, name)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), old) {
+				t.Fatalf("%s has no %q", name, old)
+			}
+			if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q, _ := json.Marshal(evil)
+		edit("campaign.yml", "title: The Lantern of Saltmere", "title: "+string(q))
+		edit("npc_nell.md", "name: Nell Pike", "name: "+string(q))
+		edit("npc_nell.md", "personality: Quick", "description: "+string(q)+"\npersonality: Quick")
+	})
+	ctx := browse(t)
+	var dialogs atomic.Int32
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			dialogs.Add(1)
+			go chromedp.Run(ctx, page.HandleJavaScriptDialog(false))
+		}
+	})
+	signIn(t, ctx, h)
+	run(t, ctx, "new hostile game",
+		chromedp.SetValue("#campaign", "evil", chromedp.ByQuery),
+		chromedp.SendKeys("#game-name", evil, chromedp.ByQuery),
+		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#here li`, chromedp.ByQuery),
+		chromedp.SendKeys("#action", "talk to nell", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
+	inert(t, ctx, "game view", []string{"#game-title", "#here"})
+	shots(t, ctx, "hostile-game")
+	run(t, ctx, "games list", chromedp.Click("#back", chromedp.ByQuery), chromedp.WaitVisible(`#games tbody tr`, chromedp.ByQuery))
+	inert(t, ctx, "games list", []string{"#games tbody th", "#campaign"})
+	shots(t, ctx, "hostile-games")
+	if dialogs.Load() != 0 {
+		t.Errorf("%d JavaScript dialogs opened", dialogs.Load())
+	}
+}
+
+// inert checks that the payloads are on the page as text in each of
+// where, and that none became an element, a handler or a link.
+func inert(t *testing.T, ctx context.Context, view string, where []string) {
+	t.Helper()
+	var r struct {
+		Scripts   []string `json:"scripts"`
+		Imgs      int      `json:"imgs"`
+		Handlers  []string `json:"handlers"`
+		JSLinks   int      `json:"jslinks"`
+		Iframes   int      `json:"iframes"`
+		Texts     []string `json:"texts"`
+		InlineCSS int      `json:"inlinecss"`
+	}
+	sel, _ := json.Marshal(where)
+	eval(t, ctx, `(() => {
+		const all = Array.from(document.querySelectorAll("*"));
+		return {
+			scripts: Array.from(document.scripts).map((s) => s.src),
+			imgs: document.images.length,
+			handlers: all.flatMap((e) => Array.from(e.attributes).filter((a) => a.name.startsWith("on")).map((a) => e.tagName + "." + a.name)),
+			jslinks: all.filter((e) => /^\s*javascript:/i.test(e.getAttribute("href") || e.getAttribute("src") || e.getAttribute("action") || "")).length,
+			iframes: document.querySelectorAll("iframe, object, embed").length,
+			texts: `+string(sel)+`.map((s) => (document.querySelector(s) || {}).textContent || ""),
+			inlinecss: all.filter((e) => e.hasAttribute("style")).length,
+		};
+	})()`, &r)
+	if len(r.Scripts) != 1 || !strings.Contains(r.Scripts[0], "/assets/") {
+		t.Errorf("%s: scripts %v", view, r.Scripts)
+	}
+	if r.Imgs != 0 || len(r.Handlers) != 0 || r.JSLinks != 0 || r.Iframes != 0 || r.InlineCSS != 0 {
+		t.Errorf("%s: markup from text: %+v", view, r)
+	}
+	for i, txt := range r.Texts {
+		for _, p := range payloads {
+			if !strings.Contains(txt, p) {
+				t.Errorf("%s: %s does not show %q as text: %q", view, where[i], p, txt)
+			}
+		}
+	}
+}
+
+func TestCrossSiteFormIsRefused(t *testing.T) {
+	h := serve(t, nil)
+	ctx := browse(t)
+	signIn(t, ctx, h)
+	// Another origin (another port: the same site, so the SameSite=Strict
+	// cookie does go along) posts a form to Hearth as the visitor.
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><form id=f method=POST action="%s/api/sessions" enctype="text/plain">
+<input name='{"campaign":"saltmere","title":"forged","x":"' value='"}'></form>
+<script>document.getElementById("f").submit()</script>`, h.url)
+	}))
+	t.Cleanup(evil.Close)
+	var body string
+	run(t, ctx, "cross-site post",
+		chromedp.Navigate(evil.URL),
+		chromedp.WaitVisible("body", chromedp.ByQuery),
+		chromedp.Poll(`location.origin === `+jsString(h.url)+` && document.body.textContent.length > 0`, nil),
+		chromedp.Text("body", &body, chromedp.ByQuery))
+	if !strings.Contains(body, `"forbidden"`) {
+		t.Errorf("the cross-site post was answered %q", body)
+	}
+	if n := sessions(t, h); n != 0 {
+		t.Errorf("a cross-site form created %d games", n)
+	}
+	// The same request from Hearth's own page, with the token, works: the
+	// refusal above is the CSRF check, not a broken session.
+	var status int
+	run(t, ctx, "back home", chromedp.Navigate(h.url+"/"), chromedp.WaitVisible("#new-game", chromedp.ByQuery))
+	eval(t, ctx, `fetch("/api/session").then((r) => r.json()).then((s) => fetch("/api/sessions", {method: "POST",
+		headers: {"X-CSRF-Token": s.csrf_token, "Content-Type": "application/json"}, body: JSON.stringify({campaign: "saltmere"})})).then((r) => r.status)`, &status)
+	if status != http.StatusCreated {
+		t.Errorf("the page's own post: %d", status)
+	}
+	eval(t, ctx, `fetch("/api/sessions", {method: "POST", headers: {"Content-Type": "application/json"}, body: "{\"campaign\":\"saltmere\"}"}).then((r) => r.status)`, &status)
+	if status != http.StatusForbidden {
+		t.Errorf("a same-origin post without the token: %d", status)
+	}
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func TestCSPHeaders(t *testing.T) {
+	h := serve(t, nil)
+	res, err := http.Get(h.url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if got := res.Header.Get("Content-Security-Policy"); got != web.CSP {
+		t.Errorf("shell CSP %q", got)
+	}
+	ctx := browse(t)
+	// The browser holds the page to it: an inline script injected by a
+	// test is refused, and says so.
+	var directive string
+	run(t, ctx, "open", chromedp.Navigate(h.url+"/"), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	eval(t, ctx, `new Promise((done) => {
+		document.addEventListener("securitypolicyviolation", (e) => done(window.pwned ? "ran" : e.effectiveDirective));
+		const s = document.createElement("script");
+		s.textContent = "window.pwned = 1";
+		document.body.append(s);
+	})`, &directive)
+	if !strings.HasPrefix(directive, "script-src") {
+		t.Errorf("an inline script was not refused by the CSP: %q", directive)
+	}
+}
+
+func TestLanguageAndKeyboard(t *testing.T) {
+	h := serve(t, nil)
+	ctx := browse(t)
+	var heading, focused string
+	run(t, ctx, "open", chromedp.Navigate(h.url+"/"), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	// Keyboard: the first Tab reaches the skip link, which moves focus to
+	// the content.
+	run(t, ctx, "tab", chromedp.KeyEvent(kb.Tab))
+	eval(t, ctx, `document.activeElement.id`, &focused)
+	if focused != "skip" {
+		t.Errorf("the first Tab focuses %q, not the skip link", focused)
+	}
+	run(t, ctx, "skip", chromedp.KeyEvent(kb.Enter))
+	eval(t, ctx, `new Promise((done) => requestAnimationFrame(() => done(document.activeElement.id)))`, &focused)
+	if focused != "main" {
+		t.Errorf("the skip link leaves focus on %q", focused)
+	}
+	// The switcher turns the page German, and the choice outlives a reload.
+	run(t, ctx, "deutsch",
+		chromedp.SetValue("#lang", "de", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById("lang").dispatchEvent(new Event("change"))`, nil),
+		chromedp.WaitVisible(`html[lang="de"] #signin`, chromedp.ByQuery),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`html[lang="de"] #signin`, chromedp.ByQuery),
+		chromedp.Text("#signin h1", &heading, chromedp.ByQuery))
+	if heading != "Anmelden" {
+		t.Errorf("German sign-in heading %q", heading)
+	}
+	signIn(t, ctx, h)
+	run(t, ctx, "games heading", chromedp.Text("#games-h", &heading, chromedp.ByQuery))
+	if heading != "Spiele" {
+		t.Errorf("German games heading %q", heading)
+	}
+	shots(t, ctx, "games-de")
+}
+
+// TestPlayerSeesWhatTheAPIAllows: a player's pages offer only what the
+// API lets a player do.
+func TestPlayerSeesWhatTheAPIAllows(t *testing.T) {
+	var playerKey string
+	h := serve(t, func(data string) {
+		out, err := exec.Command(bin, "user", "add", "ann", "--role", "player", "--data", data).CombinedOutput()
+		if err != nil {
+			t.Fatalf("hearth user add ann: %v\n%s", err, out)
+		}
+		playerKey = regexp.MustCompile(`hth_[A-Za-z0-9_]+`).FindString(string(out))
+	})
+	c := &http.Client{Transport: hearthtest.Bearer{Key: h.key}}
+	res, err := c.Post(h.url+"/api/sessions", "application/json", strings.NewReader(`{"campaign":"saltmere","title":"Ann's table"}`))
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("GM creates a game: %v %v", res, err)
+	}
+	res.Body.Close()
+	ctx := browse(t)
+	signIn(t, ctx, hearth{url: h.url, key: playerKey})
+	var offered struct {
+		NewGame, Delete, Autopilot, Restore, Alert bool
+	}
+	check := func(view string) {
+		t.Helper()
+		eval(t, ctx, `({NewGame: !!document.querySelector("#new-game"), Delete: !!document.querySelector("[data-delete]"),
+			Autopilot: !!document.querySelector("#autopilot-start"), Restore: !!document.querySelector("#restore"),
+			Alert: !document.getElementById("alert").hidden})`, &offered)
+		if offered.NewGame || offered.Delete || offered.Autopilot || offered.Restore || offered.Alert {
+			t.Errorf("%s offers a player %+v", view, offered)
+		}
+	}
+	run(t, ctx, "games", chromedp.WaitVisible(`#games [data-resume]`, chromedp.ByQuery))
+	check("the games list")
+	shots(t, ctx, "player-games")
+	run(t, ctx, "play",
+		chromedp.Click(`#games [data-resume]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
+	check("the game")
+	shots(t, ctx, "player-game")
+}

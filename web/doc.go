@@ -1,0 +1,30 @@
+// Package web is Hearth's browser face: one HTML shell, plain ES modules
+// and one stylesheet, embedded in the binary and served by `hearth serve`
+// at / (the shell) and /assets/V/ (everything else, V being a hash of all
+// assets, so they can be cached as immutable).
+//
+// # Stack
+//
+// There is no build step and no Node.js, at run time or to build the
+// binary: the files under assets/ are what the browser runs, as written.
+// The UI is small enough (sign-in, the games list, the game view) that a
+// framework would cost more bytes than it saves; the few DOM helpers it
+// needs are in assets/dom.js. English and German messages are JSON under
+// assets/i18n/, chosen by navigator.language with a switcher.
+//
+// # Inert by construction
+//
+// Every piece of model, document or user text reaches the DOM through
+// textContent or createTextNode (dom.js's h and text), never innerHTML,
+// outerHTML, insertAdjacentHTML or document.write, and no attribute is set
+// from such text but title, value and data-*. Links are built only to this
+// server's own routes. The strict Content-Security-Policy the handler sends
+// (no inline script or style) is the second wall, not the first.
+//
+// # Security of the shell
+//
+// The shell and assets need no key: they hold no data. Everything the
+// page shows comes from the API, signed in with the session cookie
+// (POST /api/session), with the CSRF token kept in memory only and sent as
+// X-CSRF-Token on every POST, PUT, PATCH and DELETE.
+package web
