@@ -2,8 +2,9 @@
 // code. Its tests build the hearth binary once, run `hearth serve` on
 // 127.0.0.1 over a data directory holding three secrets (a GM-only book, a
 // campaign NPC's secret and a whisper to a character who is not the
-// player's) and attack every route as a player, with a bad key and with no
-// key: search with role filters and FTS5 syntax, documents, pages and
+// player's) and a party game (party_test.go) where two players hold two
+// members and whispers go to and from bob's, and attack every route as a
+// player, with a bad key and with no key: search with role filters and FTS5 syntax, documents, pages and
 // images by id and by path tricks, chat with role overrides, MCP over
 // streamable HTTP and HTTP+SSE (including another user's session id), the
 // game's REST routes (scene images included: the server draws with a
@@ -13,6 +14,12 @@
 // the suite counts attempts and leaks and fails naming each leaking
 // attempt. Positive controls check that the GM's key reads every secret
 // through the same routes, so a broken setup cannot pass silently.
+//
+// In the party game ann, holding her own member, aims every WebSocket
+// command at bob's (drop_in, human_action, release_control, whisper,
+// reveal_secret), reads the REST routes and calls MCP's game tools; bob's
+// and the GM's whispers reaching her are leaks, and must reach bob and the
+// GM (positive controls). Nobody but bob may play his member.
 //
 // # Adding a route
 //

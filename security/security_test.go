@@ -135,6 +135,7 @@ type fixture struct {
 	gmImage          string // that image's id
 	gmImageData      []byte // and its bytes
 	game             string // the game's session id
+	party            string // the party game's session id (partyGame)
 	log              *lockedBuffer
 	drawer           *imagegentest.Server // the fake image provider the server draws with
 
@@ -179,6 +180,9 @@ func setup(t *testing.T) *fixture {
 	camp := filepath.Join(dir, "campaigns", "vault")
 	for name, text := range campaign {
 		write(filepath.Join(camp, name), text)
+	}
+	for name, text := range partyCampaign {
+		write(filepath.Join(dir, "campaigns", "party", name), text)
 	}
 	// One turn fires the start event, which sends the whisper.
 	run(t, "look\n", "play", "--new", "--seed", "1", "--data", dir, "--campaign", camp)
@@ -244,11 +248,16 @@ type suite struct {
 	bobCharacter                                     string // in bob's character library
 	sceneImage                                       string // drawn by the GM
 	gmMCPSession                                     string
+
+	// The party game (partyGame): ann's and bob's sockets, held open so
+	// that they keep their characters, and the ids of the whispers.
+	annSocket, bobSocket  *wsClient
+	gmWhisper, bobWhisper string
 }
 
 // markers are what must never reach a player or an anonymous client.
 func (s *suite) markers() []string {
-	return []string{docMarker, docTitleMarker, campaignMarker, whisperMarker, characterMarker}
+	return []string{docMarker, docTitleMarker, campaignMarker, whisperMarker, characterMarker, gmWhisperMarker, bobWhisperMarker}
 }
 
 // check counts one attempt on route and reports a leak if what came back
@@ -391,6 +400,7 @@ func TestNoLeaks(t *testing.T) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	s.findIDs()
 	s.controls()
+	s.partyGame()
 
 	s.unauthenticated()
 	s.search()
@@ -403,6 +413,8 @@ func TestNoLeaks(t *testing.T) {
 	s.gameREST()
 	s.sceneImages()
 	s.gameSocket()
+	s.partySocket()
+	s.partyREST()
 	s.browserSessions()
 	s.mcp()
 	s.throttle()

@@ -57,6 +57,10 @@ type Character struct {
 	// MentionedTurn is the last turn the character was part of the action;
 	// its importance decays from there.
 	MentionedTurn int `json:"mentioned_turn,omitempty"`
+
+	// HPBand is set only in a player's view of another party member, in
+	// place of its exact hit points: see HPBand.
+	HPBand string `json:"hp_band,omitempty"`
 }
 
 // Sheet holds the D&D 5e character sheet fields.

@@ -25,7 +25,11 @@ import (
 //   - other characters are those present, in the fight or met in play, each
 //     with only what a stranger can see (no personality, knowledge, topics,
 //     inventory, sheet or unrevealed secret); character's own sheet is whole
-//     but for hidden stats and an unrevealed secret;
+//     but for hidden stats and an unrevealed secret; the other members of a
+//     party are what its summary shows (a stranger's view with race, class,
+//     level and an HP band instead of exact hit points, whose changes are
+//     left out of the effects too): allies know roughly how hurt a friend
+//     is, not their sheet;
 //   - items, factions and events are kept only when something visible names
 //     them, quests only once taken, relationships only character's own,
 //     without notes.
@@ -134,12 +138,21 @@ func (s *State) prune(level access.Level, own string) {
 			seen[id] = true
 		}
 	}
+	// Other members of a party are seen as the party summary shows them.
+	allies := map[string]bool{}
+	for _, m := range s.Party {
+		if m.Character != own {
+			allies[m.Character] = true
+		}
+	}
 	for id, c := range s.Characters {
 		switch {
 		case !seen[id]:
 			delete(s.Characters, id)
 		case id == own:
 			s.Characters[id] = s.ownCharacter(c)
+		case allies[id]:
+			s.Characters[id] = s.ally(c)
 		default:
 			s.Characters[id] = s.stranger(c)
 		}
@@ -279,6 +292,36 @@ func (s *State) stranger(c *Character) *Character {
 	return v
 }
 
+// ally is another member of the reader's party as the table knows them: a
+// stranger's view with their race, class and level, and how hurt they look
+// (HPBand) rather than their exact hit points. Their sheet (abilities,
+// skills, spells, gold) and inventory stay with their player.
+func (s *State) ally(c *Character) *Character {
+	v := s.stranger(c)
+	v.Race, v.Class, v.Level = c.Race, c.Class, c.Level
+	v.HP, v.MaxHP, v.TempHP = 0, 0, 0
+	v.HPBand = HPBand(c)
+	return v
+}
+
+// HPBand is how hurt a character looks: healthy, wounded, bloodied,
+// critical or down; "" when it has no hit points.
+func HPBand(c *Character) string {
+	switch {
+	case c.MaxHP <= 0:
+		return ""
+	case c.HP <= 0:
+		return "down"
+	case c.HP*4 <= c.MaxHP:
+		return "critical"
+	case c.HP*2 <= c.MaxHP:
+		return "bloodied"
+	case c.HP < c.MaxHP:
+		return "wounded"
+	}
+	return "healthy"
+}
+
 func (s *State) visibleStats(c *Character) map[string]int {
 	if len(c.Stats) == 0 {
 		return nil
@@ -343,9 +386,9 @@ func (v *State) visibleEffect(e Effect, level access.Level, own string) (Effect,
 	case CombatantJoined:
 		return e, hasChar(e.Combatant.ID)
 	case HPChanged:
-		return e, hasChar(e.Target)
+		return e, hasChar(e.Target) && !v.isAlly(e.Target, own)
 	case TempHPChanged:
-		return e, hasChar(e.Target)
+		return e, hasChar(e.Target) && !v.isAlly(e.Target, own)
 	case ConditionApplied:
 		return e, hasChar(e.Target)
 	case ConditionRemoved:
@@ -400,6 +443,11 @@ func (v *State) visibleEffect(e Effect, level access.Level, own string) (Effect,
 			}
 		} else {
 			ch = allowedChanges(e.Changes, strangerFields)
+			if v.isAlly(e.ID, own) {
+				delete(ch, "hit_points")
+				delete(ch, "max_hit_points")
+				delete(ch, "temporary_hp")
+			}
 		}
 		if st, ok := ch["stats"].(map[string]any); ok {
 			kept := map[string]any{}
@@ -518,4 +566,10 @@ func (v *State) knownPlace(id string) bool {
 	}
 	pc := v.PC()
 	return pc != nil && pc.Location == id
+}
+
+// isAlly reports whether id is a member of the reader's party other than
+// their own character, whose exact hit points the reader does not see.
+func (v *State) isAlly(id, own string) bool {
+	return id != own && slices.ContainsFunc(v.Party, func(m PartyMember) bool { return m.Character == id })
 }

@@ -320,3 +320,92 @@ func BenchmarkView(b *testing.B) {
 		w.View(access.Player, w.Player)
 	}
 }
+
+// partyOfThree is planted with two more player characters in the hall and
+// a party of hero, kit and zed.
+func partyOfThree(t *testing.T) *world.State {
+	t.Helper()
+	w := planted()
+	w.Characters["kit"] = &world.Character{ID: "kit", Kind: world.PC, Name: "Kit", Location: "hall", Description: "A lean archer.",
+		Inventory: map[string]int{"gem": 1}, Equipped: []string{"sword"},
+		Sheet: world.Sheet{Race: "elf", Class: "ranger", Level: 3, HP: 7, MaxHP: 22, TempHP: 4, AC: 15, Gold: 31,
+			Abilities: map[string]int{"dexterity": 17}, Skills: map[string]int{"stealth": 5}, SpellsKnown: []string{"KITSPELL"},
+			Backstory: "KITBACKSTORY"}}
+	w.Characters["zed"] = &world.Character{ID: "zed", Kind: world.PC, Name: "Zed", Location: "hall",
+		Sheet: world.Sheet{Class: "wizard", HP: 9, MaxHP: 9}}
+	for _, id := range []string{"hero", "kit", "zed"} {
+		if err := w.Apply(world.PartyMemberAdded{Member: world.PartyMember{Character: id, Controller: world.Controller{Kind: world.ControllerAI}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// A player holding a party member sees the others as the party summary
+// does: race, class, level and an HP band, not their sheet, inventory or
+// exact hit points; their own sheet stays whole; the GM sees everything.
+func TestViewOfAlliesIsASummary(t *testing.T) {
+	w := partyOfThree(t)
+	for _, tt := range []struct {
+		name   string
+		level  access.Level
+		reader string
+		ally   string // a member whose summary reader gets
+		own    string // a member reader sees whole
+	}{
+		{"hero's player", access.Player, "hero", "kit", "hero"},
+		{"kit's player", access.Player, "kit", "zed", "kit"},
+		{"trusted player", access.Trusted, "zed", "kit", "zed"},
+		{"spectator", access.Player, "", "kit", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := w.View(tt.level, tt.reader)
+			a := v.Characters[tt.ally]
+			if a == nil {
+				t.Fatalf("%s does not see %s at all", tt.reader, tt.ally)
+			}
+			full := w.Characters[tt.ally]
+			if a.HP != 0 || a.MaxHP != 0 || a.TempHP != 0 || a.Abilities != nil || a.Skills != nil || a.Inventory != nil ||
+				a.SpellsKnown != nil || a.Gold != 0 || a.AC != 0 || a.Backstory != "" {
+				t.Errorf("%s sees %s's sheet: %s", tt.reader, tt.ally, marshal(t, a))
+			}
+			if a.HPBand != world.HPBand(full) || a.HPBand == "" || a.Class != full.Class || a.Name != full.Name || a.Level != full.Level {
+				t.Errorf("%s's summary of %s: band %q class %q level %d, want %q %q %d",
+					tt.reader, tt.ally, a.HPBand, a.Class, a.Level, world.HPBand(full), full.Class, full.Level)
+			}
+			if tt.own != "" {
+				if o := v.Characters[tt.own]; o.HP != w.Characters[tt.own].HP || o.MaxHP != w.Characters[tt.own].MaxHP || o.HPBand != "" {
+					t.Errorf("%s's own sheet: HP %d/%d band %q", tt.own, o.HP, o.MaxHP, o.HPBand)
+				}
+			}
+			// Nobody's exact hit points travel in an effect either.
+			hp := v.VisibleEffects(world.Effects{world.HPChanged{Target: tt.ally, From: 22, To: 7},
+				world.TempHPChanged{Target: tt.ally, To: 4},
+				world.NPCUpdated{ID: tt.ally, Changes: map[string]any{"hit_points": 7, "name": "Kit the Bold"}}}, tt.level, tt.reader)
+			if got := marshal(t, hp); strings.Contains(got, `"to"`) || strings.Contains(got, "hit_points") || !strings.Contains(got, "Kit the Bold") {
+				t.Errorf("effects about %s as %s's player sees them: %s", tt.ally, tt.reader, got)
+			}
+		})
+	}
+	gm := w.View(access.GM, "")
+	if k := gm.Characters["kit"]; k.HP != 7 || k.Skills["stealth"] != 5 || k.HPBand != "" {
+		t.Errorf("the GM's view of kit: %s", marshal(t, k))
+	}
+	// An NPC is no ally: a player still sees how hurt a stranger is, as before.
+	if a := w.View(access.Player, "hero").Characters["ann"]; a.HP != 4 || a.HPBand != "" {
+		t.Errorf("hero's view of the NPC ann: HP %d band %q", a.HP, a.HPBand)
+	}
+}
+
+func TestHPBand(t *testing.T) {
+	for _, tt := range []struct {
+		hp, max int
+		want    string
+	}{
+		{10, 10, "healthy"}, {9, 10, "wounded"}, {5, 10, "bloodied"}, {2, 10, "critical"}, {0, 10, "down"}, {-3, 10, "down"}, {5, 0, ""},
+	} {
+		if got := world.HPBand(&world.Character{Sheet: world.Sheet{HP: tt.hp, MaxHP: tt.max}}); got != tt.want {
+			t.Errorf("HPBand(%d/%d) = %q, want %q", tt.hp, tt.max, got, tt.want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ import (
 const wait = 20 * time.Second
 
 type harness struct {
-	t   *testing.T
+	t   testing.TB
 	db  *sqlitestore.DB
 	srv *gameapi.Server
 	ts  *httptest.Server
@@ -41,7 +41,7 @@ const (
 	trusted = "tess:trusted"
 )
 
-func newHarness(t *testing.T, edit ...func(*gameapi.Options)) *harness {
+func newHarness(t testing.TB, edit ...func(*gameapi.Options)) *harness {
 	t.Helper()
 	db, err := sqlitestore.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -138,7 +138,7 @@ func (h *harness) create(seed uint64) gameapi.SessionInfo {
 
 // client is a WebSocket connection of a test.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	conn *websocket.Conn
 }
 
@@ -148,7 +148,7 @@ type msg struct {
 	Raw  json.RawMessage
 }
 
-func (m msg) into(t *testing.T, v any) {
+func (m msg) into(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(m.Raw, v); err != nil {
 		t.Fatalf("decode %s: %v", m.Raw, err)

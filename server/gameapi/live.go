@@ -519,7 +519,7 @@ func (l *live) partyLocked(vw viewer) []PartySummary {
 		if c == nil {
 			continue
 		}
-		p := PartySummary{Character: c.ID, Name: c.Name, Class: cmp.Or(m.Class, c.Class), HP: hpBand(c), Conditions: c.Conditions,
+		p := PartySummary{Character: c.ID, Name: c.Name, Class: cmp.Or(m.Class, c.Class), HP: world.HPBand(c), Conditions: c.Conditions,
 			Controller: m.Controller.Label(), Acting: c.ID == w.Player, Own: c.ID == vw.character}
 		if h := l.controls[c.ID]; h != nil {
 			p.Controller = h.user
@@ -527,24 +527,6 @@ func (l *live) partyLocked(vw viewer) []PartySummary {
 		out = append(out, p)
 	}
 	return out
-}
-
-// hpBand is how hurt a character looks: healthy, wounded, bloodied,
-// critical or down.
-func hpBand(c *world.Character) string {
-	switch {
-	case c.MaxHP <= 0:
-		return ""
-	case c.HP <= 0:
-		return "down"
-	case c.HP*4 <= c.MaxHP:
-		return "critical"
-	case c.HP*2 <= c.MaxHP:
-		return "bloodied"
-	case c.HP < c.MaxHP:
-		return "wounded"
-	}
-	return "healthy"
 }
 
 func (l *live) autopilotLocked() AutopilotState {

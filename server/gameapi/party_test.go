@@ -18,7 +18,7 @@ import (
 
 // partySaltmere is the bundled campaign with a party of four offline
 // agents: Kestrel and three companions written here.
-func partySaltmere(t *testing.T) func(context.Context, string) (*campaign.Campaign, error) {
+func partySaltmere(t testing.TB) func(context.Context, string) (*campaign.Campaign, error) {
 	t.Helper()
 	return saltmereParty(t, "party: [kestrel, bram, oona, pim]")
 }
@@ -26,7 +26,7 @@ func partySaltmere(t *testing.T) func(context.Context, string) (*campaign.Campai
 // saltmereParty is the bundled campaign, served as "party", with
 // campaign.yml's player replaced by party (a line of YAML) and three
 // companions (bram, oona, pim) written here.
-func saltmereParty(t *testing.T, party string) func(context.Context, string) (*campaign.Campaign, error) {
+func saltmereParty(t testing.TB, party string) func(context.Context, string) (*campaign.Campaign, error) {
 	t.Helper()
 	files := fstest.MapFS{}
 	err := fs.WalkDir(hearth.Campaigns, "campaigns/saltmere", func(p string, d fs.DirEntry, err error) error {
