@@ -189,5 +189,5 @@ func TestCallbackSectionsForTheGMOnly(t *testing.T) {
 
 type pipelineFunc func(context.Context, *game.Turn) error
 
-func (pipelineFunc) Name() string                                  { return "func" }
+func (pipelineFunc) Name() string                                   { return "func" }
 func (f pipelineFunc) Play(ctx context.Context, t *game.Turn) error { return f(ctx, t) }
