@@ -154,6 +154,7 @@ func (a *App) Prepare(ctx context.Context, s *game.Session) error {
 		if !a.Offline("summariser") {
 			if p, err := a.Provider(ctx, "summariser"); err == nil {
 				s.UseMemorySummariser(modelgm.MemorySummariser{Role: modelgm.Role{Provider: p, Model: a.Role("summariser").Model}})
+				s.UseElementExtractor(modelgm.ElementExtractor{Role: modelgm.Role{Provider: p, Model: a.Role("summariser").Model}})
 			}
 		}
 	}

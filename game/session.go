@@ -143,6 +143,7 @@ type Session struct {
 
 	agents     AgentFor         // party members' models; nil: offline agents
 	summariser MemorySummariser // of party members' memories; nil: extractive
+	extractor  ElementExtractor // of narrative elements; nil: offline
 
 	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
 	// never changes once open): a turn can hold mu for seconds.
@@ -619,6 +620,9 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		return failed(err)
 	}
 	if err := t.remember(ctx, actorAt); err != nil {
+		return failed(err)
+	}
+	if err := t.trackCallbacks(ctx); err != nil {
 		return failed(err)
 	}
 	played := time.Now()

@@ -75,6 +75,7 @@ func (s *suite) routes() []route {
 		{pattern: "PUT /api/sessions/{id}/forks/{name}", method: "PUT", path: "/api/sessions/" + g + "/forks/main", body: `{"description":"x","is_canonical":true}`},
 		{pattern: "GET /api/sessions/{id}/compare", method: "GET", path: "/api/sessions/" + g + "/compare?a=main&b=main"},
 		{pattern: "GET /api/sessions/{id}/transcript", method: "GET", path: "/api/sessions/" + g + "/transcript?format=json"},
+		{pattern: "GET /api/sessions/{id}/callbacks", method: "GET", path: "/api/sessions/" + g + "/callbacks"},
 		{pattern: "POST /api/sessions/{id}/images/generate-current", method: "POST", path: "/api/sessions/" + g + "/images/generate-current"},
 		{pattern: "POST /api/sessions/{id}/images/generate-best", method: "POST", path: "/api/sessions/" + g + "/images/generate-best"},
 		{pattern: "POST /api/sessions/{id}/images/generate-turn/{turn}", method: "POST", path: "/api/sessions/" + g + "/images/generate-turn/1"},
@@ -538,6 +539,9 @@ func (s *suite) gameREST() {
 		{"GET /api/sessions/{id}/transcript", "GET", g + "/transcript?format=gm", ""},
 		{"GET /api/sessions/{id}/transcript", "GET", g + "/transcript?format=json&view=gm&role=gm", ""},
 		{"GET /api/sessions/{id}/transcript", "GET", g + "/transcript", ""},
+		{"GET /api/sessions/{id}/callbacks", "GET", g + "/callbacks", ""},
+		{"GET /api/sessions/{id}/callbacks", "GET", g + "/callbacks?view=gm&role=gm", ""},
+		{"GET /api/sessions/{id}/callbacks", "GET", "/api/sessions/..%2f" + s.f.game + "/callbacks", ""},
 	} {
 		code, body := s.player(a.method+" "+a.path, a.pat, a.method, a.path, a.body)
 		if a.method != "GET" && code < 400 && a.pat != "POST /api/sessions/{id}/forks/{name}/switch" {

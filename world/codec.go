@@ -75,6 +75,9 @@ func init() {
 	register[NoteRecorded]()
 	register[MemoryRecorded]()
 	register[MemoryCompressed]()
+	register[ElementExtracted]()
+	register[ElementReferenced]()
+	register[ElementResolved]()
 }
 
 // EffectKinds lists the stable names of all effects, sorted.

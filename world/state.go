@@ -47,6 +47,9 @@ type State struct {
 	StatDefs     map[string]*StatDef        `json:"stat_defs"`
 	// Memory is each party member agent's memory, by character.
 	Memory map[string]*Memory `json:"agent_memory,omitempty"`
+	// Elements are the story's narrative elements a later turn may call
+	// back, by ID.
+	Elements map[string]*NarrativeElement `json:"narrative_elements,omitempty"`
 
 	Relationships []Relationship `json:"relationships,omitempty"`
 	Combat        *Combat        `json:"combat,omitempty"`

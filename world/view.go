@@ -78,6 +78,12 @@ func (s *State) prune(level access.Level, own string) {
 			delete(s.Memory, id)
 		}
 	}
+	// Elements drawn from what the GM alone sees stay the GM's.
+	for id, e := range s.Elements {
+		if e.Private {
+			delete(s.Elements, id)
+		}
+	}
 	for id, w := range s.Whispers {
 		if !w.Revealed && (own == "" || (w.To != own && w.From != own)) {
 			delete(s.Whispers, id)
@@ -529,6 +535,12 @@ func (v *State) visibleEffect(e Effect, level access.Level, own string) (Effect,
 		return e, own != "" && e.Character == own
 	case MemoryCompressed:
 		return e, own != "" && e.Character == own
+	case ElementExtracted:
+		return e, !e.Element.Private
+	case ElementReferenced:
+		return e, v.Elements[e.ID] != nil
+	case ElementResolved:
+		return e, v.Elements[e.ID] != nil
 	}
 	// Consequences, scheduled events, clocks, threads, state patches and any
 	// kind not listed above.

@@ -70,6 +70,9 @@ func sampleEffects() []Effect {
 		MemoryCompressed{Character: "hero", Through: 3, Summary: "(T3) Mira paid."},
 		PartyMemberRemoved{Character: "wolf"},
 		NoteRecorded{Note: Note{Kind: NoteNudge, By: "ann", Text: "talk to the innkeeper"}},
+		ElementExtracted{Element: NarrativeElement{ID: "e3-1", ElementType: ElementPromise, Name: "The toll", Description: "Mira owes the ferryman.", TurnIntroduced: 3, Ref: "q1"}},
+		ElementReferenced{ID: "e3-1", Turn: 5},
+		ElementResolved{ID: "e3-1", Reason: "quest completed"},
 	}
 }
 

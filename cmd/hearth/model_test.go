@@ -97,7 +97,8 @@ func TestPlayWithModelRecordInspectReplay(t *testing.T) {
 		t.Fatalf("cassette: %v\n%s", err, b)
 	}
 	rep := run(t, nil, "replay", id, "--data", dir, "--cassette", tape, "--pipeline", "agentic")
-	if !strings.Contains(rep, "same narration; same effects") || !strings.Contains(rep, "1 with the same narration") {
+	if !strings.Contains(rep, "same narration; same effects") || !strings.Contains(rep, "1 with the same narration") ||
+		!strings.Contains(rep, "callback rate: n/a originally, n/a replayed.") {
 		t.Fatalf("replay:\n%s", rep)
 	}
 }

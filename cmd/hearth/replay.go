@@ -127,7 +127,23 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 	fmt.Fprintf(g.stdout, "\n%d turns: %d with the same narration, %d with the same effects; %d rejected, %d invalid tool calls, %d repairs, %d fallbacks; %d prompt + %d completion tokens; %d ms in models.\n",
 		st.turns, st.sameText, st.sameEffects, st.rejected, st.invalid, st.repairs, st.fallbacks,
 		st.usage.PromptTokens, st.usage.CompletionTokens, st.millis)
+	// The callback rate (seed 002 FR80) of the original and of the replay.
+	replayed, err := rs.Turns(ctx, 1, rs.Turn())
+	if err != nil {
+		return err
+	}
+	or, oe := game.CallbackRate(turns)
+	rr, re := game.CallbackRate(replayed)
+	fmt.Fprintf(g.stdout, "callback rate: %s originally, %s replayed.\n", rate(or, oe), rate(rr, re))
 	return nil
+}
+
+// rate shows n of all as a percentage.
+func rate(n, all int) string {
+	if all == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d (%.0f%%)", n, all, 100*float64(n)/float64(all))
 }
 
 // effectKinds lists a turn's effect kinds, for comparison.

@@ -164,6 +164,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("PUT /api/sessions/{id}/forks/{name}", s.updateFork)
 	mux.HandleFunc("GET /api/sessions/{id}/compare", s.compare)
 	mux.HandleFunc("GET /api/sessions/{id}/transcript", s.transcript)
+	mux.HandleFunc("GET /api/sessions/{id}/callbacks", s.callbacks)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", s.generateCurrent)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", s.generateBest)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn)
