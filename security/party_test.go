@@ -194,7 +194,8 @@ func (s *suite) partyGame() {
 	if _, err := gm.command(`{"type":"whisper","to":"kit","content":"Kit alone hears it: the password is QUILLETHORN."}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.bobSocket.command(`{"type":"whisper","to":"dm","content":"Kit confides: my sister is MOSSGRINDLE of the cult."}`); err != nil {
+	bobSaid, err := s.bobSocket.command(`{"type":"whisper","to":"dm","content":"Kit confides: my sister is MOSSGRINDLE of the cult."}`)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -208,7 +209,8 @@ func (s *suite) partyGame() {
 	} {
 		id, err := c.w.whisperOf(c.marker)
 		if err != nil || id == "" {
-			t.Fatalf("positive control: %s's socket got no whisper holding %q: %v", c.who, c.marker, err)
+			t.Fatalf("positive control: %s's socket got no whisper holding %q: %v\nbob's whisper was answered: %.600s\nthe socket read: %.2000s",
+				c.who, c.marker, err, strings.Join(bobSaid, "\n"), strings.Join(c.w.frames, "\n"))
 		}
 		if c.id != nil {
 			*c.id = id
