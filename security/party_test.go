@@ -153,18 +153,26 @@ func (w *wsClient) command(msg string) ([]string, error) {
 	return w.until(func(typ, _ string) bool { return typ == "turn_update" || typ == "error" || typ == "session_state" })
 }
 
-// whisperOf reads until the whisper holding marker arrives and returns its
-// id.
+// whisperOf returns the id of the whisper holding marker, from the frames
+// read so far or else reading until it arrives. Whispers sent at once from
+// two sockets may arrive in either order, so one read past while waiting
+// for another still counts.
 func (w *wsClient) whisperOf(marker string) (string, error) {
 	var id string
-	_, err := w.until(func(typ, f string) bool {
-		var m struct{ ID, Content string }
-		if typ != "whisper" || json.Unmarshal([]byte(f), &m) != nil || !strings.Contains(strings.ToLower(m.Content), marker) {
+	match := func(typ, f string) bool {
+		var m struct{ Type, ID, Content string }
+		if json.Unmarshal([]byte(f), &m) != nil || m.Type != "whisper" || !strings.Contains(strings.ToLower(m.Content), marker) {
 			return false
 		}
 		id = m.ID
 		return true
-	})
+	}
+	for _, f := range w.frames {
+		if match("", f) {
+			return id, nil
+		}
+	}
+	_, err := w.until(match)
 	return id, err
 }
 
@@ -209,8 +217,17 @@ func (s *suite) partyGame() {
 	} {
 		id, err := c.w.whisperOf(c.marker)
 		if err != nil || id == "" {
-			t.Fatalf("positive control: %s's socket got no whisper holding %q: %v\nbob's whisper was answered: %.600s\nthe socket read: %.2000s",
-				c.who, c.marker, err, strings.Join(bobSaid, "\n"), strings.Join(c.w.frames, "\n"))
+			var errs []string
+			for _, w := range []*wsClient{gm, s.bobSocket, s.annSocket} {
+				w.drain()
+				for _, f := range w.frames {
+					if strings.Contains(f, `"type":"error"`) {
+						errs = append(errs, f)
+					}
+				}
+			}
+			t.Fatalf("positive control: %s's socket got no whisper holding %q: %v\nbob's whisper was answered: %.300s\nerrors on the sockets: %s",
+				c.who, c.marker, err, strings.Join(bobSaid, "\n"), strings.Join(errs, "\n"))
 		}
 		if c.id != nil {
 			*c.id = id
