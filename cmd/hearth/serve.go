@@ -35,8 +35,7 @@ func newServe(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: g.t("cli.short.serve", nil),
-		Long: `Serve Hearth to browsers, API clients (such as a Foundry VTT module or a
-script) and MCP clients:
+		Long: `Serve Hearth to browsers, API clients and MCP clients:
 
   GET  /                                 Hearth in the browser: sign in, games, play (no key to load)
   GET  /health, /metrics                 no key needed
