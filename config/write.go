@@ -52,31 +52,9 @@ func (c *Config) Show(w io.Writer, src Source) error {
 	if src.File != "" {
 		fmt.Fprintf(&b, "# file: %s\n", src.File)
 	}
-	var walk func(section string)
-	walk = func(section string) {
-		var subs []string
-		header := false
-		for _, name := range sch.sections[section] {
-			key := name
-			if section != "" {
-				key = section + "." + name
-			}
-			l, ok := sch.leaves[key]
-			if !ok {
-				subs = append(subs, key)
-				continue
-			}
-			if !header && section != "" {
-				fmt.Fprintf(&b, "\n[%s]\n", section)
-				header = true
-			}
-			fmt.Fprintf(&b, "%s = %s  # %s\n", name, showValue(v.FieldByIndex(l.index), l), src.Origin(key))
-		}
-		for _, s := range subs {
-			walk(s)
-		}
-	}
-	walk("")
+	sch.eachLeaf(&b, func(name, key string, l leaf) {
+		fmt.Fprintf(&b, "%s = %s  # %s\n", name, showValue(v.FieldByIndex(l.index), l), src.Origin(key))
+	})
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -138,6 +116,26 @@ func (c *Config) Template() string {
 # the narrator's; vision stands alone. Keep API keys out of this file: name
 # the environment variable with api_key_env, or a file with api_key_file.
 `)
+	sch.eachLeaf(&b, func(name, key string, l leaf) {
+		f, d := v.FieldByIndex(l.index), def.FieldByIndex(l.index)
+		switch {
+		case l.url && f.String() != MaskURL(f.String()):
+			fmt.Fprintf(&b, "# %s = %s  # the password is masked: put it back, or set HEARTH__DATABASE__URL\n", name, showValue(f, l))
+		case l.secret && !l.url:
+			fmt.Fprintf(&b, "# %s = \"\"  # better: api_key_env or api_key_file\n", name)
+		case reflect.DeepEqual(f.Interface(), d.Interface()) || (f.Kind() == reflect.Slice && f.Len() == 0 && d.Len() == 0):
+			fmt.Fprintf(&b, "# %s = %s\n", name, tomlValue(d, false))
+		default:
+			fmt.Fprintf(&b, "%s = %s\n", name, tomlValue(f, false))
+		}
+	})
+	return b.String()
+}
+
+// eachLeaf calls fn for every key of the schema in file order, writing a
+// [section] header to b before a section's first key, and sections after
+// the keys of their parent, as TOML requires.
+func (sch *schema) eachLeaf(b *strings.Builder, fn func(name, key string, l leaf)) {
 	var walk func(section string)
 	walk = func(section string) {
 		var subs []string
@@ -153,25 +151,14 @@ func (c *Config) Template() string {
 				continue
 			}
 			if !header && section != "" {
-				fmt.Fprintf(&b, "\n[%s]\n", section)
+				fmt.Fprintf(b, "\n[%s]\n", section)
 				header = true
 			}
-			f, d := v.FieldByIndex(l.index), def.FieldByIndex(l.index)
-			switch {
-			case l.url && f.String() != MaskURL(f.String()):
-				fmt.Fprintf(&b, "# %s = %s  # the password is masked: put it back, or set HEARTH__DATABASE__URL\n", name, showValue(f, l))
-			case l.secret && !l.url:
-				fmt.Fprintf(&b, "# %s = \"\"  # better: api_key_env or api_key_file\n", name)
-			case reflect.DeepEqual(f.Interface(), d.Interface()) || (f.Kind() == reflect.Slice && f.Len() == 0 && d.Len() == 0):
-				fmt.Fprintf(&b, "# %s = %s\n", name, tomlValue(d, false))
-			default:
-				fmt.Fprintf(&b, "%s = %s\n", name, tomlValue(f, false))
-			}
+			fn(name, key, l)
 		}
 		for _, s := range subs {
 			walk(s)
 		}
 	}
 	walk("")
-	return b.String()
 }
