@@ -150,9 +150,9 @@ func TestFileHash(t *testing.T) {
 // TestSRDPack chunks the D&D SRD 5.1 as a pack: every chunk within the
 // cap, every heading kept.
 func TestSRDPack(t *testing.T) {
-	const src = "/work/shared/testdata/srd51/md"
+	const src = "../../shared/testdata/srd51/md"
 	if _, err := os.Stat(src); err != nil {
-		t.Skip("the SRD 5.1 Markdown is not at " + src)
+		t.Skip("the SRD 5.1 Markdown is not at " + src + " (the shared test data beside the repository)")
 	}
 	dir := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {

@@ -276,9 +276,9 @@ func clip(s string) string {
 }
 
 func TestSRDChunking(t *testing.T) {
-	files, _ := filepath.Glob("/work/shared/testdata/srd51/md/*/*.md")
+	files, _ := filepath.Glob("../../shared/testdata/srd51/md/*/*.md")
 	if len(files) == 0 {
-		t.Skip("the SRD 5.1 Markdown is not at /work/shared/testdata/srd51/md")
+		t.Skip("the SRD 5.1 Markdown is not at ../shared/testdata/srd51/md beside the repository")
 	}
 	tok := counter(t)
 	pieces := 0
@@ -301,7 +301,7 @@ func TestSRDChunking(t *testing.T) {
 		pieces += len(got)
 	}
 	// "Ape" is a heading of Creatures (A-C).
-	b, _ := os.ReadFile("/work/shared/testdata/srd51/md/Monsters/Creatures A-C.md")
+	b, _ := os.ReadFile("../../shared/testdata/srd51/md/Monsters/Creatures A-C.md")
 	found := false
 	for _, p := range Markdown(string(b), tok, Options{}) {
 		if reflect.DeepEqual(p.Section, []string{"Creatures (A-C)", "Ape"}) && strings.Contains(p.Text, "**Armor Class** 12") {
@@ -372,9 +372,9 @@ func FuzzMarkdown(f *testing.F) {
 
 // BenchmarkMarkdownSRD splits the whole SRD 5.1 (1.6 MB of Markdown).
 func BenchmarkMarkdownSRD(b *testing.B) {
-	files, _ := filepath.Glob("/work/shared/testdata/srd51/md/*/*.md")
+	files, _ := filepath.Glob("../../shared/testdata/srd51/md/*/*.md")
 	if len(files) == 0 {
-		b.Skip("the SRD 5.1 Markdown is not at /work/shared/testdata/srd51/md")
+		b.Skip("the SRD 5.1 Markdown is not at ../shared/testdata/srd51/md beside the repository")
 	}
 	var texts []string
 	size := 0
