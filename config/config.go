@@ -216,8 +216,15 @@ type MCP struct {
 // Limits bound what one client can ask of the server.
 type Limits struct {
 	MaxDocumentSizeBytes int64 `toml:"max_document_size_bytes"`
-	RateLimitRPM         int   `toml:"rate_limit_rpm"`
-	RateLimitBurst       int   `toml:"rate_limit_burst"`
+	// RateLimitRPM and RateLimitBurst bound, per key, the requests that
+	// make a model work: chat, continue, search, uploads, new characters,
+	// image generation.
+	RateLimitRPM   int `toml:"rate_limit_rpm"`
+	RateLimitBurst int `toml:"rate_limit_burst"`
+	// APIRPM bounds all requests per key, those above included, with a
+	// tenth of it at once: a browser page fetches several resources a
+	// view.
+	APIRPM int `toml:"api_rpm"`
 	// MCP clients and tool-result posts have budgets of their own, per key
 	// and minute, with a tenth of that at once: an agent makes dozens of
 	// small requests a minute and must not spend the chat budget.
@@ -260,7 +267,7 @@ func Default() *Config {
 			MaxPerUser:             100,
 		},
 		MCP:    MCP{Path: "/mcp", SSEPath: "/mcp/sse", Enabled: true},
-		Limits: Limits{MaxDocumentSizeBytes: 100 << 20, RateLimitRPM: 60, RateLimitBurst: 10, MCPRPM: 600, ToolResultRPM: 600},
+		Limits: Limits{MaxDocumentSizeBytes: 100 << 20, RateLimitRPM: 60, RateLimitBurst: 10, APIRPM: 1200, MCPRPM: 600, ToolResultRPM: 600},
 		Log:    Log{Level: "info", Format: "json"},
 	}
 }
@@ -503,6 +510,7 @@ func (c *Config) problems() []*KeyError {
 	positive("limits.max_document_size_bytes", c.Limits.MaxDocumentSizeBytes)
 	positive("limits.rate_limit_rpm", int64(c.Limits.RateLimitRPM))
 	positive("limits.rate_limit_burst", int64(c.Limits.RateLimitBurst))
+	positive("limits.api_rpm", int64(c.Limits.APIRPM))
 	positive("limits.mcp_rpm", int64(c.Limits.MCPRPM))
 	positive("limits.tool_result_rpm", int64(c.Limits.ToolResultRPM))
 

@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -55,6 +58,16 @@ type Options struct {
 	// clients and tool results make many small requests that must not
 	// spend the chat budget. Each must authenticate as Authenticate does.
 	AuthenticateAt map[string]func(http.Handler) http.Handler
+	// ModelLimit is the per-key budget of the routes that make a model
+	// work (chat, continue, search, uploads, new characters, and
+	// ModelRoutes), spent on top of Authenticate's: a browser page makes
+	// many cheap requests a view, a model call costs money and time.
+	// Nil: no such budget.
+	ModelLimit *auth.Limiter
+	// ModelRoutes are patterns of mounted routes, exactly as Mount
+	// registers them, that spend ModelLimit. New fails on one that is not
+	// registered, so a renamed route cannot slip out of the budget.
+	ModelRoutes []string
 
 	// Characters is the character library; without it the character
 	// routes answer 503. Storyteller writes a new character's backstory;
@@ -105,6 +118,18 @@ type Server struct {
 	handler http.Handler
 	root    *http.ServeMux
 	mux     *http.ServeMux
+	model   map[string]bool // patterns that spend ModelLimit
+}
+
+// modelRoutes are the server's own routes that make a model work: the
+// assistant's runs, query embeddings, ingest (embeddings, image
+// descriptions) and character backstories.
+var modelRoutes = []string{
+	"POST /api/chat",
+	"POST /api/chat/continue",
+	"POST /api/search",
+	"POST /api/documents",
+	"POST /api/characters",
 }
 
 // New builds a server.
@@ -183,6 +208,13 @@ func New(o Options) (*Server, error) {
 	if o.Mount != nil {
 		o.Mount(mux)
 	}
+	s.model = map[string]bool{}
+	for _, p := range append(slices.Clone(modelRoutes), o.ModelRoutes...) {
+		if !registered(mux, p) {
+			return nil, fmt.Errorf("server: model route %q is not registered", p)
+		}
+		s.model[p] = true
+	}
 
 	root := http.NewServeMux()
 	root.HandleFunc("GET /health", s.health)
@@ -193,7 +225,7 @@ func New(o Options) (*Server, error) {
 	if o.Public != nil {
 		o.Public(root)
 	}
-	root.Handle("/", authenticate(o, s.csrf(mux)))
+	root.Handle("/", authenticate(o, s.csrf(s.meter(mux))))
 	s.root, s.mux = root, mux
 	s.handler = s.scheme(s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))))
 	return s, nil
@@ -218,6 +250,42 @@ func authenticate(o Options, mux http.Handler) http.Handler {
 		all.ServeHTTP(w, r)
 	})
 }
+
+// meter spends the caller's model budget on the routes in s.model; it
+// runs after authentication (the budget is the key's) and the CSRF check
+// (a forged request spends nothing).
+func (s *Server) meter(mux *http.ServeMux) http.Handler {
+	if s.o.ModelLimit == nil {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, p := mux.Handler(r); s.model[p] {
+			if ok, wait := s.o.ModelLimit.Allow(budgetFrom(r.Context())); !ok {
+				tooMany(w, r, "auth.rate_limited", wait)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// registered reports whether pattern is one mux has: a request made from
+// it, wildcards filled in, is routed to exactly that pattern.
+func registered(mux *http.ServeMux, pattern string) bool {
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		method, path = http.MethodGet, pattern
+	}
+	path = wildcard.ReplaceAllString(path, "x")
+	r, err := http.NewRequest(method, path, nil)
+	if err != nil {
+		return false
+	}
+	_, p := mux.Handler(r)
+	return p == pattern
+}
+
+var wildcard = regexp.MustCompile(`\{[^}]*\}`)
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }

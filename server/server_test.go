@@ -73,6 +73,10 @@ type fixtureOpts struct {
 	// at gives exact paths their own rate budgets; mount adds routes.
 	at    map[string]budget
 	mount func(*http.ServeMux)
+	// model is the budget of the routes that make a model work, with
+	// modelRoutes among the mounted ones.
+	model       *budget
+	modelRoutes []string
 	// public adds routes that need no key.
 	public func(*http.ServeMux)
 	// sessions turns on browser sign-in, on clock when set.
@@ -193,7 +197,10 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		Authenticate: all.Require, Sessions: a.Sessions,
 		AuthenticateAt: at, Mount: o.mount, Public: o.public,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
-		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars}
+		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars, ModelRoutes: o.modelRoutes}
+	if o.model != nil {
+		f.opts.ModelLimit = auth.NewLimiter(o.model.perMin, o.model.burst)
+	}
 	f.serve()
 	return f
 }

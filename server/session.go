@@ -271,6 +271,13 @@ func withKeyID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, keyIDKey{}, id)
 }
 
+// budgetFrom is the rate budget a request was authenticated against: its
+// key's id, or "user:ID" for keys of another shape.
+func budgetFrom(ctx context.Context) string {
+	id, _ := ctx.Value(keyIDKey{}).(string)
+	return id
+}
+
 func keyIDFrom(ctx context.Context) (string, bool) {
 	id, ok := ctx.Value(keyIDKey{}).(string)
 	return id, ok && !strings.HasPrefix(id, "user:")

@@ -20,6 +20,7 @@ import (
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/mcp"
 	"github.com/hearth-rpg/hearth/server"
+	"github.com/hearth-rpg/hearth/server/gameapi"
 	"github.com/hearth-rpg/hearth/web"
 )
 
@@ -55,7 +56,9 @@ Every /api, /ws and /mcp request needs "Authorization: Bearer KEY"; create a
 user and key with 'hearth user add NAME --role gm'. A browser signs in once
 with POST /api/session and then sends the session cookie instead; its
 state-changing requests carry the X-CSRF-Token it was given. The key's user
-decides what can be read; nothing in a request body raises it.
+decides what can be read; nothing in a request body raises it. Each key may
+make limits.rate_limit_rpm requests a minute that make a model work (chat,
+search, uploads, image generation) and limits.api_rpm requests of any kind.
 
 Configuration: built-in defaults, then the configuration file (--config FILE,
 else ~/.config/hearth/config.toml; TOML or YAML), then environment variables
@@ -128,7 +131,11 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	srv, err := server.New(server.Options{
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib, Characters: d.chars,
 		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"),
-		Authenticate: authenticator(keys, cfg.Limits.RateLimitRPM, cfg.Limits.RateLimitBurst),
+		// Every request spends the large API budget; those that make a
+		// model work spend the model budget too.
+		Authenticate: authenticator(keys, cfg.Limits.APIRPM, max(cfg.Limits.APIRPM/10, 1)),
+		ModelLimit:   auth.NewLimiter(float64(cfg.Limits.RateLimitRPM), cfg.Limits.RateLimitBurst),
+		ModelRoutes:  gameapi.ModelRoutes,
 		Sessions:     sessions,
 		// MCP agents and tool results have their own budgets (one per
 		// route), so their many small requests leave the chat budget alone.

@@ -384,3 +384,49 @@ func TestServeMCPBudget(t *testing.T) {
 		t.Errorf("/api/documents with the MCP budget spent: %d", resp.StatusCode)
 	}
 }
+
+// With the default limits a browser's many small requests pass, while the
+// routes that make a model work keep limits.rate_limit_rpm's burst of 10:
+// the eleventh chat at once is refused, and reading goes on.
+func TestServeModelBudget(t *testing.T) {
+	dir := t.TempDir()
+	key := regexp.MustCompile(`hth_[a-z0-9_]+`).FindString(run(t, nil, "user", "add", "gm", "--role", "gm", "--data", dir))
+	url := startServe(t, dir)
+	do := func(method, path, body string) *http.Response {
+		t.Helper()
+		var r io.Reader
+		if body != "" {
+			r = strings.NewReader(body)
+		}
+		req, _ := http.NewRequest(method, url+path, r)
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	for i := range 100 {
+		if resp := do("GET", "/api/sessions", ""); resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /api/sessions number %d: %d", i+1, resp.StatusCode)
+		}
+	}
+	chat := `{"messages":[{"role":"user","content":"grappling"}],"stream":false}`
+	for i := range 10 {
+		if resp := do("POST", "/api/chat", chat); resp.StatusCode != http.StatusOK {
+			t.Fatalf("chat number %d: %d", i+1, resp.StatusCode)
+		}
+	}
+	for _, path := range []string{"/api/chat", "/api/chat/continue"} {
+		resp := do("POST", path, chat)
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s past the model budget: %d, Retry-After %q", path, resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	}
+	if resp := do("GET", "/api/sessions", ""); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/sessions with the model budget spent: %d", resp.StatusCode)
+	}
+}

@@ -144,6 +144,15 @@ func bundledCampaign(ctx context.Context, name string) (*campaign.Campaign, erro
 	return campaign.LoadFS(ctx, hearth.Campaigns, dir)
 }
 
+// ModelRoutes are the routes Register mounts that make a model work (the
+// image generator), for a caller that budgets them apart; game turns
+// call the model over the WebSocket.
+var ModelRoutes = []string{
+	"POST /api/sessions/{id}/images/generate-current",
+	"POST /api/sessions/{id}/images/generate-best",
+	"POST /api/sessions/{id}/images/generate-turn/{turn}",
+}
+
 // Register mounts the REST API under /api/sessions (and the campaigns
 // games are made from at /api/campaigns) and the WebSocket at
 // /ws/game/{session_id}. The caller wraps mux in auth middleware that puts
