@@ -37,6 +37,28 @@ export class Api {
     return data;
   }
 
+  // stream posts body and returns the Response unread, for a streamed
+  // answer (server-sent events); an error status is an ApiError.
+  async stream(path, body, signal) {
+    let res;
+    try {
+      res = await fetch(path, {method: "POST", credentials: "same-origin", cache: "no-store", signal,
+        headers: {"Accept": "text/event-stream", "Content-Type": "application/json", "X-CSRF-Token": this.#csrf},
+        body: JSON.stringify(body)});
+    } catch (e) {
+      if (e.name === "AbortError") throw e;
+      throw new ApiError(0, "network", "");
+    }
+    if (!res.ok) {
+      const data = await res.json().catch(() => null);
+      const err = data && data.error ? data.error : {};
+      const e = new ApiError(res.status, err.code || "", err.message || "");
+      e.retryAfter = Number(res.headers.get("Retry-After")) || 0;
+      throw e;
+    }
+    return res;
+  }
+
   get(path) { return this.request("GET", path); }
   post(path, body) { return this.request("POST", path, body ?? {}); }
   del(path) { return this.request("DELETE", path); }

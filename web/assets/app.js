@@ -5,6 +5,7 @@ import {Api, ApiError} from "./api.js";
 import {h, link, replace} from "./dom.js";
 import {loadCatalog, pickLanguage, saveLanguage, translator} from "./i18n.js";
 import {GameView} from "./game.js";
+import {AssistantView} from "./assistant.js";
 
 const RANK = {player: 1, trusted: 2, assistant: 3, gm_only: 4};
 
@@ -84,6 +85,7 @@ class App {
     if (!this.user) return replace(this.nav);
     replace(this.nav,
       link("#/games", {}, this.t("nav.games")),
+      link("#/assistant", {id: "nav-assistant"}, this.t("nav.assistant")),
       h("span", {class: "who"}, this.t("nav.signed_in", {name: this.user.name, role: this.user.role})),
       h("button", {type: "button", id: "signout", onclick: () => this.signOut()}, this.t("nav.signout")));
   }
@@ -99,6 +101,11 @@ class App {
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(hash);
     if (m) {
       this.view = new GameView(this, m[1]);
+      return this.view.open();
+    }
+    const chat = /^#\/assistant(?:\/([A-Za-z0-9_-]+))?$/.exec(hash);
+    if (chat) {
+      this.view = new AssistantView(this, chat[1]);
       return this.view.open();
     }
     return this.gamesView();
