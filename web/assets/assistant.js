@@ -126,7 +126,7 @@ export class AssistantView {
 
   line(cls, text, attrs) {
     const el = h("p", Object.assign({class: "note " + cls}, attrs || {}), text);
-    this.current.append(el);
+    (cls === "error" ? this.current : this.steps).append(el);
     this.log.scrollTop = this.log.scrollHeight;
     return el;
   }
@@ -146,8 +146,10 @@ export class AssistantView {
     if (empty) empty.remove();
     this.input.value = "";
     this.log.append(this.userEntry(text));
+    // Tool lines go above the answer, in the order they happen.
+    this.steps = h("div", {class: "steps"});
     this.answer = h("div", {class: "narration answer", "data-streaming": ""});
-    this.current = h("article", {class: "turn streaming"}, this.answer);
+    this.current = h("article", {class: "turn streaming"}, this.steps, this.answer);
     this.log.append(this.current);
     this.text = "";
     this.finished = false;
@@ -191,7 +193,7 @@ export class AssistantView {
     this.pauseBox.hidden = true;
     replace(this.pauseBox);
     this.setBusy(false);
-    if (this.finished) replace(this.status, "");
+    replace(this.status, "");
     this.loadList();
     this.input.focus();
   }
@@ -274,11 +276,12 @@ export class AssistantView {
     const t = this.t;
     const decide = async (action) => {
       for (const b of this.pauseBox.querySelectorAll("button")) b.disabled = true;
+      // Said before the post: the answer may end before the post does.
+      replace(this.status, t(action === "continue" ? "assistant.thinking" : "assistant.cancelling"));
       try {
         await this.app.api.post("/api/chat/continue", {conversation_id: this.id, action});
         this.pauseBox.hidden = true;
         replace(this.pauseBox);
-        replace(this.status, t(action === "continue" ? "assistant.thinking" : "assistant.cancelling"));
         this.input.focus();
       } catch (e) {
         for (const b of this.pauseBox.querySelectorAll("button")) b.disabled = false;

@@ -60,6 +60,13 @@ type hearth struct {
 // the binary and starts `hearth serve`.
 func serve(t *testing.T, prep func(data string)) hearth {
 	t.Helper()
+	return serveEnv(t, prep)
+}
+
+// serveEnv is serve with environment settings (HEARTH__SECTION__KEY=V)
+// for the server.
+func serveEnv(t *testing.T, prep func(data string), env ...string) hearth {
+	t.Helper()
 	if bin == "" {
 		t.Skipf("%s is absent; install it with apt-get install chromium", chromium)
 	}
@@ -75,11 +82,8 @@ func serve(t *testing.T, prep func(data string)) hearth {
 	if key == "" {
 		t.Fatalf("no key in %s", out)
 	}
-	// A page makes several requests a view; the default budget (60 a
-	// minute, 10 at once) is for scripts, and a test clicks faster than
-	// a person.
-	url := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) },
-		Env: []string{"HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200"}}.Start(t)
+	// The default rate limits: a page's many requests a view fit them.
+	url := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) }, Env: env}.Start(t)
 	return hearth{url: url, key: key, data: data}
 }
 
@@ -356,8 +360,7 @@ func TestReconnectsAfterRestart(t *testing.T) {
 	}
 	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	srv := hearthtest.Server{Bin: bin, Data: data, Args: []string{"--port", port}, Log: func(line string) { t.Log(line) },
-		Env: []string{"HEARTH__LIMITS__RATE_LIMIT_RPM=6000", "HEARTH__LIMITS__RATE_LIMIT_BURST=200"}}
+	srv := hearthtest.Server{Bin: bin, Data: data, Args: []string{"--port", port}, Log: func(line string) { t.Log(line) }}
 	first, url := srv.Launch(t)
 	h := hearth{url: url, key: regexp.MustCompile(`hth_[A-Za-z0-9_]+`).FindString(string(out)), data: data}
 	ctx := browse(t)
