@@ -211,7 +211,7 @@ func setup(t *testing.T) *fixture {
 func serve(t *testing.T, dir string, log *lockedBuffer, env ...string) string {
 	t.Helper()
 	return hearthtest.Server{Bin: hearthBin, Data: dir, Log: log.WriteLine,
-		Env: append([]string{"HEARTH__LOG__LEVEL=info", "HEARTH__LIMITS__RATE_LIMIT_RPM=100000", "HEARTH__LIMITS__RATE_LIMIT_BURST=100000"}, env...)}.Start(t)
+		Env: append([]string{"HEARTH__LOG__LEVEL=info", "HEARTH__LIMITS__RATE_LIMIT_RPM=100000", "HEARTH__LIMITS__RATE_LIMIT_BURST=100000", "HEARTH__LIMITS__API_RPM=1000000"}, env...)}.Start(t)
 }
 
 // lockedBuffer keeps the server's log lines.
