@@ -18,7 +18,10 @@
 // textContent or createTextNode (dom.js's h and text), never innerHTML,
 // outerHTML, insertAdjacentHTML or document.write, and no attribute is set
 // from such text but title, value and data-*. Links are built only to this
-// server's own routes. The strict Content-Security-Policy the handler sends
+// server's own routes, except in the assistant's answers: markdown.js
+// renders Markdown as DOM nodes and keeps a link only when it is http:,
+// https: or an in-app #/ route (a citation opens #/library/ID/pages/N);
+// any other stays its Markdown source, as text. The strict Content-Security-Policy the handler sends
 // (no inline script or style) is the second wall, not the first.
 //
 // # Security of the shell
