@@ -144,6 +144,7 @@ type Session struct {
 	agents     AgentFor         // party members' models; nil: offline agents
 	summariser MemorySummariser // of party members' memories; nil: extractive
 	extractor  ElementExtractor // of narrative elements; nil: offline
+	modules    ModuleFinder     // lists adventure modules; nil: none
 
 	// prefMu guards prefs (config.Preferences, kept apart from cfg, which
 	// never changes once open): a turn can hold mu for seconds.

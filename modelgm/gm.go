@@ -260,7 +260,8 @@ func (p *Pipeline) packet(ctx context.Context, t *game.Turn, v contextpack.Viewe
 	c := t.Campaign()
 	pk := p.builder.Build(contextpack.Input{World: t.World(), Viewer: v, Action: t.Input, Recent: recent, Summary: summary,
 		Extra: slices.Concat(t.StatSections(ctx, v.Role), t.BeatSections(ctx, v.Role), t.LoreSections(ctx, v.Role),
-			t.MemorySections(ctx, v.Role), t.NoteSections(ctx, v.Role), t.CallbackSections(ctx, v.Role)),
+			t.MemorySections(ctx, v.Role), t.NoteSections(ctx, v.Role), t.CallbackSections(ctx, v.Role),
+			t.ModuleSections(ctx, v.Role)),
 		Budget: p.cfg.Budget, Campaign: contextpack.Campaign{Title: c.Title, Genre: c.Genre, Tone: c.Tone,
 			Description: c.Description, RulesHint: c.RulesHint}})
 	if keep != nil {

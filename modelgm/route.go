@@ -24,11 +24,11 @@ var (
 	combat  = subagent{name: "combat", prompt: "combat",
 		tools: []string{"attack", "damage", "heal", "saving_throw", "ability_check", "apply_condition", "remove_condition",
 			"flee", "end_combat", "use_item", "equip_item", "move", "roll_dice"},
-		sections: []string{"campaign", "state", "characters", "recent", "action"}}
+		sections: []string{"campaign", "module", "state", "characters", "recent", "action"}}
 	npc = subagent{name: "npc", prompt: "npc",
 		tools: []string{"talk", "ability_check", "give_item", "change_perception", "change_reputation", "start_quest",
 			"complete_objective", "reveal_secret", "whisper", "remember_fact", "start_combat", "roll_dice"},
-		sections: []string{"campaign", "state", "characters", "quests", "whispers", "facts", "lore: npc briefings", "lore: atmosphere", "memories",
+		sections: []string{"campaign", "module", "state", "characters", "quests", "whispers", "facts", "lore: npc briefings", "lore: atmosphere", "memories",
 			"summary", "recent", "action"}}
 	rulesAgent = subagent{name: "rules", prompt: "rules",
 		tools:    []string{"document_search", "document_get", "roll_dice"},

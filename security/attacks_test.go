@@ -76,6 +76,8 @@ func (s *suite) routes() []route {
 		{pattern: "GET /api/sessions/{id}/compare", method: "GET", path: "/api/sessions/" + g + "/compare?a=main&b=main"},
 		{pattern: "GET /api/sessions/{id}/transcript", method: "GET", path: "/api/sessions/" + g + "/transcript?format=json"},
 		{pattern: "GET /api/sessions/{id}/callbacks", method: "GET", path: "/api/sessions/" + g + "/callbacks"},
+		{pattern: "GET /api/sessions/{id}/modules", method: "GET", path: "/api/sessions/" + g + "/modules"},
+		{pattern: "POST /api/sessions/{id}/module", method: "POST", path: "/api/sessions/" + g + "/module", body: `{"number":1}`},
 		{pattern: "POST /api/sessions/{id}/images/generate-current", method: "POST", path: "/api/sessions/" + g + "/images/generate-current"},
 		{pattern: "POST /api/sessions/{id}/images/generate-best", method: "POST", path: "/api/sessions/" + g + "/images/generate-best"},
 		{pattern: "POST /api/sessions/{id}/images/generate-turn/{turn}", method: "POST", path: "/api/sessions/" + g + "/images/generate-turn/1"},
@@ -542,8 +544,16 @@ func (s *suite) gameREST() {
 		{"GET /api/sessions/{id}/callbacks", "GET", g + "/callbacks", ""},
 		{"GET /api/sessions/{id}/callbacks", "GET", g + "/callbacks?view=gm&role=gm", ""},
 		{"GET /api/sessions/{id}/callbacks", "GET", "/api/sessions/..%2f" + s.f.game + "/callbacks", ""},
+		{"GET /api/sessions/{id}/modules", "GET", g + "/modules", ""},
+		{"GET /api/sessions/{id}/modules", "GET", g + "/modules?view=gm&role=gm", ""},
+		{"GET /api/sessions/{id}/modules", "GET", "/api/sessions/..%2f" + s.f.game + "/modules", ""},
+		{"POST /api/sessions/{id}/module", "POST", g + "/module", `{"number":1}`},
+		{"POST /api/sessions/{id}/module", "POST", g + "/module", `{"name":"` + moduleTitle + `","role":"gm"}`},
 	} {
 		code, body := s.player(a.method+" "+a.path, a.pat, a.method, a.path, a.body)
+		if strings.HasSuffix(a.pat, "/modules") && code != http.StatusForbidden && code != http.StatusNotFound {
+			s.t.Errorf("a player listed the modules: %s: %d %.200s", a.path, code, body)
+		}
 		if a.method != "GET" && code < 400 && a.pat != "POST /api/sessions/{id}/forks/{name}/switch" {
 			s.t.Errorf("a player changed the game: %s %s: %d %.200s", a.method, a.path, code, body)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,30 @@ const (
 	gmWhisperMarker = "quillethorn"
 	// bobWhisperMarker is in bob's whisper, as kit, to the DM.
 	bobWhisperMarker = "mossgrindle"
+	// moduleMarker is in the adventure module the GM chooses for the party
+	// game (the server's "module" campaign, listed offline): the GM's plan,
+	// which no player may read.
+	moduleMarker = "cindermoot"
+	moduleTitle  = "The Cindermoot Reliquary"
 )
+
+// moduleCampaign is served from DATA/campaigns/module, so that the
+// offline module list offers it.
+var moduleCampaign = map[string]string{
+	"campaign.yml": `title: ` + moduleTitle + `
+version: 1.0.0
+description: The Cindermoot cult hides a reliquary under the hall.
+system: d20
+player: hero
+start:
+  location: hall
+  time: "08:00"
+  day: 1
+  scene: The hall
+`,
+	"location_hall.md":  campaign["location_hall.md"],
+	"character_hero.md": campaign["character_hero.md"],
+}
 
 // partyCampaign is a party of three in one hall: hero (nobody's), kit
 // (bob's) and wren (ann's). It is served from DATA/campaigns/party.
@@ -240,10 +264,53 @@ func (s *suite) partyGame() {
 	_, body = s.get(s.f.bob, "/api/sessions/"+s.f.party+"/turns?from=1&to=99")
 	s.mustHave("bob's party turns", body, gmWhisperMarker)
 	s.mustHave("bob's party turns", body, bobWhisperMarker)
+	s.chooseModule(gm)
 	gm.c.Close(websocket.StatusNormalClosure, "")
 
-	// What ann's socket received while the whispers were sent.
+	// What ann's socket received while the whispers were sent and the
+	// module chosen.
 	s.check("ann watching the party's whispers", "GET /ws/game/{session_id}", "", append(s.annSocket.frames, s.annSocket.drain()...)...)
+}
+
+// chooseModule has the GM list the modules of the party game (offline:
+// the server's campaigns) and choose the one holding moduleMarker; the
+// GM reads it back (positive controls), and bob, a player holding kit,
+// must not receive it (ann's frames are checked by the caller).
+func (s *suite) chooseModule(gm *wsClient) {
+	t := s.t
+	g := "/api/sessions/" + s.f.party
+	code, body := s.get(s.f.gm, g+"/modules")
+	if code != http.StatusOK || !strings.Contains(body, `"source":"campaigns"`) {
+		t.Fatalf("the GM's module list: %d %.300s", code, body)
+	}
+	s.mustHave("GM's module list", body, moduleMarker)
+	s.bobSocket.drain()
+	if code, body = s.post(s.f.gm, g+"/module", `{"name":"`+moduleTitle+`"}`); code != http.StatusOK {
+		t.Fatalf("the GM could not choose the module: %d %.300s", code, body)
+	}
+	_, body = s.get(s.f.gm, g)
+	s.mustHave("GM's session view", body, moduleMarker)
+	frames, err := gm.until(func(_, f string) bool { return strings.Contains(strings.ToLower(f), moduleMarker) })
+	if err != nil {
+		t.Errorf("positive control: the GM's socket never showed the module: %v (%d frames)", err, len(frames))
+	}
+	// bob gets the module's turn as an empty DM turn; his view holds his
+	// own whispers, so only the module's marker is looked for.
+	if _, err := s.bobSocket.until(func(typ, _ string) bool { return typ == "turn_update" }); err != nil {
+		t.Errorf("bob's socket got no turn_update for the module's turn: %v", err)
+	}
+	_, view := s.get(s.f.bob, g)
+	s.mu.Lock()
+	s.attempts++
+	s.mu.Unlock()
+	for _, f := range append(slices.Clone(s.bobSocket.frames), view) {
+		if strings.Contains(strings.ToLower(f), moduleMarker) {
+			s.mu.Lock()
+			s.leaks = append(s.leaks, "bob: the module")
+			s.mu.Unlock()
+			t.Errorf("LEAK: bob received the module: %.300s", f)
+		}
+	}
 }
 
 // answered reports whether frames end in something other than an error.

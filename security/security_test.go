@@ -184,6 +184,9 @@ func setup(t *testing.T) *fixture {
 	for name, text := range partyCampaign {
 		write(filepath.Join(dir, "campaigns", "party", name), text)
 	}
+	for name, text := range moduleCampaign {
+		write(filepath.Join(dir, "campaigns", "module", name), text)
+	}
 	// One turn fires the start event, which sends the whisper.
 	run(t, "look\n", "play", "--new", "--seed", "1", "--data", dir, "--campaign", camp)
 	f := &fixture{log: &lockedBuffer{}}
@@ -257,7 +260,7 @@ type suite struct {
 
 // markers are what must never reach a player or an anonymous client.
 func (s *suite) markers() []string {
-	return []string{docMarker, docTitleMarker, campaignMarker, whisperMarker, characterMarker, gmWhisperMarker, bobWhisperMarker}
+	return []string{docMarker, docTitleMarker, campaignMarker, whisperMarker, characterMarker, gmWhisperMarker, bobWhisperMarker, moduleMarker}
 }
 
 // check counts one attempt on route and reports a leak if what came back

@@ -78,6 +78,7 @@ func init() {
 	register[ElementExtracted]()
 	register[ElementReferenced]()
 	register[ElementResolved]()
+	register[ModuleSelected]()
 }
 
 // EffectKinds lists the stable names of all effects, sorted.

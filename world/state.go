@@ -50,6 +50,9 @@ type State struct {
 	// Elements are the story's narrative elements a later turn may call
 	// back, by ID.
 	Elements map[string]*NarrativeElement `json:"narrative_elements,omitempty"`
+	// Module is the adventure module the game master runs, nil for none:
+	// the GM's alone (View drops it for everyone else).
+	Module *Module `json:"module,omitempty"`
 
 	Relationships []Relationship `json:"relationships,omitempty"`
 	Combat        *Combat        `json:"combat,omitempty"`

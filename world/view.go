@@ -14,7 +14,8 @@ import (
 // player context is (design principle 3):
 //
 //   - facts the level may not read, consequences, scheduled events, clocks,
-//     threads and the free-form Vars are left out;
+//     threads, the free-form Vars and the chosen adventure module are left
+//     out;
 //   - whispers stay only when revealed or sent to or by character;
 //   - hidden stats (and their definitions) are removed from every character,
 //     and no stat definition keeps its behavioural prompt, which is written
@@ -72,6 +73,7 @@ func (s *State) prune(level access.Level, own string) {
 	s.Clocks = map[string]*Clock{}
 	s.Threads = map[string]*Thread{}
 	s.Vars = nil
+	s.Module = nil // the module is the GM's plan
 	// An agent's memory is its own: a player sees only their character's.
 	for id := range s.Memory {
 		if id != own {

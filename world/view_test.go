@@ -163,6 +163,7 @@ func planted() *world.State {
 		{A: "ann", B: "bo", Type: "RIVALS"},
 	}
 	w.Vars = map[string]any{"plot": "VARSECRET"}
+	w.Module = &world.Module{Number: 1, Name: "MODULENAME", Hooks: "MODULEHOOK", NPCs: "MODULENPC"}
 	return w
 }
 
@@ -172,7 +173,7 @@ func TestViewOfPlantedSecrets(t *testing.T) {
 		"YARDPROSE", "GATENAME", "NERVEPROMPT", `"heat"`, `"doom"`, `"fear"`, "HEROSECRET", "ANNPERSONALITY", "ANNKNOWS",
 		"ANNTOPIC", "ANNSECRET", "ANNGREETING", "ANNBACKSTORY", `"gold":99`, "CULTNAME", "GMFACT", "TOANN", "CQTRIGGER",
 		"CQDESC", "SCHEDULED", "CLOCKNAME", "CLOCKFULL", "THREADTITLE", "OFFEREDQUEST", "VAULTEVENT", "RELNOTES",
-		"RIVALS", "VARSECRET"}
+		"RIVALS", "VARSECRET", "MODULENAME", "MODULEHOOK", "MODULENPC"}
 	seen := []string{"PLAYERFACT", "DEFAULTFACT", "TOHERO", "REVEALEDWHISPER", "BOSECRET", "FOUNDCLUE", "ANNLOOKS",
 		`"nerve":3`, `"nerve":2`, "HEROKNOWS", `"gold":7`, "TAKENQUEST", "HALLEVENT", `"friend"`, "Lamp", "Sword",
 		`"name":"Yard"`, "Guild"}
@@ -258,6 +259,7 @@ func TestVisibleEffects(t *testing.T) {
 		{"whisper to another", world.WhisperSent{Whisper: *w.Whispers["w2"]}, ""},
 		{"secret revealed", world.SecretRevealed{Character: "bo", Text: "BOSECRET"}, "BOSECRET"},
 		{"hidden exit", world.ExitChanged{Location: "hall", To: "vault", Hidden: true}, ""},
+		{"module chosen", world.ModuleSelected{Module: *w.Module}, ""},
 		{"npc update", world.NPCUpdated{ID: "ann", Changes: map[string]any{"personality": "P", "description": "D",
 			"stats": map[string]any{"fear": 1, "nerve": 1}}}, `{"type":"npc_updated","id":"ann","changes":{"description":"D","stats":{"nerve":1}}}`},
 		{"npc update of secrets only", world.NPCUpdated{ID: "ann", Changes: map[string]any{"secret": "S"}}, ""},

@@ -73,6 +73,8 @@ func sampleEffects() []Effect {
 		ElementExtracted{Element: NarrativeElement{ID: "e3-1", ElementType: ElementPromise, Name: "The toll", Description: "Mira owes the ferryman.", TurnIntroduced: 3, Ref: "q1"}},
 		ElementReferenced{ID: "e3-1", Turn: 5},
 		ElementResolved{ID: "e3-1", Reason: "quest completed"},
+		ModuleSelected{Module: Module{Number: 2, Name: "The Sunless Citadel", Description: "A ruined fortress.", Setting: "Forgotten Realms",
+			LevelRange: "1-3", Hooks: "A missing party.", NPCs: "Meepo", Guidelines: "Start easy.", Source: "model"}},
 	}
 }
 

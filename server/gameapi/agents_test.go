@@ -27,6 +27,7 @@ import (
 type pcModel struct {
 	model  string
 	script []string
+	reply  func(prompt string) string // answers instead of script when set
 	srv    *httptest.Server
 
 	mu       sync.Mutex
@@ -56,7 +57,12 @@ func newPCModel(t *testing.T, model string, script ...string) *pcModel {
 			m.otherErr = append(m.otherErr, body.Model)
 		}
 		m.prompts = append(m.prompts, strings.Join(all, "\n"))
-		reply := m.script[(len(m.prompts)-1)%len(m.script)]
+		var reply string
+		if m.reply != nil {
+			reply = m.reply(strings.Join(all, "\n"))
+		} else {
+			reply = m.script[(len(m.prompts)-1)%len(m.script)]
+		}
 		m.mu.Unlock()
 		// The Chat Completions stream: one chunk of content, the finish, the
 		// usage, [DONE].

@@ -90,6 +90,24 @@
 //	GET    /api/sessions/{id}/compare?a=&b=      Comparison
 //	GET    /api/sessions/{id}/transcript?format=json|md  attachment
 //
+// Adventure modules (seed 002 FR56–FR59), an assistant or the GM only:
+//
+//	GET    /api/sessions/{id}/modules            ModuleList {modules: [world.Module], source, notice?}
+//	POST   /api/sessions/{id}/module             ModuleChoice {number | name} → ModuleSelected {module, turn}
+//
+// The list is the DM's model's (game.Session.ModuleFinder; source "model")
+// or, with no model or when it fails (notice says why), the server's
+// campaigns (source "campaigns": title, description, genre and start,
+// the player characters' levels, quests as hooks, NPCs, tone and rules as
+// guidelines); it is never a made-up list. A choice picks from the list
+// last offered (asked for again when none was) and is a DM turn with a
+// module_selected effect and no narrative, so restore and fork keep it;
+// the module's context (seed 002's MODULE_CONTEXT_TEMPLATE) goes into the
+// game master's system prompt only. Players see none of it: View drops
+// it, its effect is not in theirs, and their copy of the turn is an empty
+// DM turn. The GM's GET /api/sessions/{id} and session_state world show
+// it as module.
+//
 // Scene images (seed 002 v2.1), when Options.ImageStore is set; the
 // generate routes also need Options.Images and take an assistant or the
 // GM, the others any user who may read the game:

@@ -78,7 +78,8 @@ type live struct {
 	await    game.Awaiting
 	fails    int
 	deleted  bool
-	recap    string // "previously", from the last game night
+	recap    string      // "previously", from the last game night
+	modules  *ModuleList // the modules last offered the GM, for a choice
 }
 
 // snapshot is the state after the last operation: a private copy, never

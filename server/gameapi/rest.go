@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/store"
+	"github.com/hearth-rpg/hearth/world"
 )
 
 const (
@@ -39,6 +40,9 @@ type SessionInfo struct {
 	Seed      uint64          `json:"seed,omitempty"`
 	Autopilot *AutopilotState `json:"autopilot,omitempty"`
 	Clients   *int            `json:"clients,omitempty"`
+	// Module is the adventure module the game runs, in the detail shown to
+	// assistants and the GM only.
+	Module *world.Module `json:"module,omitempty"`
 }
 
 // CreateRequest is the body of POST /api/sessions.
@@ -110,6 +114,14 @@ func (s *Server) detail(ctx context.Context, id string, role access.Level) (Sess
 		l.mu.Unlock()
 	}
 	in.Autopilot, in.Clients = &ap, &clients
+	if l := s.peek(id); l != nil && role >= access.Assistant {
+		l.mu.Lock()
+		if m := l.snap.world.Module; m != nil {
+			c := *m
+			in.Module = &c
+		}
+		l.mu.Unlock()
+	}
 	return in, nil
 }
 
@@ -208,6 +220,16 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	if u.Role >= access.Assistant {
+		// The module is in the game's state: the GM's side opens the game
+		// to read it.
+		l, err := s.acquire(r.Context(), id)
+		if err != nil {
+			s.fail(w, r, id, err)
+			return
+		}
+		defer s.release(l)
+	}
 	in, err := s.detail(r.Context(), id, u.Role)
 	if err != nil {
 		s.fail(w, r, id, err)

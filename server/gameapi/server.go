@@ -174,6 +174,8 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/sessions/{id}/compare", s.compare)
 	mux.HandleFunc("GET /api/sessions/{id}/transcript", s.transcript)
 	mux.HandleFunc("GET /api/sessions/{id}/callbacks", s.callbacks)
+	mux.HandleFunc("GET /api/sessions/{id}/modules", s.listModules)
+	mux.HandleFunc("POST /api/sessions/{id}/module", s.chooseModule)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", s.generateCurrent)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", s.generateBest)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn)
