@@ -196,7 +196,11 @@ type Assistant struct {
 	ConversationTTL        time.Duration `toml:"conversation_ttl"`          // idle conversations older than this are removed
 	CleanupInterval        time.Duration `toml:"cleanup_interval"`
 	MaxPerUser             int           `toml:"max_per_user"` // 0: unlimited
-	System                 string        `toml:"system"`       // rules system hint, e.g. mgt2e
+	System                 string        `toml:"system"`       // rules system hint, e.g. mgt2e; also picks the bundled packs a chat searches
+	// Library names bundled packs every chat searches (e.g. ["srd51"]);
+	// otherwise a bundled pack is searched only when a chat's system is
+	// its own (srd51 for dnd5e) or the request's "library" names it.
+	Library []string `toml:"library"`
 }
 
 // FVTT is Foundry VTT integration.
