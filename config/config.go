@@ -262,6 +262,7 @@ func Default() *Config {
 			ConversationTTL:        7 * 24 * time.Hour,
 			CleanupInterval:        24 * time.Hour,
 			MaxPerUser:             100,
+			Library:                []string{},
 		},
 		MCP:    MCP{Path: "/mcp", SSEPath: "/mcp/sse", Enabled: true},
 		Limits: Limits{MaxDocumentSizeBytes: 100 << 20, RateLimitRPM: 60, RateLimitBurst: 10, MCPRPM: 600, ToolResultRPM: 600},
