@@ -95,6 +95,10 @@ type Loop struct {
 	Config   Config
 	// Now is the clock (tests replace it). Default time.Now.
 	Now func() time.Time
+	// Reserved are tool-call ids the conversation used earlier that are not
+	// in the request's messages (trimmed from context); new calls avoid
+	// them as they avoid the ids in the messages.
+	Reserved []string
 }
 
 // Outcome is what a run produced.
@@ -105,14 +109,22 @@ type Outcome struct {
 	Messages  []llm.Message
 	ToolCalls int
 	Usage     llm.Usage
-	// Cancelled is set when the client cancelled at a pause; Stopped names
-	// a hard limit that ended the run ("hard_timeout").
+	// Results are the tool_result events of the run, internal and
+	// external, in order: what a cancelled run hands back with Text.
+	Results []Event
+	// Cancelled is set when the client cancelled (at a pause, or at any
+	// moment by cancelling the context with cause ErrCancelled); Stopped
+	// names a hard limit that ended the run ("hard_timeout").
 	Cancelled bool
 	Stopped   string
 }
 
 // Errors a run can end with (wrapped).
 var (
+	// ErrCancelled is the context cause with which a client's cancel ends
+	// a run at any moment: the run ends cleanly, Cancelled, with what it
+	// gathered, not with an error.
+	ErrCancelled   = errors.New("cancelled by the user")
 	ErrHardTimeout = errors.New("the hard time limit was reached")
 	ErrNoAnswer    = errors.New("the model kept calling tools after they were withdrawn instead of answering")
 )
@@ -143,7 +155,31 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 	out := &Outcome{Messages: slices.Clone(req.Messages)}
 	start := now()
 	cycleStart, cycleCalls, internalRun := start, 0, 0
+	used := map[string]bool{}
+	for _, id := range l.Reserved {
+		used[id] = true
+	}
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			used[c.ID] = true
+		}
+		used[m.ToolCallID] = true
+	}
+	next := 0
+	// freshID names a call whose id is empty or taken: providers number
+	// calls by position in one response, so every step would say call_1.
+	freshID := func() string {
+		for {
+			next++
+			if id := fmt.Sprintf("call_%d", next); !used[id] {
+				return id
+			}
+		}
+	}
 	finish := func(err error) (*Outcome, error) {
+		if err != nil && errors.Is(context.Cause(ctx), ErrCancelled) {
+			out.Cancelled, err = true, nil
+		}
 		if err != nil {
 			msg := err.Error()
 			if errors.Is(err, ErrHardTimeout) {
@@ -201,6 +237,9 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 		})
 		if err != nil {
 			out.Text += said.String()
+			if said.Len() > 0 {
+				out.Messages = append(out.Messages, llm.Message{Role: llm.Assistant, Content: said.String()})
+			}
 			return finish(fmt.Errorf("model: %w", cause(ctx, err)))
 		}
 		out.Usage = out.Usage.Add(resp.Usage)
@@ -224,14 +263,23 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 			return finish(ErrNoAnswer)
 		}
 		for i := range msg.ToolCalls {
-			call := &msg.ToolCalls[i]
-			if call.ID == "" {
-				call.ID = fmt.Sprintf("call_%d", out.ToolCalls+1)
+			if id := msg.ToolCalls[i].ID; id == "" || used[id] {
+				msg.ToolCalls[i].ID = freshID()
 			}
+			used[msg.ToolCalls[i].ID] = true
+		}
+		out.Messages[len(out.Messages)-1] = msg // with its ids
+		for i, call := range msg.ToolCalls {
 			out.ToolCalls++
 			cycleCalls++
-			content, err := l.call(ctx, cfg, tools, *call, ctl, sink, &internalRun)
+			content, err := l.call(ctx, cfg, tools, call, ctl, sink, &internalRun, out)
 			if err != nil {
+				// Every call keeps an answer, so the saved conversation is
+				// one a provider accepts when it goes on.
+				for _, c := range msg.ToolCalls[i:] {
+					out.Messages = append(out.Messages, llm.Message{Role: llm.ToolRole, ToolCallID: c.ID, Name: c.Name,
+						Content: "error: " + context.Cause(ctx).Error()})
+				}
 				return finish(err)
 			}
 			out.Messages = append(out.Messages, llm.Message{Role: llm.ToolRole, ToolCallID: call.ID, Name: call.Name, Content: content})
@@ -242,7 +290,7 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 // call runs one tool call and returns what the model is told. Only a hard
 // failure (the run's context ending) is an error.
 func (l *Loop) call(ctx context.Context, cfg Config, tools map[string]Tool, call llm.ToolCall, ctl Controller,
-	sink func(Event), internalRun *int) (string, error) {
+	sink func(Event), internalRun *int, out *Outcome) (string, error) {
 	t, ok := tools[call.Name]
 	if !ok {
 		names := make([]string, 0, len(tools))
@@ -272,6 +320,7 @@ func (l *Loop) call(ctx context.Context, cfg Config, tools map[string]Tool, call
 			sink(Event{Type: Error, Message: msg, Recoverable: true})
 			return "error: " + msg, nil
 		}
+		out.Results = append(out.Results, Event{Type: ToolResult, ID: call.ID, Tool: call.Name, Summary: firstLine(res, 120)})
 		return res, nil
 	}
 	*internalRun++
@@ -288,14 +337,18 @@ func (l *Loop) call(ctx context.Context, cfg Config, tools map[string]Tool, call
 		if cerr := context.Cause(ctx); cerr != nil {
 			return "", cerr
 		}
-		sink(Event{Type: ToolResult, ID: call.ID, Tool: call.Name, Summary: "error: " + err.Error()})
+		e := Event{Type: ToolResult, ID: call.ID, Tool: call.Name, Summary: "error: " + err.Error()}
+		out.Results = append(out.Results, e)
+		sink(e)
 		return "error: " + err.Error(), nil
 	}
 	summary := res.Summary
 	if summary == "" {
 		summary = firstLine(res.Content, 120)
 	}
-	sink(Event{Type: ToolResult, ID: call.ID, Tool: call.Name, Summary: summary})
+	e := Event{Type: ToolResult, ID: call.ID, Tool: call.Name, Summary: summary}
+	out.Results = append(out.Results, e)
+	sink(e)
 	return res.Content, nil
 }
 

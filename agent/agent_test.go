@@ -133,8 +133,10 @@ func TestInternalToolsThenAnswer(t *testing.T) {
 	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, `no tool "nosuch"`) || !strings.Contains(got, "lookup") {
 		t.Errorf("unknown tool answer %q", got)
 	}
+	// The second step's call_1 collides with the first step's, so it is
+	// renamed to the next free id: ids stay unique in the conversation.
 	last := reqs[2].Messages[len(reqs[2].Messages)-1]
-	if last.Role != llm.ToolRole || last.Content != "error: word is required" || last.ToolCallID != "call_1" {
+	if last.Role != llm.ToolRole || last.Content != "error: word is required" || last.ToolCallID != "call_3" {
 		t.Errorf("error result %+v", last)
 	}
 	if len(reqs[0].Tools) != 1 || reqs[0].Tools[0].Name != "lookup" {

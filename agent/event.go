@@ -15,6 +15,11 @@ const (
 	Pause      = "pause"
 	Error      = "error"
 	Done       = "done"
+	// HistoryTrimmed tells the client that older turns of the conversation
+	// no longer fit the model's context and were summarised (seed 000
+	// §2.2: "summarized or dropped with user notification"). The loop does
+	// not emit it; the assistant does, before the run.
+	HistoryTrimmed = "history_trimmed"
 )
 
 // Pause reasons.
@@ -45,6 +50,9 @@ type Event struct {
 	Recoverable bool
 	// done
 	Usage *llm.Usage
+	// history_trimmed: messages left out of the model's context (and
+	// summarised), kept in it, and the context length that decided it
+	Dropped, Kept, ContextLength int
 }
 
 // MarshalJSON encodes the event as its SSE data.
@@ -92,6 +100,14 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Message     string `json:"message"`
 			Recoverable bool   `json:"recoverable"`
 		}{e.Type, e.Message, e.Recoverable})
+	case HistoryTrimmed:
+		return json.Marshal(struct {
+			Type          string `json:"type"`
+			Dropped       int    `json:"dropped_messages"`
+			Kept          int    `json:"kept_messages"`
+			ContextLength int    `json:"context_length,omitempty"`
+			Message       string `json:"message"`
+		}{e.Type, e.Dropped, e.Kept, e.ContextLength, e.Message})
 	case Done:
 		return json.Marshal(struct {
 			Type  string     `json:"type"`
@@ -118,11 +134,15 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		ElapsedSeconds int             `json:"elapsed_seconds"`
 		Recoverable    bool            `json:"recoverable"`
 		Usage          *llm.Usage      `json:"usage"`
+		Dropped        int             `json:"dropped_messages"`
+		Kept           int             `json:"kept_messages"`
+		ContextLength  int             `json:"context_length"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	*e = Event{Type: v.Type, Text: v.Text, ID: v.ID, Tool: v.Tool, Args: v.Args, Summary: v.Summary, Message: v.Message,
-		Reason: v.Reason, ToolCallsMade: v.ToolCallsMade, ElapsedSeconds: v.ElapsedSeconds, Recoverable: v.Recoverable, Usage: v.Usage}
+		Reason: v.Reason, ToolCallsMade: v.ToolCallsMade, ElapsedSeconds: v.ElapsedSeconds, Recoverable: v.Recoverable, Usage: v.Usage,
+		Dropped: v.Dropped, Kept: v.Kept, ContextLength: v.ContextLength}
 	return nil
 }

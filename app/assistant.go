@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
+
+	"github.com/hearth-rpg/hearth"
 
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/assistant"
@@ -15,6 +19,7 @@ import (
 	"github.com/hearth-rpg/hearth/ingest/markdown"
 	"github.com/hearth-rpg/hearth/ingest/pdf"
 	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/pack"
 	"github.com/hearth-rpg/hearth/rules/traveller"
 )
 
@@ -25,7 +30,30 @@ func (a *App) Toolbox(ctx context.Context) (*assistant.Toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &assistant.Toolbox{Search: a.index, Documents: lib, Traveller: a.traveller()}, nil
+	return &assistant.Toolbox{Search: a.index, Documents: lib, Traveller: a.traveller(), Bundled: a.bundledSystems(ctx)}, nil
+}
+
+// bundledSystems maps each bundled pack to its manifest's system, so a
+// chat searches a bundled pack only when it is about that system or
+// selects it.
+func (a *App) bundledSystems(context.Context) map[string]string {
+	out := map[string]string{}
+	for _, id := range BundledPacks() {
+		out[id] = "" // unknown system: searched only when selected
+		for _, name := range pack.ManifestNames() {
+			b, err := fs.ReadFile(hearth.Packs, path.Join("packs", id, name))
+			if err != nil {
+				continue
+			}
+			m, problems := pack.ParseManifest(name, b)
+			if len(problems) > 0 {
+				a.log.Warn("bundled pack manifest", "pack", id, "problems", len(problems))
+			}
+			out[id] = m.System
+			break
+		}
+	}
+	return out
 }
 
 // Assistant builds the GM assistant over tb with the assistant role's
@@ -50,7 +78,7 @@ func (a *App) Assistant(ctx context.Context, tb *assistant.Toolbox, observe func
 	}
 	c := a.cfg.Assistant
 	return assistant.New(assistant.Options{Provider: provider, Model: model, Toolbox: tb, Conversations: convs,
-		System: c.System, Logger: a.log, Agent: agent.Config{PauseAfterCalls: c.ToolCallPauseThreshold,
+		System: c.System, Library: c.Library, Logger: a.log, Agent: agent.Config{PauseAfterCalls: c.ToolCallPauseThreshold,
 			MaxConsecutiveInternal: c.MaxConsecutiveInternal, PauseAfter: c.TimePauseThreshold,
 			HardTimeout: c.HardTimeout, ExternalToolTimeout: c.ExternalToolTimeout}})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,8 +55,18 @@ type Request struct {
 	// Tools names the tools to offer; empty offers all.
 	Tools []string `json:"tools,omitempty"`
 	// SystemSchema is the client's game system description, kept with
-	// the conversation for system_schema.
+	// the conversation for system_schema. Its "system" (Foundry's
+	// game.system.id) also chooses the library, unless System says.
 	SystemSchema json.RawMessage `json:"system_schema,omitempty"`
+	// System is the game system the chat is about (mgt2e, dnd5e, …); it
+	// chooses which bundled packs document_search reads.
+	System string `json:"system,omitempty"`
+	// Library names bundled packs to search besides the uploaded
+	// documents (e.g. srd51), whatever the system.
+	Library []string `json:"library,omitempty"`
+	// Tags limits searches to documents with any of these tags, unless
+	// the model's search names its own.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Streaming reports whether the client asked for an event stream.
@@ -100,10 +111,19 @@ type Options struct {
 	// System names the game system when the client does not (e.g. mgt2e).
 	System string
 	// HistoryBudget caps the earlier conversation put in context, in
-	// tokens (default DefaultHistory).
+	// tokens, when the model's context length is unknown (default
+	// DefaultHistory). When the provider lists the model's context length,
+	// the history gets what the rest of the request leaves of it.
 	HistoryBudget int
-	Now           func() time.Time
-	Logger        *slog.Logger
+	// Library names bundled packs every chat searches (config
+	// assistant.library); others are searched only for their own system.
+	Library []string
+	// ModelsTTL is how long the provider's model list is trusted
+	// (default a minute): it decides which models a request may name and
+	// their context lengths.
+	ModelsTTL time.Duration
+	Now       func() time.Time
+	Logger    *slog.Logger
 }
 
 // Assistant runs chats. It is safe for concurrent use.
@@ -115,6 +135,10 @@ type Assistant struct {
 	mu     sync.Mutex
 	active map[string]*Active
 	wg     sync.WaitGroup
+
+	modelsMu sync.Mutex
+	models   []llm.Model
+	modelsAt time.Time
 }
 
 // New returns an assistant.
@@ -149,6 +173,9 @@ func New(o Options) (*Assistant, error) {
 	if o.Agent.Subject == "" {
 		o.Agent.Subject = "Seneschal"
 	}
+	if o.ModelsTTL <= 0 {
+		o.ModelsTTL = time.Minute
+	}
 	return &Assistant{o: o, counter: c, prompt: t, active: map[string]*Active{}}, nil
 }
 
@@ -158,7 +185,7 @@ type Active struct {
 	UserID         string
 	Started        time.Time
 	run            *agent.Run
-	cancel         context.CancelFunc
+	cancel         context.CancelCauseFunc
 }
 
 // Wait waits for the request to finish.
@@ -187,7 +214,17 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	if len(req.SystemSchema) > 0 {
 		conv.Metadata.SystemSchema = req.SystemSchema
 	}
-	tools, err := Select(as.o.Toolbox.Tools(Caller{Role: role, Schema: conv.Metadata.SystemSchema}), req.Tools)
+	model := req.Model
+	if model == "" {
+		model = as.o.Model
+	}
+	info, err := as.model(ctx, model, req.Model != "")
+	if err != nil {
+		return nil, err
+	}
+	caller := Caller{Role: role, Schema: conv.Metadata.SystemSchema,
+		Library: Selection{System: gameSystem(req, conv.Metadata.SystemSchema, as.o.System), Packs: append(slices.Clone(as.o.Library), req.Library...), Tags: req.Tags}}
+	tools, err := Select(as.o.Toolbox.Tools(caller), req.Tools)
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
@@ -199,44 +236,54 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	if err != nil {
 		return nil, err
 	}
-	msgs := []llm.Message{{Role: llm.System, Content: system, Cache: true}}
-	msgs = append(msgs, as.history(conv.Messages)...)
+	var asked []llm.Message
 	for _, m := range req.Messages {
-		msgs = append(msgs, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
+		asked = append(asked, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
 	}
-	model := req.Model
-	if model == "" {
-		model = as.o.Model
+	budget := as.o.HistoryBudget
+	if info.ContextLength > 0 {
+		budget = as.historyBudget(info.ContextLength, system, tools, asked)
 	}
+	earlier, kept := as.history(conv.Messages, budget)
+	if len(earlier) > 0 {
+		system += "\n\n" + summarise(earlier, as.counter, max(budget/4, 200))
+	}
+	msgs := []llm.Message{{Role: llm.System, Content: system, Cache: true}}
+	msgs = append(msgs, kept...)
+	msgs = append(msgs, asked...)
 	cfg := as.o.Agent
 	if !stream {
 		cfg.PauseAfterCalls = 1 << 20 // no one to ask; the hard limits still hold
 		cfg.PauseAfter = cfg.HardTimeout
 	}
-	loop := &agent.Loop{Provider: as.o.Provider, Tools: tools, Config: cfg}
+	loop := &agent.Loop{Provider: as.o.Provider, Tools: tools, Config: cfg, Reserved: callIDs(earlier)}
 
 	as.mu.Lock()
 	if _, busy := as.active[conv.ID]; busy {
 		as.mu.Unlock()
 		return nil, ErrBusy
 	}
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancelCause(ctx)
 	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel}
 	as.active[conv.ID] = a
 	as.wg.Add(1)
 	as.mu.Unlock()
 
 	as.o.Logger.InfoContext(ctx, "chat started", "conversation", conv.ID, "user", user.ID, "role", role.String(),
-		"tools", len(tools), "stream", stream)
+		"tools", len(tools), "stream", stream, "model", model, "history_dropped", len(earlier))
+	if len(earlier) > 0 {
+		sink(agent.Event{Type: agent.HistoryTrimmed, Dropped: len(earlier), Kept: len(kept), ContextLength: info.ContextLength,
+			Message: fmt.Sprintf("%d earlier messages no longer fit the model's context; they were summarised.", len(earlier))})
+	}
 	a.run = loop.Start(rctx, llm.Request{Model: model, Messages: msgs}, sink)
 	go func() {
 		defer as.wg.Done()
 		out, err := a.run.Wait()
-		as.finish(conv, out, err)
+		as.finish(conv, earlier, out, err)
 		as.mu.Lock()
 		delete(as.active, conv.ID)
 		as.mu.Unlock()
-		cancel()
+		cancel(nil)
 	}()
 	return a, nil
 }
@@ -320,32 +367,64 @@ func (as *Assistant) systemPrompt(user auth.User, req Request, role access.Level
 	})
 }
 
-// history keeps the latest earlier messages within the budget, cut only
-// before a user message so no tool result loses the call it answers.
-func (as *Assistant) history(msgs []llm.Message) []llm.Message {
+// history splits the earlier messages into those left out and the latest
+// that fit budget (tokens), cut only before a user message so no tool
+// result loses the call it answers.
+func (as *Assistant) history(msgs []llm.Message, budget int) (earlier, kept []llm.Message) {
 	total := 0
 	start := len(msgs)
 	for i := len(msgs) - 1; i >= 0; i-- {
-		total += as.counter.Count(msgs[i].Content) + 4
-		for _, c := range msgs[i].ToolCalls {
-			total += as.counter.Count(string(c.Arguments)) + 4
-		}
-		if total > as.o.HistoryBudget {
+		total += as.size(msgs[i])
+		if total > budget {
 			break
 		}
 		if msgs[i].Role == llm.User {
 			start = i
 		}
 	}
-	return msgs[start:]
+	return msgs[:start], msgs[start:]
 }
 
-// finish saves what a request produced, whatever ended it.
-func (as *Assistant) finish(conv Conversation, out *agent.Outcome, runErr error) {
+func (as *Assistant) size(m llm.Message) int {
+	n := as.counter.Count(m.Content) + 4
+	for _, c := range m.ToolCalls {
+		n += as.counter.Count(string(c.Arguments)) + 4
+	}
+	return n
+}
+
+// historyBudget is what a model of contextLength tokens leaves for earlier
+// messages once the system prompt, the tools, the new messages and room
+// for the answer (an eighth, at least 512 tokens) are counted.
+func (as *Assistant) historyBudget(contextLength int, system string, tools []agent.Tool, asked []llm.Message) int {
+	used := as.counter.Count(system) + max(contextLength/8, 512)
+	for _, t := range tools {
+		used += as.counter.Count(t.Name+t.Description+string(t.Parameters)) + 8
+	}
+	for _, m := range asked {
+		used += as.size(m)
+	}
+	return max(contextLength-used, 0)
+}
+
+// callIDs lists the tool-call ids in msgs.
+func callIDs(msgs []llm.Message) []string {
+	var ids []string
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+// finish saves what a request produced, whatever ended it, after the
+// earlier messages left out of its context: the record keeps them all.
+func (as *Assistant) finish(conv Conversation, earlier []llm.Message, out *agent.Outcome, runErr error) {
 	if out == nil {
 		return
 	}
-	var msgs []llm.Message
+	msgs := slices.Clone(earlier)
 	for _, m := range out.Messages {
 		if m.Role != llm.System {
 			m.Cache = false
@@ -406,18 +485,57 @@ func (as *Assistant) Continue(userID, conversationID, action string) error {
 	if a == nil {
 		return ErrNoActive
 	}
+	if d == agent.Cancel {
+		// Cancel works at any moment, a pending tool call included; the
+		// run ends cleanly with what it gathered.
+		a.cancel(agent.ErrCancelled)
+		return nil
+	}
 	switch err := a.run.Decide(d); {
 	case errors.Is(err, agent.ErrNotPaused):
-		if d == agent.Cancel { // cancel works at any moment
-			a.cancel()
-			return nil
-		}
 		return ErrNotPaused
 	case errors.Is(err, agent.ErrFinished):
 		return ErrNoActive
 	default:
 		return err
 	}
+}
+
+// Partial is what a cancelled request had gathered (seed 000 §2.4.5: "if
+// cancel, backend sends partial results gathered so far"): what the model
+// said and the tool results, as their SSE events have them.
+type Partial struct {
+	ConversationID string        `json:"conversation_id"`
+	Content        string        `json:"content"`
+	ToolCallsMade  int           `json:"tool_calls_made"`
+	ToolResults    []agent.Event `json:"tool_results"`
+	Usage          llm.Usage     `json:"usage"`
+	Cancelled      bool          `json:"cancelled"`
+}
+
+// Cancel ends the conversation's active request at any moment (at a
+// pause, while the model writes, while a tool result is awaited) and
+// returns what it had gathered once it has ended, or ctx's error.
+func (as *Assistant) Cancel(ctx context.Context, userID, conversationID string) (Partial, error) {
+	a := as.lookup(userID, conversationID)
+	if a == nil {
+		return Partial{}, ErrNoActive
+	}
+	a.cancel(agent.ErrCancelled)
+	select {
+	case <-a.Done():
+	case <-ctx.Done():
+		return Partial{}, ctx.Err()
+	}
+	out, _ := a.Wait()
+	p := Partial{ConversationID: conversationID, ToolResults: []agent.Event{}}
+	if out != nil {
+		p.Content, p.ToolCallsMade, p.Usage, p.Cancelled = out.Text, out.ToolCalls, out.Usage, out.Cancelled
+		if out.Results != nil {
+			p.ToolResults = out.Results
+		}
+	}
+	return p, nil
 }
 
 func (as *Assistant) lookup(userID, conversationID string) *Active {
@@ -449,7 +567,7 @@ func (as *Assistant) IsActive(conversationID string) bool {
 func (as *Assistant) Shutdown(ctx context.Context) error {
 	as.mu.Lock()
 	for _, a := range as.active {
-		a.cancel()
+		a.cancel(errors.New("the server is shutting down"))
 	}
 	as.mu.Unlock()
 	done := make(chan struct{})
@@ -464,7 +582,44 @@ func (as *Assistant) Shutdown(ctx context.Context) error {
 
 // Models lists the models the provider serves.
 func (as *Assistant) Models(ctx context.Context) ([]llm.Model, error) {
-	return as.o.Provider.Models(ctx)
+	ms, err := as.o.Provider.Models(ctx)
+	if err == nil {
+		as.modelsMu.Lock()
+		as.models, as.modelsAt = ms, as.o.Now()
+		as.modelsMu.Unlock()
+	}
+	return ms, err
+}
+
+// model looks name up in the provider's model list (cached for
+// ModelsTTL). A name the client chose (named) that the list lacks is
+// refused with the list; without a list (the provider cannot tell) any
+// name is taken and the context length is unknown.
+func (as *Assistant) model(ctx context.Context, name string, named bool) (llm.Model, error) {
+	as.modelsMu.Lock()
+	ms, fresh := as.models, as.models != nil && as.o.Now().Sub(as.modelsAt) < as.o.ModelsTTL
+	as.modelsMu.Unlock()
+	if !fresh {
+		var err error
+		if ms, err = as.Models(ctx); err != nil {
+			as.o.Logger.DebugContext(ctx, "model list unavailable; the model is not checked", "err", err)
+			return llm.Model{Name: name}, nil
+		}
+	}
+	if len(ms) == 0 {
+		return llm.Model{Name: name}, nil
+	}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		if m.Name == name || strings.TrimSuffix(m.Name, ":latest") == name {
+			return m, nil
+		}
+		names[i] = m.Name
+	}
+	if !named {
+		return llm.Model{Name: name}, nil // the server's own choice; the provider has the last word
+	}
+	return llm.Model{}, invalid("model %q is not available; the models are: %s", name, strings.Join(names, ", "))
 }
 
 func internalOnly(tools []agent.Tool) []agent.Tool {

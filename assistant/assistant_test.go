@@ -169,3 +169,132 @@ func TestTravellerTools(t *testing.T) {
 		t.Fatalf("skill: %+v, %v", res, err)
 	}
 }
+
+// The seed's traveller_jump_calc takes a distance and the ship's rating and
+// tonnage (seed 000 appendix A); routes between worlds are Hearth's extra.
+func TestTravellerJumpSeedArguments(t *testing.T) {
+	tb := toolbox(t)
+	tb.Traveller = &Traveller{}
+	tools := tb.Tools(Caller{Role: access.Player})
+	for _, tc := range []struct {
+		name, args string
+		want       []string
+	}{
+		{"one jump", `{"distance_parsecs":2,"ship_jump_rating":2,"ship_tonnage":200}`,
+			[]string{`"distance_parsecs":2`, `"one_jump":true`, `"jumps":1`, `"fuel_tons":40`}},
+		{"three jumps", `{"distance_parsecs":5,"ship_jump_rating":2,"ship_tonnage":400}`,
+			[]string{`"distance_parsecs":5`, `"one_jump":false`, `"jumps":3`, `"fuel_tons":200`, `"max_leg_fuel_tons":80`, `"hours_in_jump_min":`}},
+		{"route names still work", `{"from":"Spinward Marches 1910","to":"Spinward Marches 1912","jump_rating":2,"hull_tons":200}`,
+			[]string{`"distance_parsecs":2`, `"one_jump":true`}},
+		{"route with the seed's ship fields", `{"from":"Spinward Marches 1910","to":"Spinward Marches 1912","ship_jump_rating":1,"ship_tonnage":100}`,
+			[]string{`"distance_parsecs":2`, `"one_jump":false`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := run(t, tools, TravellerJumpCalc, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(res.Content, w) {
+					t.Errorf("%s lacks %s", res.Content, w)
+				}
+			}
+		})
+	}
+	for _, bad := range []string{
+		`{"distance_parsecs":3,"ship_jump_rating":0,"ship_tonnage":200}`,
+		`{"distance_parsecs":0,"ship_jump_rating":2,"ship_tonnage":200}`,
+		`{"distance_parsecs":3,"ship_jump_rating":2,"ship_tonnage":200,"from":"Spin 1910","to":"Spin 1912"}`,
+		`{"ship_jump_rating":2}`,
+	} {
+		if res, err := run(t, tools, TravellerJumpCalc, bad); err == nil {
+			t.Errorf("%s accepted: %s", bad, res.Content)
+		}
+	}
+	var schema struct {
+		Properties map[string]any `json:"properties"`
+	}
+	for _, tool := range tools {
+		if tool.Name == TravellerJumpCalc {
+			_ = json.Unmarshal(tool.Parameters, &schema)
+		}
+	}
+	for _, p := range []string{"distance_parsecs", "ship_jump_rating", "ship_tonnage", "from", "to"} {
+		if schema.Properties[p] == nil {
+			t.Errorf("schema lacks %s", p)
+		}
+	}
+}
+
+// traveller_skill_lookup takes the seed's skill_name and speciality and
+// reads only Traveller material: never the bundled D&D SRD.
+func TestTravellerSkillLookupSpecialityOnlyTraveller(t *testing.T) {
+	tb := toolbox(t)
+	ctx := context.Background()
+	ix := tb.Search.(*sqliteindex.Index)
+	for _, c := range []chunk.Chunk{
+		{Section: []string{"Skills", "Engineer"}, Text: "Engineer (j-drive): maintaining and repairing jump drives. Engineer (power): power plants."},
+	} {
+		if err := ix.Upsert(ctx, "doc:mgt", "Traveller Core", "mgt", []chunk.Chunk{c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Upsert(ctx, "srd51", "Gameplay/Skills.md", "srd", []chunk.Chunk{
+		{Section: []string{"Skills", "Engineer"}, Text: "Engineer skill of the tinker gnome: repair a jump drive of the clockwork kind."}}); err != nil {
+		t.Fatal(err)
+	}
+	tb.Bundled = map[string]string{"srd51": "d20"}
+	tb.Traveller = &Traveller{}
+	// Even a chat that selected the SRD gets Traveller skills only.
+	tools := tb.Tools(Caller{Role: access.GM, Library: Selection{System: "dnd5e", Packs: []string{"srd51"}}})
+	res, err := run(t, tools, TravellerSkillLookup, `{"skill_name":"Engineer","speciality":"j-drive"}`)
+	if err != nil || !strings.Contains(res.Content, "Engineer (j-drive)") || strings.Contains(res.Content, "gnome") {
+		t.Fatalf("skill: %+v, %v", res, err)
+	}
+	if _, err := run(t, tools, TravellerSkillLookup, `{"skill":"Engineer"}`); err != nil {
+		t.Fatalf("the older skill argument: %v", err)
+	}
+}
+
+// document_search reads the bundled SRD only when the chat is about its
+// system or selects it: a Traveller question never gets D&D "Jumping".
+func TestSearchLibrarySelection(t *testing.T) {
+	tb := toolbox(t)
+	ctx := context.Background()
+	ix := tb.Search.(*sqliteindex.Index)
+	if err := ix.Upsert(ctx, "doc:mgt", "Traveller Core", "mgt", []chunk.Chunk{
+		{Section: []string{"Jump Drives"}, Text: "Jumping: a jump drive takes the ship into jump space for about a week."}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Upsert(ctx, "srd51", "Gameplay/Movement.md", "srd", []chunk.Chunk{
+		{Section: []string{"Movement", "Jumping"}, Text: "Jumping: your Strength determines how far you can jump. Long Jump: you cover feet equal to your Strength score."}}); err != nil {
+		t.Fatal(err)
+	}
+	tb.Bundled = map[string]string{"srd51": "d20"}
+	for _, tc := range []struct {
+		name    string
+		sel     Selection
+		srd     bool
+		tagOnly bool
+	}{
+		{"traveller", Selection{System: "mgt2e"}, false, false},
+		{"no system", Selection{}, false, false},
+		{"dnd5e", Selection{System: "dnd5e"}, true, false},
+		{"selected", Selection{System: "mgt2e", Packs: []string{"srd51"}}, true, false},
+		{"tags", Selection{System: "dnd5e", Tags: []string{"core"}}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tools := tb.Tools(Caller{Role: access.GM, Library: tc.sel})
+			res, err := run(t, tools, DocumentSearch, `{"query":"jumping jump","limit":10}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(res.Content, "Strength"); got != tc.srd {
+				t.Errorf("SRD passage found %v, want %v:\n%s", got, tc.srd, res.Content)
+			}
+			if got := strings.Contains(res.Content, "jump space"); got == tc.tagOnly {
+				t.Errorf("Traveller passage found %v:\n%s", got, res.Content)
+			}
+		})
+	}
+}

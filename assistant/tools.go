@@ -51,6 +51,10 @@ type Toolbox struct {
 	Search    Searcher
 	Documents Documents // optional: without it document_get is not offered
 	Traveller *Traveller
+	// Bundled maps the packs built into Hearth that share the index (id →
+	// the system in its manifest, e.g. srd51 → d20). A search reads one
+	// only when the chat's Selection picks it.
+	Bundled map[string]string
 }
 
 // Caller is who the tools act for: the role every read is filtered by and
@@ -61,6 +65,8 @@ type Caller struct {
 	// (getSystemCapabilities() in seed 000 §3.5.2), returned by
 	// system_schema.
 	Schema json.RawMessage
+	// Library is what document_search reads.
+	Library Selection
 }
 
 // For narrows the caller to the user a request was authenticated as, when
@@ -267,7 +273,7 @@ func (tb *Toolbox) search(ctx context.Context, c Caller, raw json.RawMessage) (a
 		limit = 5
 	}
 	q := retrieve.Query{Text: a.Query, Role: c.Role, Limit: min(limit, maxSearchLimit), Budget: searchBudget,
-		Filter: retrieve.Filter{Tags: a.Tags, Corpora: []chunk.Corpus{chunk.Lore}}}
+		Filter: c.Library.filter(retrieve.Filter{Tags: a.Tags, Corpora: []chunk.Corpus{chunk.Lore}}, tb.Bundled)}
 	switch a.TagsMatch {
 	case "", "any":
 	case "all":

@@ -1,10 +1,12 @@
 package assistant
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"sync"
@@ -30,21 +32,40 @@ type uwpArgs struct {
 	Rules string `json:"rules,omitempty" jsonschema:"trade-code rules: mgt2e (Mongoose 2e, default) or t5 (Second Survey, as published sector data)"`
 }
 
-type jumpArgs struct {
-	From       string `json:"from" jsonschema:"where the ship is: a world name or sector and hex, e.g. Regina or Spinward Marches 1910"`
-	To         string `json:"to" jsonschema:"where it is going, the same way"`
-	JumpRating int    `json:"jump_rating" jsonschema:"the ship's jump drive rating, 1 to 6"`
-	HullTons   int    `json:"hull_tons,omitempty" jsonschema:"the ship's hull tonnage, for fuel (default 200)"`
+// jumpParams is traveller_jump_calc's schema: the seed's distance and ship
+// (seed 000 appendix A), or two worlds to plot a route between.
+type jumpParams struct {
+	DistanceParsecs int    `json:"distance_parsecs,omitempty" jsonschema:"parsecs to cover, when no from and to are given"`
+	ShipJumpRating  int    `json:"ship_jump_rating" jsonschema:"the ship's jump drive rating, 1 to 6"`
+	ShipTonnage     int    `json:"ship_tonnage,omitempty" jsonschema:"the ship's hull tonnage, for fuel (default 200)"`
+	From            string `json:"from,omitempty" jsonschema:"instead of a distance: where the ship is, a world name or sector and hex, e.g. Regina or Spinward Marches 1910"`
+	To              string `json:"to,omitempty" jsonschema:"with from: where it is going, the same way"`
 }
 
+// jumpArgs decodes a call: jumpParams and the names the tool took before
+// it followed the seed (jump_rating, hull_tons), still accepted.
+type jumpArgs struct {
+	jumpParams
+	JumpRating int `json:"jump_rating,omitempty"`
+	HullTons   int `json:"hull_tons,omitempty"`
+}
+
+// skillParams is traveller_skill_lookup's schema (seed 000 appendix A).
+type skillParams struct {
+	SkillName  string `json:"skill_name" jsonschema:"the skill's name, e.g. Engineer or Streetwise"`
+	Speciality string `json:"speciality,omitempty" jsonschema:"a speciality of the skill, e.g. j-drive for Engineer"`
+}
+
+// skillArgs also takes skill, the name before the seed's skill_name.
 type skillArgs struct {
-	Skill string `json:"skill" jsonschema:"the skill's name, e.g. Engineer or Streetwise"`
+	skillParams
+	Skill string `json:"skill,omitempty"`
 }
 
 var (
 	uwpSchema   = sync.OnceValue(func() json.RawMessage { return schema[uwpArgs](map[string][]any{"rules": {"mgt2e", "t5"}}) })
-	jumpSchema  = sync.OnceValue(func() json.RawMessage { return schema[jumpArgs](nil) })
-	skillSchema = sync.OnceValue(func() json.RawMessage { return schema[skillArgs](nil) })
+	jumpSchema  = sync.OnceValue(func() json.RawMessage { return schema[jumpParams](nil) })
+	skillSchema = sync.OnceValue(func() json.RawMessage { return schema[skillParams](nil) })
 )
 
 func (t *Traveller) tools(tb *Toolbox, c Caller) []agent.Tool {
@@ -53,13 +74,13 @@ func (t *Traveller) tools(tb *Toolbox, c Caller) []agent.Tool {
 			Parameters: uwpSchema()},
 			Status: "Reading the world profile…",
 			Run:    func(_ context.Context, args json.RawMessage) (agent.Result, error) { return t.parseUWP(args) }},
-		{Tool: llm.Tool{Name: TravellerJumpCalc, Description: "Plot a Traveller jump between two worlds: distance in parsecs (across sectors too), whether one jump reaches, the route for the ship's jump rating, fuel and time in jump space.",
+		{Tool: llm.Tool{Name: TravellerJumpCalc, Description: "Calculate a Traveller jump: for a distance in parsecs, or between two worlds (distance across sectors too, and the route), with the ship's jump rating and tonnage: whether one jump reaches, how many jumps, fuel and time in jump space.",
 			Parameters: jumpSchema()},
 			Status: "Plotting the jump…",
 			Run:    func(_ context.Context, args json.RawMessage) (agent.Result, error) { return t.jump(args) }},
 	}
 	if tb.Search != nil {
-		tools = append(tools, agent.Tool{Tool: llm.Tool{Name: TravellerSkillLookup, Description: "Look up a Traveller skill in the table's rulebooks: what it covers, its specialities and typical checks.",
+		tools = append(tools, agent.Tool{Tool: llm.Tool{Name: TravellerSkillLookup, Description: "Look up a Traveller skill, or one of its specialities, in the table's Traveller books: what it covers, its specialities and typical checks.",
 			Parameters: skillSchema()},
 			Status: "Looking up the skill…",
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
@@ -128,11 +149,22 @@ func (t *Traveller) jump(raw json.RawMessage) (agent.Result, error) {
 	if err := decodeArgs(raw, &a); err != nil {
 		return agent.Result{}, err
 	}
-	if a.JumpRating < 1 || a.JumpRating > traveller.MaxJump {
-		return agent.Result{}, hearth.Errorf(hearth.Invalid, "jump_rating %d: a drive is rated 1 to %d", a.JumpRating, traveller.MaxJump)
+	rating := cmp.Or(a.ShipJumpRating, a.JumpRating)
+	tons := cmp.Or(a.ShipTonnage, a.HullTons, 200)
+	if rating < 1 || rating > traveller.MaxJump {
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "ship_jump_rating %d: a drive is rated 1 to %d", rating, traveller.MaxJump)
 	}
-	if a.HullTons == 0 {
-		a.HullTons = 200
+	if tons < 1 {
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "ship_tonnage %d: a ship displaces at least 1 ton", tons)
+	}
+	route := a.From != "" || a.To != ""
+	switch {
+	case route && a.DistanceParsecs != 0:
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "give distance_parsecs, or from and to, not both")
+	case !route && a.DistanceParsecs <= 0:
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "give distance_parsecs (1 or more), or from and to")
+	case !route:
+		return distanceJump(a.DistanceParsecs, rating, tons)
 	}
 	from, err := t.world(a.From)
 	if err != nil {
@@ -146,20 +178,20 @@ func (t *Traveller) jump(raw json.RawMessage) (agent.Result, error) {
 	if err != nil {
 		return agent.Result{}, hearth.Errorf(hearth.Invalid, "%w", err)
 	}
-	out := map[string]any{"from": from, "to": to, "distance_parsecs": dist, "jump_rating": a.JumpRating,
-		"one_jump": dist <= a.JumpRating}
-	route := []traveller.World{from, to}
-	if dist > a.JumpRating {
+	out := map[string]any{"from": from, "to": to, "distance_parsecs": dist, "jump_rating": rating,
+		"one_jump": dist <= rating}
+	stops := []traveller.World{from, to}
+	if dist > rating {
 		if len(t.Worlds) == 0 {
 			out["route"] = "no world list is loaded, so no route through other worlds can be plotted"
-			route = nil
-		} else if route, err = traveller.Route(from, to, a.JumpRating, t.Worlds); err != nil {
+			stops = nil
+		} else if stops, err = traveller.Route(from, to, rating, t.Worlds); err != nil {
 			out["route"] = err.Error()
-			route = nil
+			stops = nil
 		}
 	}
-	if route != nil {
-		trip, err := traveller.Plan(route, a.HullTons)
+	if stops != nil {
+		trip, err := traveller.Plan(stops, tons)
 		if err != nil {
 			return agent.Result{}, hearth.Errorf(hearth.Invalid, "%w", err)
 		}
@@ -172,36 +204,83 @@ func (t *Traveller) jump(raw json.RawMessage) (agent.Result, error) {
 	return agent.Result{Content: string(b), Summary: fmt.Sprintf("%s → %s: %d parsecs", from.Name, to.Name, dist)}, nil
 }
 
+// maxDistance bounds a distance-only calculation (a long trade route).
+const maxDistance = 1000
+
+// distanceJump is the seed's calculation: a distance flown in jumps of at
+// most the drive's rating, with no worlds to stop at named; the legs are
+// as long as the drive allows, the last one the rest.
+func distanceJump(dist, rating, tons int) (agent.Result, error) {
+	if dist > maxDistance {
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "distance_parsecs %d: at most %d", dist, maxDistance)
+	}
+	var legs []int
+	var fuel, maxLeg float64
+	for left := dist; left > 0; left -= rating {
+		leg := min(left, rating)
+		f, err := traveller.JumpFuel(tons, leg)
+		if err != nil {
+			return agent.Result{}, hearth.Errorf(hearth.Invalid, "%w", err)
+		}
+		legs = append(legs, leg)
+		fuel += f
+		maxLeg = max(maxLeg, f)
+	}
+	n := len(legs)
+	out := map[string]any{"distance_parsecs": dist, "jump_rating": rating, "ship_tonnage": tons, "one_jump": n == 1,
+		"trip": map[string]any{"jumps": n, "legs_parsecs": legs, "fuel_tons": math.Round(fuel*100) / 100, "max_leg_fuel_tons": maxLeg,
+			"hours_in_jump_min": n * traveller.JumpHoursMin, "hours_in_jump_max": n * traveller.JumpHoursMax,
+			"hours_in_jump_typical": n * traveller.JumpHoursTypical},
+		"note": "stops between jumps need a world or gas giant to refuel at, or tankage for every jump"}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	return agent.Result{Content: string(b), Summary: fmt.Sprintf("%d parsecs at jump-%d: %d jumps", dist, rating, n)}, nil
+}
+
 func (tb *Toolbox) skill(ctx context.Context, c Caller, raw json.RawMessage) (agent.Result, error) {
 	var a skillArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return agent.Result{}, err
 	}
-	name := strings.TrimSpace(a.Skill)
-	if name == "" || len(name) > 60 {
-		return agent.Result{}, hearth.Errorf(hearth.Invalid, "skill must name a skill, e.g. Engineer")
+	name := strings.TrimSpace(cmp.Or(a.SkillName, a.Skill))
+	spec := strings.TrimSpace(a.Speciality)
+	if name == "" || len(name) > 60 || len(spec) > 60 {
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "skill_name must name a skill, e.g. Engineer")
 	}
-	res, err := tb.Search.Search(ctx, retrieve.Query{Text: name + " skill", Role: c.Role, Limit: 10, Budget: searchBudget,
-		Filter: retrieve.Filter{Corpora: []chunk.Corpus{chunk.Lore}}})
+	// Traveller's books only, whatever the chat selected: a D&D skill of
+	// the same name is no answer.
+	lib := Selection{System: "traveller", Tags: c.Library.Tags}
+	text := strings.TrimSpace(name + " " + spec + " skill")
+	res, err := tb.Search.Search(ctx, retrieve.Query{Text: text, Role: c.Role, Limit: 10, Budget: searchBudget,
+		Filter: lib.filter(retrieve.Filter{Corpora: []chunk.Corpus{chunk.Lore}}, tb.Bundled)})
 	if err != nil {
 		return agent.Result{}, fmt.Errorf("search: %w", err)
 	}
-	// Passages under a heading naming the skill are its entry; the rest
-	// only mention it.
-	var entry, mention []retrieve.Passage
+	// Passages under a heading naming the skill are its entry, those
+	// naming the speciality first; the rest only mention it.
+	var special, entry, mention []retrieve.Passage
 	for _, p := range res.Passages {
-		if strings.Contains(strings.ToLower(p.Chunk.Heading()), strings.ToLower(name)) {
-			entry = append(entry, p)
-		} else {
+		switch {
+		case !strings.Contains(strings.ToLower(p.Chunk.Heading()), strings.ToLower(name)):
 			mention = append(mention, p)
+		case spec != "" && strings.Contains(strings.ToLower(p.Chunk.Text), strings.ToLower(spec)):
+			special = append(special, p)
+		default:
+			entry = append(entry, p)
 		}
 	}
-	ps := append(entry, mention...)
+	ps := append(append(special, entry...), mention...)
 	if len(ps) > 5 {
 		ps = ps[:5]
 	}
-	if len(ps) == 0 {
-		return agent.Result{Content: fmt.Sprintf("The books have nothing on the skill %q.", name), Summary: "nothing found"}, nil
+	label := name
+	if spec != "" {
+		label += " (" + spec + ")"
 	}
-	return agent.Result{Content: FormatPassages(ps), Summary: fmt.Sprintf("%s: %d passages", name, len(ps))}, nil
+	if len(ps) == 0 {
+		return agent.Result{Content: fmt.Sprintf("The Traveller books have nothing on the skill %s.", label), Summary: "nothing found"}, nil
+	}
+	return agent.Result{Content: FormatPassages(ps), Summary: fmt.Sprintf("%s: %d passages", label, len(ps))}, nil
 }

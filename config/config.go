@@ -196,7 +196,11 @@ type Assistant struct {
 	ConversationTTL        time.Duration `toml:"conversation_ttl"`          // idle conversations older than this are removed
 	CleanupInterval        time.Duration `toml:"cleanup_interval"`
 	MaxPerUser             int           `toml:"max_per_user"` // 0: unlimited
-	System                 string        `toml:"system"`       // rules system hint, e.g. mgt2e
+	System                 string        `toml:"system"`       // rules system hint, e.g. mgt2e; also picks the bundled packs a chat searches
+	// Library names bundled packs every chat searches (e.g. ["srd51"]);
+	// otherwise a bundled pack is searched only when a chat's system is
+	// its own (srd51 for dnd5e) or the request's "library" names it.
+	Library []string `toml:"library"`
 }
 
 // FVTT is Foundry VTT integration.
@@ -265,6 +269,7 @@ func Default() *Config {
 			ConversationTTL:        7 * 24 * time.Hour,
 			CleanupInterval:        24 * time.Hour,
 			MaxPerUser:             100,
+			Library:                []string{},
 		},
 		MCP:    MCP{Path: "/mcp", SSEPath: "/mcp/sse", Enabled: true},
 		Limits: Limits{MaxDocumentSizeBytes: 100 << 20, RateLimitRPM: 60, RateLimitBurst: 10, APIRPM: 1200, MCPRPM: 600, ToolResultRPM: 600},

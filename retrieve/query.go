@@ -138,6 +138,7 @@ const (
 // spaces count), as the content packages write them.
 type Filter struct {
 	Packs        []string       // the chunk's pack is one of these
+	ExcludePacks []string       // the chunk's pack is none of these
 	EntityIDs    []string       // the chunk is about, or mentions, one of these
 	Location     string         // the chunk's location is this
 	Faction      string         // the chunk's faction is this
@@ -155,6 +156,7 @@ type Filter struct {
 func (f Filter) Normalized() Filter {
 	g := f
 	g.Packs = set(f.Packs)
+	g.ExcludePacks = set(f.ExcludePacks)
 	g.EntityIDs = set(f.EntityIDs)
 	g.Threads = set(f.Threads)
 	g.ContentTypes = set(f.ContentTypes)
@@ -175,7 +177,7 @@ func (f Filter) Normalized() Filter {
 // IsZero reports whether f allows every chunk.
 func (f Filter) IsZero() bool {
 	g := f.Normalized()
-	return len(g.Packs) == 0 && len(g.EntityIDs) == 0 && g.Location == "" && g.Faction == "" &&
+	return len(g.Packs) == 0 && len(g.ExcludePacks) == 0 && len(g.EntityIDs) == 0 && g.Location == "" && g.Faction == "" &&
 		len(g.Threads) == 0 && len(g.ContentTypes) == 0 && len(g.Tags) == 0 && len(g.Corpora) == 0
 }
 
@@ -190,6 +192,7 @@ func (f Filter) Match(c chunk.Chunk) bool {
 	}
 	switch {
 	case len(g.Packs) > 0 && !slices.Contains(g.Packs, c.Pack),
+		slices.Contains(g.ExcludePacks, c.Pack),
 		len(g.ContentTypes) > 0 && !slices.Contains(g.ContentTypes, c.ContentType),
 		len(g.Corpora) > 0 && !slices.Contains(g.Corpora, corpus),
 		g.Location != "" && c.Location != g.Location,

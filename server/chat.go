@@ -172,6 +172,13 @@ func (s *Server) toolResult(w http.ResponseWriter, r *http.Request) {
 	api.JSON(w, http.StatusOK, map[string]string{"status": "accepted"})
 }
 
+// cancelAnswer is the reply to a cancel: the partial results.
+type cancelAnswer struct {
+	Status string `json:"status"`
+	Action string `json:"action"`
+	assistant.Partial
+}
+
 type continueRequest struct {
 	ConversationID string `json:"conversation_id"`
 	Action         string `json:"action"`
@@ -180,6 +187,17 @@ type continueRequest struct {
 func (s *Server) continueChat(w http.ResponseWriter, r *http.Request) {
 	var req continueRequest
 	if !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
+		return
+	}
+	if req.Action == "cancel" {
+		// The run ends at once, whatever it waits for; the answer is what
+		// it had gathered (seed 000 §2.4.5), and its stream ends with done.
+		p, err := s.o.Assistant.Cancel(r.Context(), user(r).ID, req.ConversationID)
+		if err != nil {
+			s.chatError(w, r, err)
+			return
+		}
+		api.JSON(w, http.StatusOK, cancelAnswer{Status: "cancelled", Action: req.Action, Partial: p})
 		return
 	}
 	if err := s.o.Assistant.Continue(user(r).ID, req.ConversationID, req.Action); err != nil {

@@ -28,6 +28,7 @@ import (
 type uploadMeta struct {
 	Title       string   `json:"title"`
 	AccessLevel string   `json:"access_level"`
+	Access      string   `json:"access,omitempty"` // deprecated alias of access_level
 	Tags        []string `json:"tags"`
 }
 
@@ -85,7 +86,7 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) {
 				s.uploadReadError(w, r, err)
 				return
 			}
-		case "metadata", "title", "access_level", "tags":
+		case "metadata", "title", "access_level", "access", "tags":
 			b, err := io.ReadAll(io.LimitReader(part, maxMetaBytes+1))
 			if err != nil {
 				s.uploadReadError(w, r, err)
@@ -272,7 +273,7 @@ func (m *uploadMeta) set(field string, b []byte) error {
 		}
 	case "title":
 		m.Title = strings.TrimSpace(string(b))
-	case "access_level":
+	case "access_level", "access":
 		m.AccessLevel = strings.TrimSpace(string(b))
 	case "tags":
 		m.Tags = nil
@@ -281,6 +282,12 @@ func (m *uploadMeta) set(field string, b []byte) error {
 				m.Tags = append(m.Tags, t)
 			}
 		}
+	}
+	if m.Access != "" {
+		if m.AccessLevel != "" && m.AccessLevel != m.Access {
+			return errors.New("access is the old name of access_level; give one")
+		}
+		m.AccessLevel, m.Access = m.Access, ""
 	}
 	if len(m.Title) > 300 {
 		return errors.New("title is longer than 300 characters")
@@ -343,6 +350,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request) {
 type documentPatch struct {
 	Title       *string   `json:"title,omitempty"`
 	AccessLevel *string   `json:"access_level,omitempty"`
+	Access      *string   `json:"access,omitempty"` // deprecated alias of access_level
 	Tags        *[]string `json:"tags,omitempty"`
 }
 
@@ -355,6 +363,13 @@ func (s *Server) patchDocument(w http.ResponseWriter, r *http.Request) {
 	var p documentPatch
 	if !api.DecodeOrError(w, r, &p, s.o.MaxBodyBytes) {
 		return
+	}
+	if p.Access != nil {
+		if p.AccessLevel != nil && *p.AccessLevel != *p.Access {
+			api.Error(w, r, api.Invalid, "documents.bad_access", map[string]any{"Value": *p.Access})
+			return
+		}
+		p.AccessLevel = p.Access
 	}
 	id := r.PathValue("id")
 	var ch library.Change

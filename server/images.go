@@ -37,10 +37,20 @@ func (s *Server) info(r *http.Request, im library.Image, titles map[string]strin
 		SuggestedPath: suggestedPath(title, im)}
 }
 
-// suggestedPath is where an image goes among the Foundry assets:
-// seneschal/<Title>/page_<n>_<i>.webp.
+// suggestedPath is where an image goes among the Foundry assets, as the
+// seed's fvtt_image_path names it (§4.8): seneschal/<Title>/page_<n>.webp,
+// with _<first 30 characters of the caption> when there is one. A second
+// image of a page adds its index after the page number, so paths stay
+// unique.
 func suggestedPath(title string, im library.Image) string {
-	return path.Join("seneschal", slug(title), fmt.Sprintf("page_%d_%d.webp", im.Page, im.Index))
+	name := fmt.Sprintf("page_%d", im.Page)
+	if im.Index > 0 {
+		name += fmt.Sprintf("_%d", im.Index)
+	}
+	if d := []rune(strings.TrimSpace(im.Description)); len(d) > 0 {
+		name += "_" + slug(string(d[:min(len(d), 30)]))
+	}
+	return path.Join("seneschal", slug(title), name+".webp")
 }
 
 func slug(s string) string {

@@ -634,7 +634,7 @@ func TestImagesAndDelivery(t *testing.T) {
 	list := decode[struct {
 		Images []map[string]any `json:"images"`
 	}](t, f.do("GET", "/api/images?document_id=core", f.gmKey, nil))
-	if len(list.Images) != 1 || list.Images[0]["suggested_path"] != "seneschal/Core_Rulebook/page_1_0.webp" {
+	if len(list.Images) != 1 || list.Images[0]["suggested_path"] != "seneschal/Core_Rulebook/page_1_deck_plan_of_the_Core_Rulebook.webp" {
 		t.Fatalf("images %v", list.Images)
 	}
 	id := itoa(int64(list.Images[0]["id"].(float64)))

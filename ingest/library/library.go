@@ -25,7 +25,7 @@ type Document struct {
 	Source  string       `json:"source"` // the file name it came from
 	Hash    string       `json:"hash"`   // sha256 hex of the file
 	Tags    []string     `json:"tags,omitempty"`
-	Access  access.Level `json:"access"`
+	Access  access.Level `json:"access_level"` // the seed's name (§4.3.5), as every endpoint spells it
 	Pages   int          `json:"pages"`
 	Chunks  int          `json:"chunks"`
 	Created time.Time    `json:"created"`

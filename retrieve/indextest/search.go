@@ -142,6 +142,8 @@ func testFilters(t *testing.T, open func(*testing.T, Options) retrieve.Index) {
 		{"none", retrieve.Filter{}, "a b c d e"},
 		{"one pack", retrieve.Filter{Packs: []string{"core"}}, "a b"},
 		{"two packs", retrieve.Filter{Packs: []string{"core", "extra"}}, "a b c d"},
+		{"pack excluded", retrieve.Filter{ExcludePacks: []string{"core"}}, "c d e"},
+		{"pack included and excluded", retrieve.Filter{Packs: []string{"core", "extra"}, ExcludePacks: []string{"extra"}}, "a b"},
 		{"entity as id or ref", retrieve.Filter{EntityIDs: []string{"core:mara"}}, "a c e"},
 		{"entity as ref only", retrieve.Filter{EntityIDs: []string{"core:tam"}}, "a"},
 		{"location", retrieve.Filter{Location: "core:saltmere"}, "a b e"},

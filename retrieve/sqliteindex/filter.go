@@ -28,6 +28,10 @@ func where(f retrieve.Filter) (string, []any) {
 		}
 	}
 	in("c.pack", f.Packs)
+	if len(f.ExcludePacks) > 0 {
+		b.WriteString(" AND c.pack NOT IN (SELECT value FROM json_each(?))")
+		args = append(args, jsonList(f.ExcludePacks))
+	}
 	in("c.content_type", f.ContentTypes)
 	if len(f.Corpora) > 0 {
 		cs := make([]string, len(f.Corpora))
