@@ -134,9 +134,10 @@ export class HearthClient {
    * @param {ChatRequest} req
    * @param {(e: ChatEvent) => void | Promise<void>} onEvent
    * @param {AbortSignal} [signal]
+   * @param {(conversationId: string) => void} [onOpen] called with the id before the first event
    * @returns {Promise<string>}
    */
-  async streamChat(req, onEvent, signal) {
+  async streamChat(req, onEvent, signal, onOpen) {
     const res = await this.request("/api/chat", {
       method: "POST",
       body: JSON.stringify({ ...req, stream: true }),
@@ -144,6 +145,7 @@ export class HearthClient {
       signal,
     });
     const conversationId = res.headers.get("X-Conversation-ID") ?? "";
+    onOpen?.(conversationId);
     if (!res.body) throw new HearthError(res.status, "The server sent no stream.");
     /** @type {Promise<void>} */
     let queue = Promise.resolve();
