@@ -107,7 +107,7 @@ export function safeURL(url) {
 export function parseInline(text) {
   /** @type {MdNode[]} */
   const out = [];
-  const re = /`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s][^*]*?)\*|_([^_\s][^_]*?)_/g;
+  const re = /`([^`]+)`|\[([^\]]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s][^*]*?)\*|_([^_\s][^_]*?)_/g;
   let last = 0;
   for (const m of text.matchAll(re)) {
     const at = m.index ?? 0;
