@@ -35,6 +35,12 @@ func (s *suite) routes() []route {
 		{pattern: "GET /metrics", method: "GET", path: "/metrics", public: true},
 		{pattern: "GET /{$}", method: "GET", path: "/", public: true},
 		{pattern: "GET /assets/", method: "GET", path: s.asset(), public: true},
+		// The Foundry module's manifest and zip are public on purpose: they
+		// are the module's code, with no secrets and no data in them, and
+		// Foundry fetches them without a key. The attacks still check that
+		// nothing secret appears in them.
+		{pattern: "GET /foundry/module.json", method: "GET", path: "/foundry/module.json", public: true},
+		{pattern: "GET /foundry/module.zip", method: "GET", path: "/foundry/module.zip", public: true},
 		{pattern: "GET /api/campaigns", method: "GET", path: "/api/campaigns"},
 		{pattern: "/", method: "GET", path: "/hearth.db"},
 		{pattern: "/api/", method: "GET", path: "/api/secrets"},

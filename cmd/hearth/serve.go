@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/foundry"
 	"github.com/hearth-rpg/hearth/mcp"
 	"github.com/hearth-rpg/hearth/server"
 	"github.com/hearth-rpg/hearth/server/gameapi"
@@ -40,6 +41,10 @@ func newServe(g *globals) *cobra.Command {
 
   GET  /                                 Hearth in the browser: sign in, games, play (no key to load)
   GET  /health, /metrics                 no key needed
+  GET  /foundry/module.json, .zip        the Foundry VTT module Hearth Seneschal: paste
+                                         http://HOST:PORT/foundry/module.json into Foundry's
+                                         Install Module (no key needed; its URLs use
+                                         server.public_url, else the request's host)
   POST /api/chat                         the GM assistant, streamed as server-sent events
   POST /api/tool_result, /api/chat/continue
   GET|POST|PATCH|DELETE /api/documents   upload books (ingested in the background)
@@ -147,7 +152,12 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 				mux.Handle(cfg.MCP.SSEPath, mcpSrv.SSEHandler())
 			}
 		},
-		Public:  ui.Register,
+		// The web UI's shell and the Foundry module (manifest and zip) hold
+		// no data: no key needed.
+		Public: func(mux *http.ServeMux) {
+			ui.Register(mux)
+			foundry.Register(mux, cfg.Server.PublicURL)
+		},
 		Catalog: d.catalog, CORSOrigins: cfg.Server.CORSOrigins, MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		MaxUploadBytes: cfg.Limits.MaxDocumentSizeBytes, AssetsPath: cfg.FVTT.AssetsPath, PublicURL: cfg.Server.PublicURL,
 		Metrics: metrics, Logger: log, TrustedProxies: cfg.Server.TrustedProxies,

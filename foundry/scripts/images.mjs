@@ -1,0 +1,48 @@
+// Image delivery (seed 000 §4.3.7): the server copies an image into the
+// Foundry assets itself (direct mode) or answers shuttle mode, and the
+// browser fetches the bytes with the user's key and uploads them with
+// FilePicker.upload.
+
+/**
+ * The FilePicker class: foundry.applications.apps.FilePicker in v13, the
+ * global FilePicker in v12.
+ * @returns {any}
+ */
+export function filePickerClass() {
+  const g = /** @type {any} */ (globalThis);
+  return g.foundry?.applications?.apps?.FilePicker?.implementation ?? g.foundry?.applications?.apps?.FilePicker ?? g.FilePicker;
+}
+
+/**
+ * Deliver an image into the Foundry assets and return its path there.
+ * @param {import("./api.mjs").HearthClient} client
+ * @param {string | number} imageId
+ * @param {string} [targetPath] where under the assets directory; the server's suggestion otherwise
+ * @returns {Promise<{path: string, mode: "direct" | "shuttle"}>}
+ */
+export async function deliverImage(client, imageId, targetPath) {
+  const ans = await client.deliverImage(imageId, targetPath);
+  if (ans.mode === "direct") return { path: ans.fvtt_path, mode: "direct" };
+  const path = ans.suggested_path;
+  const blob = await client.imageData(ans.data_url);
+  const slash = path.lastIndexOf("/");
+  const dir = slash >= 0 ? path.slice(0, slash) : "";
+  const name = slash >= 0 ? path.slice(slash + 1) : path;
+  const FP = filePickerClass();
+  if (!FP?.upload) throw new Error("FilePicker.upload is not available");
+  if (dir && FP.createDirectory) {
+    // Make each level; an existing one is not an error.
+    let at = "";
+    for (const part of dir.split("/")) {
+      at = at ? `${at}/${part}` : part;
+      try {
+        await FP.createDirectory("data", at, {});
+      } catch {
+        // exists already
+      }
+    }
+  }
+  const file = new File([blob], name, { type: blob.type || "image/webp" });
+  const res = await FP.upload("data", dir, file, {}, { notify: false });
+  return { path: res?.path ?? path, mode: "shuttle" };
+}
