@@ -92,21 +92,30 @@ func (g *GM) Interpret(ctx context.Context, w *world.State, input string) (rules
 	if err := ctx.Err(); err != nil {
 		return rules.Interpretation{}, err
 	}
+	in, _ := interpret(w, input)
+	return in, nil
+}
+
+// interpret reads input and reports whether any clause fell through to
+// the answer for input it could not read.
+func interpret(w *world.State, input string) (rules.Interpretation, bool) {
 	text := strings.ToLower(strings.TrimSpace(input))
 	if text == "?" || text == "??" {
-		return rules.Interpretation{Query: "help"}, nil
+		return rules.Interpretation{Query: "help"}, false
 	}
 	clauses := chain.Split(strings.Trim(text, ".!? "), -1)
 	var out rules.Interpretation
+	lost := false
 	for _, raw := range clauses {
 		c := clean(raw)
 		if c == "" {
 			continue
 		}
-		in := interpretClause(w, c)
+		in, ok := interpretClause(w, c)
+		lost = lost || !ok
 		if in.Query != "" || in.Reply != "" {
 			if len(clauses) == 1 || len(out.Intents) == 0 {
-				return in, nil
+				return in, lost
 			}
 			// A later clause not understood: act on what was, and say so.
 			out.Reply = in.Reply
@@ -118,9 +127,9 @@ func (g *GM) Interpret(ctx context.Context, w *world.State, input string) (rules
 		}
 	}
 	if len(out.Intents) == 0 && out.Reply == "" && out.Query == "" {
-		return rules.Interpretation{Reply: "What do you do? (Type help for ideas.)"}, nil
+		return rules.Interpretation{Reply: "What do you do? (Type help for ideas.)"}, lost
 	}
-	return out, nil
+	return out, lost
 }
 
 func one(in rules.Intent) rules.Interpretation {
@@ -153,7 +162,20 @@ func stripTo(s string) string {
 	return s
 }
 
-func interpretClause(w *world.State, c string) rules.Interpretation {
+// notFollowed is what parse returns for a clause it cannot read;
+// interpretClause turns it into the helpful answer.
+const notFollowed = "\x00not followed"
+
+// interpretClause reads one clause and reports whether it understood it.
+func interpretClause(w *world.State, c string) (rules.Interpretation, bool) {
+	in := parse(w, c)
+	if in.Reply == notFollowed {
+		return unknown(w, c), false
+	}
+	return in, true
+}
+
+func parse(w *world.State, c string) rules.Interpretation {
 	switch c {
 	case "i", "inv", "inventory", "items", "what do i have", "what am i carrying":
 		return rules.Interpretation{Query: "inventory"}
@@ -393,7 +415,7 @@ func interpretClause(w *world.State, c string) rules.Interpretation {
 			return one(chk)
 		}
 	}
-	return unknown(w, c)
+	return rules.Interpretation{Reply: notFollowed}
 }
 
 // quantity splits "2 gold" into 2 and "gold"; without a number it is 0
