@@ -288,6 +288,8 @@ func Notes(raw json.RawMessage) []string {
 			out = append(out, fmt.Sprintf("(suggested by %s: %s)", n.By, n.Text))
 		case world.NoteFallback:
 			out = append(out, fmt.Sprintf("(the game master's model failed; played by the %s)", n.Text))
+		case NoteRefused:
+			out = append(out, fmt.Sprintf("(before this turn, without taking one: %s)", n.Text))
 		default:
 			out = append(out, fmt.Sprintf("(%s: %s)", n.Kind, n.Text))
 		}

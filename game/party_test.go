@@ -42,9 +42,9 @@ func TestPartyTurnsAreAttributedAndReplay(t *testing.T) {
 		agent, by string
 	}{
 		{game.Play{Input: "go north"}, "wren", "offline"},
-		{game.Play{Input: "talk to tomas", Agent: "moss"}, "moss", "ollama/qwen3"},
-		{game.Play{Input: "ask tomas about the rats", Agent: "ivy", Controller: "ann"}, "ivy", "ann"},
-		{game.Play{Input: "go south", Agent: "brand", Controller: "autopilot"}, "brand", "autopilot"},
+		{game.Play{Input: "look", Agent: "moss"}, "moss", "ollama/qwen3"},
+		{game.Play{Input: "search", Agent: "ivy", Controller: "ann"}, "ivy", "ann"},
+		{game.Play{Input: "go east", Agent: "brand", Controller: "autopilot"}, "brand", "autopilot"},
 	}
 	for i, p := range plays {
 		r, err := s.PlayTurn(ctx, p.play, nil)

@@ -135,6 +135,9 @@ type Session struct {
 	keywordState *lorebook.State // keyword lore's timed effects after the head turn
 	beats        []Beat
 	input        string // the words of the turn being played, for memory callbacks
+	// refused are the notes of actions refused since the head turn; the
+	// next committed turn keeps them, so transcripts show them.
+	refused []world.Note
 
 	// switched is the actor before the turn being played made its agent
 	// act ("" when it did not); by is who decided the turn.
@@ -280,6 +283,7 @@ func (s *Session) load(ctx context.Context, n int) error {
 	eng.SetSituational(s.callback)
 	s.w, s.pcg, s.rng, s.eng, s.head = w, pcg, mrand.New(pcg), eng, n
 	s.lore = nil // read again for the scene at n
+	s.refused = nil
 	s.restoreKeywordState(ctx)
 	return nil
 }
@@ -505,9 +509,51 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 		if text == "" {
 			text = "Nothing happens. (Type help for ideas.)"
 		}
+		s.refuse(input, "not played", text)
 		return s.reply(text, emit), nil
 	}
+	if rej := s.refusal(ctx, in.Intents[0]); rej != nil {
+		// Refused before anything happened: no turn, no dice, no decay.
+		text, err := s.opts.Narrator.Narrate(ctx, rules.Narration{Input: input, World: s.w, Rejection: rej}, emit)
+		if err != nil {
+			return nil, fmt.Errorf("narrate: %w", err)
+		}
+		s.refuse(input, "refused", rej.Reason)
+		r := &Response{Turn: s.head, Narrative: text, Rejected: rej.Reason, Awaiting: Awaiting{Kind: FreeForm}}
+		return r, nil
+	}
 	return s.play(ctx, input, in.Intents, emit)
+}
+
+// NoteRefused is the kind of note kept for input that was answered
+// without a turn: refused by the rules, or not understood.
+const NoteRefused = "refused"
+
+// refusal is the rules' refusal of in as the world stands, if they refuse
+// it; it rolls scratch dice and changes nothing.
+func (s *Session) refusal(ctx context.Context, in rules.Intent) *rules.Rejection {
+	scratch := mrand.New(mrand.NewPCG(uint64(s.head), 7))
+	_, err := s.eng.Resolve(ctx, s.w, in, scratch)
+	var rej *rules.Rejection
+	if errors.As(err, &rej) {
+		return rej
+	}
+	return nil
+}
+
+// refuse keeps a note of input answered without a turn, for the next turn
+// to record.
+func (s *Session) refuse(input, how, why string) {
+	const most = 20 // a long run of refusals keeps its latest
+	if len(s.refused) == most {
+		s.refused = s.refused[1:]
+	}
+	s.refused = append(s.refused, world.Note{Kind: NoteRefused, Text: fmt.Sprintf("%q %s: %s", input, how, firstLineOf(why))})
+}
+
+func firstLineOf(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }
 
 func (s *Session) reply(text string, emit func(string)) *Response {
@@ -597,6 +643,13 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 			return failed(err)
 		}
 		t.effects = append(t.effects, actor)
+	}
+	for _, n := range s.refused {
+		note := world.NoteRecorded{Note: n}
+		if err := s.w.Apply(note); err != nil {
+			return failed(err)
+		}
+		t.effects = append(t.effects, note)
 	}
 	for _, n := range s.nudges {
 		note := world.NoteRecorded{Note: world.Note{Kind: world.NoteNudge, By: n.By, Text: n.Text}}
@@ -726,6 +779,7 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 		return fmt.Errorf("save turn %d: %w", n, err)
 	}
 	s.head = n
+	s.refused = nil
 	if t.lore != nil {
 		s.lore = t.lore
 	}

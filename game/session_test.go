@@ -156,14 +156,41 @@ func TestPlayReopenRestoreFork(t *testing.T) {
 	}
 }
 
-func TestRejectionIsATurnAndExplains(t *testing.T) {
-	s, err := game.New(context.Background(), openDB(t, t.TempDir()), loadTiny(t), 1, game.Options{})
+// A refused action explains itself but takes no turn: the turn number,
+// the game clock and the dice stay where they were, and the next turn's
+// transcript keeps a note of it.
+func TestRejectionTakesNoTurnAndIsNoted(t *testing.T) {
+	ctx := context.Background()
+	s, err := game.New(ctx, openDB(t, t.TempDir()), loadTiny(t), 1, game.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	act(t, s, "look")
+	before := stateJSON(t, s)
 	r := act(t, s, "go west")
-	if !r.Committed || r.Rejected == "" || !strings.Contains(r.Narrative, "north to Great Hall") {
+	if r.Committed || r.Rejected == "" || !strings.Contains(r.Narrative, "north to Great Hall") {
 		t.Errorf("rejected move: %+v", r)
+	}
+	if r := act(t, s, "frobnicate the widget"); r.Committed {
+		t.Errorf("not understood, yet committed: %+v", r)
+	}
+	if s.Turn() != 1 || stateJSON(t, s) != before {
+		t.Errorf("a refusal changed the game: turn %d", s.Turn())
+	}
+	if r := act(t, s, "look"); !r.Committed || r.Turn != 2 {
+		t.Fatalf("the next action: %+v", r)
+	}
+	var md bytes.Buffer
+	if err := s.Export(ctx, &md, "md"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`(before this turn, without taking one: "go west" refused: `, `"frobnicate the widget" not played: `} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Count(md.String(), "## Turn ") != 2 {
+		t.Errorf("want two turns in the transcript:\n%s", md.String())
 	}
 }
 
@@ -322,7 +349,7 @@ func TestConcurrentActsAreSerialised(t *testing.T) {
 	for p := range players {
 		go func() {
 			for i := range each {
-				in := []string{"go north", "go south", "search", "wait"}[(p+i)%4]
+				in := []string{"look", "look around", "search", "wait"}[(p+i)%4] // none refused: each is a turn
 				if _, err := s.Act(ctx, in); err != nil {
 					errs <- err
 					return

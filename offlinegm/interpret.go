@@ -32,9 +32,13 @@ func Help() string {
   use potion, put the lens in the lamp, unlock the door with the key
   give the coin to Tam, drop the rope, equip the sword
   attack the smuggler (with my sword), flee
-  climb the wall, sneak past, persuade Tam, listen   skill checks
-  rest, long rest, wait, roll 2d6+1
-  inventory, sheet, quests, help      questions that take no turn
+  climb the wall, sneak past, persuade Tam, grapple the thug   skill checks
+  listen, smell the air, sit by the fire and listen   what your senses bring
+  read the letter, knock on the door, follow the track, throw the knife at X
+  buy a drink, pay Maren 2 gold, show the ledger to Maren, thank her
+  rest, long rest, wait until dark, pray, roll 2d6+1
+  what do I know about X, where can I go, inventory, sheet, quests, help
+                                      questions that take no turn
 Join actions with "then": go north then talk to Maren.`
 }
 
@@ -92,21 +96,34 @@ func (g *GM) Interpret(ctx context.Context, w *world.State, input string) (rules
 	if err := ctx.Err(); err != nil {
 		return rules.Interpretation{}, err
 	}
+	in, _ := interpret(w, input)
+	return in, nil
+}
+
+// interpret reads input and reports whether any clause fell through to
+// the answer for input it could not read.
+func interpret(w *world.State, input string) (rules.Interpretation, bool) {
 	text := strings.ToLower(strings.TrimSpace(input))
 	if text == "?" || text == "??" {
-		return rules.Interpretation{Query: "help"}, nil
+		return rules.Interpretation{Query: "help"}, false
 	}
 	clauses := chain.Split(strings.Trim(text, ".!? "), -1)
 	var out rules.Interpretation
+	lost := false
 	for _, raw := range clauses {
 		c := clean(raw)
 		if c == "" {
 			continue
 		}
-		in := interpretClause(w, c)
+		c = resolvePronouns(w, c, out.Intents)
+		in, ok := interpretClause(w, c)
+		lost = lost || !ok
 		if in.Query != "" || in.Reply != "" {
 			if len(clauses) == 1 || len(out.Intents) == 0 {
-				return in, nil
+				if in.Confirm == "" {
+					in.Confirm = wastedHealing(w, in.Intents)
+				}
+				return in, lost
 			}
 			// A later clause not understood: act on what was, and say so.
 			out.Reply = in.Reply
@@ -118,9 +135,12 @@ func (g *GM) Interpret(ctx context.Context, w *world.State, input string) (rules
 		}
 	}
 	if len(out.Intents) == 0 && out.Reply == "" && out.Query == "" {
-		return rules.Interpretation{Reply: "What do you do? (Type help for ideas.)"}, nil
+		return rules.Interpretation{Reply: "What do you do? (Type help for ideas.)"}, lost
 	}
-	return out, nil
+	if out.Confirm == "" {
+		out.Confirm = wastedHealing(w, out.Intents)
+	}
+	return out, lost
 }
 
 func one(in rules.Intent) rules.Interpretation {
@@ -153,7 +173,20 @@ func stripTo(s string) string {
 	return s
 }
 
-func interpretClause(w *world.State, c string) rules.Interpretation {
+// notFollowed is what parse returns for a clause it cannot read;
+// interpretClause turns it into the helpful answer.
+const notFollowed = "\x00not followed"
+
+// interpretClause reads one clause and reports whether it understood it.
+func interpretClause(w *world.State, c string) (rules.Interpretation, bool) {
+	in := parse(w, c)
+	if in.Reply == notFollowed {
+		return unknown(w, c), false
+	}
+	return in, true
+}
+
+func parse(w *world.State, c string) rules.Interpretation {
 	switch c {
 	case "i", "inv", "inventory", "items", "what do i have", "what am i carrying":
 		return rules.Interpretation{Query: "inventory"}
@@ -203,6 +236,9 @@ func interpretClause(w *world.State, c string) rules.Interpretation {
 	}
 	if d, ok := directions[c]; ok {
 		return one(rules.Move{Destination: d})
+	}
+	if in, ok := verbs(w, c); ok {
+		return in
 	}
 	if rest, ok := after(c, "roll "); ok {
 		return roll(rest)
@@ -382,7 +418,7 @@ func interpretClause(w *world.State, c string) rules.Interpretation {
 	}
 	for _, sv := range skillVerbs {
 		if sv.re.MatchString(c) {
-			chk := rules.Check{Skill: sv.skill, DC: 12, Reason: c}
+			chk := rules.Check{Skill: sv.skill, DC: 12, Reason: voice(w, c)}
 			if w != nil && (sv.skill == "persuasion" || sv.skill == "deception" || sv.skill == "intimidation" || sv.skill == "insight") {
 				for _, ch := range w.CharactersAt(locationOf(w)) {
 					if strings.Contains(c, strings.ToLower(firstName(ch.Name))) {
@@ -393,7 +429,7 @@ func interpretClause(w *world.State, c string) rules.Interpretation {
 			return one(chk)
 		}
 	}
-	return unknown(w, c)
+	return rules.Interpretation{Reply: notFollowed}
 }
 
 // quantity splits "2 gold" into 2 and "gold"; without a number it is 0
@@ -565,42 +601,57 @@ func exitsHint(w *world.State) string {
 	return "Exits: " + rules.ExitList(w, w.Here()) + "."
 }
 
-// unknown answers input the grammar does not cover, with things that would
-// work here.
+// unknown answers input the grammar does not cover: someone present who
+// was named is spoken to; otherwise an in-world answer names what can be
+// done here. It never repeats the player's words back.
 func unknown(w *world.State, c string) rules.Interpretation {
 	if w != nil {
 		_, all := living(w)
 		words := strings.FieldsFunc(c, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
 		for _, ch := range all {
-			for i, word := range words {
+			for _, word := range words {
 				if len(word) > 2 && strings.HasPrefix(strings.ToLower(ch.Name), word) && ch.Kind != world.Creature {
-					rest := append(append([]string{}, words[:i]...), words[i+1:]...)
-					return one(rules.Talk{NPC: ch.Name, Topic: strings.Join(rest, " ")})
+					return one(rules.Talk{NPC: ch.Name})
 				}
 			}
 		}
-		if exitMatches(w, c) {
-			return rules.Interpretation{Reply: fmt.Sprintf("To go there, say \"go %s\". %s", c, exitsHint(w))}
+		if dest, hidden, ok := exitFor(w, c); ok && !hidden {
+			return rules.Interpretation{Reply: fmt.Sprintf("To go there, say \"go %s\". %s", dest, exitsHint(w))}
 		}
 	}
-	var ideas []string
-	if w != nil {
-		_, all := living(w)
-		for _, ch := range all {
-			if ch.Kind != world.Creature {
-				ideas = append(ideas, "talk to "+firstName(ch.Name))
-				break
-			}
+	lead := "You can't see a way to do that here."
+	if w != nil && w.PC() != nil {
+		lead = fmt.Sprintf("%s can't see a way to do that here.", firstName(w.PC().Name))
+	}
+	return rules.Interpretation{Reply: hereIdeas(w, lead)}
+}
+
+// wastedHealing asks before the player drinks a healing draught on
+// themselves at full hit points, which would use it up for nothing.
+func wastedHealing(w *world.State, ins []rules.Intent) string {
+	if w == nil {
+		return ""
+	}
+	pc := w.PC()
+	if pc == nil || pc.MaxHP == 0 || pc.HP < pc.MaxHP {
+		return ""
+	}
+	for _, in := range ins {
+		u, ok := in.(rules.UseItem)
+		if !ok || (u.Target != "" && !strings.Contains(u.Target, "self") && u.Target != "me") {
+			continue
 		}
-		if here := w.Here(); here != nil {
-			for _, e := range here.Exits {
-				if !e.Hidden && e.Direction != "" {
-					ideas = append(ideas, "go "+e.Direction)
-					break
-				}
+		r := rules.Normalise(u.Item)
+		for id := range pc.Inventory {
+			it := w.Items[id]
+			if it == nil || !(id == r || strings.Contains(rules.Normalise(it.Name), r)) {
+				continue
+			}
+			effect := strings.ToLower(it.Effect)
+			if strings.HasPrefix(effect, "heal") || strings.HasPrefix(effect, "hp ") || strings.HasPrefix(effect, "hit_points") {
+				return fmt.Sprintf("You are unhurt (%d/%d HP); %s would be wasted. Use it anyway?", pc.HP, pc.MaxHP, it.Name)
 			}
 		}
 	}
-	ideas = append(ideas, "search", "look")
-	return rules.Interpretation{Reply: fmt.Sprintf("I don't follow %q. You could %s. (Type help for more.)", c, list(ideas, "or"))}
+	return ""
 }

@@ -16,7 +16,7 @@ func (g *GM) Narrate(ctx context.Context, n rules.Narration, emit func(string)) 
 	if emit == nil {
 		emit = func(string) {}
 	}
-	t := &teller{w: n.World, emit: emit}
+	t := &teller{w: n.World, emit: emit, verb: firstVerb(n.Input)}
 	if n.Rejection != nil && len(n.Resolutions) == 0 {
 		t.para(sentence(n.Rejection.Reason))
 		return t.b.String(), nil
@@ -43,6 +43,31 @@ type teller struct {
 	w    *world.State
 	emit func(string)
 	b    strings.Builder
+	verb string // the first word of the player's input, cleaned
+	rest string // the words after it
+}
+
+// firstVerb is the verb the player's input begins with, after politeness.
+func firstVerb(input string) string {
+	c := clean(strings.ToLower(input))
+	if i := strings.IndexAny(c, ",;"); i >= 0 {
+		c = c[:i]
+	}
+	return c
+}
+
+// senses are the verbs told as senses rather than a search.
+var senses = map[string]string{"listen": "listen", "eavesdrop": "listen", "smell": "breathe in", "sniff": "breathe in",
+	"touch": "feel about", "feel": "feel about", "taste": "taste the air", "watch": "watch", "observe": "watch", "sit": "listen", "keep": "watch"}
+
+// ambience is what the senses bring at a location: its atmosphere, else
+// the first sentence of its description.
+func (t *teller) ambience(id string) string {
+	l := t.w.Locations[id]
+	if l == nil {
+		return ""
+	}
+	return cmpOr(l.Atmosphere, firstSentence(l.Description))
 }
 
 // para emits one paragraph; paragraphs are separated by a blank line.
@@ -232,6 +257,16 @@ func (t *teller) outcome(o *rules.Outcome) {
 			t.para(strings.TrimSpace(it.Name + ". " + it.Description + " " + it.Flavor))
 		case t.w.Locations[o.Target] != nil && o.Details["exit"] == nil:
 			t.view(o.Target, true)
+		case t.w.Locations[o.Target] != nil:
+			text := sentence(o.Text)
+			if here := t.w.Here(); here != nil {
+				if e, ok := here.Exit(o.Target); ok && e.Locked {
+					text += " It is locked; it needs a key."
+				} else {
+					text += fmt.Sprintf(" It leads to %s.", t.name(o.Target))
+				}
+			}
+			t.para(text)
 		case t.w.Characters[o.Target] != nil:
 			c := t.w.Characters[o.Target]
 			desc := c.Description
@@ -277,7 +312,14 @@ func (t *teller) outcome(o *rules.Outcome) {
 				"%s frowns. \"%s? Can't help you there.\"",
 				"%s shrugs. \"Ask someone else about %s.\"",
 			}, t.w.Turn, npc.ID, o.Details["unknown_topic"])
-			t.para(fmt.Sprintf(form, npc.Name, o.Details["unknown_topic"]))
+			topic := fmt.Sprint(o.Details["unknown_topic"])
+			if len(strings.Fields(topic)) > 2 || strings.ContainsAny(topic, "?!") {
+				// Never hand the player's sentence back to them.
+				form = pick([]string{"%s shakes their head. \"I can't help you with that.\"", "%s frowns. \"Not something I know about.\""}, t.w.Turn, npc.ID)
+				t.para(fmt.Sprintf(form, npc.Name))
+			} else {
+				t.para(fmt.Sprintf(form, npc.Name, topic))
+			}
 		default:
 			form := pick([]string{"%s looks at you and waits.", "%s gives you a guarded nod.", "%s waits for you to speak."}, t.w.Turn, npc.ID)
 			t.para(fmt.Sprintf(form, npc.Name))
@@ -302,6 +344,14 @@ func (t *teller) outcome(o *rules.Outcome) {
 		t.para("✗ " + o.Text)
 	case "search":
 		found, _ := o.Details["found"].([]string)
+		if sense, ok := senses[strings.Fields(t.verb + " x")[0]]; ok && o.Check != nil {
+			if len(found) > 0 {
+				t.para(fmt.Sprintf("You %s, patient and still, and notice something. %s %s", sense, strings.Join(found, " "), bracket(o.Check, skillLabel(o.Check))))
+			} else {
+				t.para(fmt.Sprintf("You %s a while. %s Nothing more than that. %s", sense, sentence(t.ambience(o.Target)), bracket(o.Check, skillLabel(o.Check))))
+			}
+			return
+		}
 		if len(found) > 0 {
 			t.para(pick([]string{"You search carefully.", "You take your time and search every corner.", "You search, patient and thorough."}, t.w.Turn) + " " + strings.Join(found, " ") + " " + bracket(o.Check, skillLabel(o.Check)))
 		} else {
@@ -339,6 +389,13 @@ func (t *teller) outcome(o *rules.Outcome) {
 			t.para(fmt.Sprintf("You hand %s to %s.", t.name(o.Item), t.name(o.Target)))
 		}
 	case "give_gold":
+		v := strings.Fields(t.verb + " x")
+		if (v[0] == "buy" || v[0] == "order" || v[0] == "purchase") && len(v) > 2 {
+			what, _, _ := strings.Cut(strings.Join(v[1:len(v)-1], " "), " from ")
+			what, _, _ = strings.Cut(what, " for ")
+			t.para(fmt.Sprintf("You pay %s %d gold for %s, and it is yours.", t.name(o.Target), o.Amount, what))
+			return
+		}
 		t.para(fmt.Sprintf("You give %d gold to %s.", o.Amount, t.name(o.Target)))
 	case "drop_item":
 		t.para(fmt.Sprintf("You set down %s.", t.name(o.Item)))
@@ -355,6 +412,9 @@ func (t *teller) outcome(o *rules.Outcome) {
 			return
 		}
 		text := fmt.Sprintf("You use %s.", it.Name)
+		if o.Target != "" && t.w.Characters[o.Target] == nil && t.w.Locations[o.Target] == nil && t.w.Items[o.Target] == nil {
+			text = fmt.Sprintf("You use %s on %s.", it.Name, o.Target)
+		}
 		if it.Type == "consumable" {
 			text = fmt.Sprintf("You drink %s.", it.Name)
 		}
@@ -433,7 +493,16 @@ func (t *teller) outcome(o *rules.Outcome) {
 	case "roll":
 		t.para(o.Text)
 	case "time":
-		t.para(fmt.Sprintf("Time passes. It is %s, %s.", t.w.Time.PartOfDay(), t.w.Time))
+		lead := "Time passes."
+		switch strings.Fields(t.verb + " x")[0] {
+		case "pray", "kneel", "light", "make", "say", "offer":
+			lead = "You bow your head and pray a while, and the quiet settles around you."
+		case "sit", "warm", "settle", "take":
+			lead = "You sit a while and let the place go on around you."
+		case "wait", "z", "rest", "stay", "linger", "bide", "pass":
+			lead = "You wait."
+		}
+		t.para(fmt.Sprintf("%s It is %s, %s.", lead, t.w.Time.PartOfDay(), t.w.Time))
 	case "skipped", "fact_recorded", "stat", "clock", "thread", "scene_changed":
 		if o.Action == "stat" {
 			if d := t.w.StatDef(o.Target, fmt.Sprint(o.Details["stat"])); d != nil && d.Hidden {

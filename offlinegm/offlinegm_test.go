@@ -39,6 +39,8 @@ func TestInterpret(t *testing.T) {
 	tavern := saltmere(t, "tavern")
 	cave := saltmere(t, "cave")
 	lighthouse := saltmere(t, "lighthouse")
+	wounded := saltmere(t, "quay")
+	wounded.PC().HP = 5
 	type want struct {
 		intents []rules.Intent
 		query   string
@@ -79,7 +81,7 @@ func TestInterpret(t *testing.T) {
 		{quay, "talk to nell about the cave", want{intents: []rules.Intent{rules.Talk{NPC: "nell", Topic: "the cave"}}}},
 		{quay, "tell nell about the smugglers", want{intents: []rules.Intent{rules.Talk{NPC: "nell", Topic: "the smugglers"}}}},
 		{quay, "ask about the lighthouse", want{intents: []rules.Intent{rules.Talk{NPC: "Nell Pike", Topic: "the lighthouse"}}}},
-		{quay, "nell, what did you see?", want{intents: []rules.Intent{rules.Talk{NPC: "Nell Pike", Topic: "what did you see"}}}},
+		{quay, "nell, what did you see?", want{intents: []rules.Intent{rules.Talk{NPC: "nell", Topic: "what did you see"}}}},
 		{lighthouse, "ask the keeper for the key", want{intents: []rules.Intent{rules.Talk{NPC: "the keeper", Topic: "the key"}}}},
 		{saltmere(t, "clifftop"), "ask about lights", want{reply: "no one here to talk to"}},
 		{quay, "search", want{intents: []rules.Intent{rules.Search{}}}},
@@ -94,9 +96,9 @@ func TestInterpret(t *testing.T) {
 		{quay, "take all", want{intents: []rules.Intent{rules.TakeItem{Item: "rope", Qty: 1}}}},
 		{cave, "take the lens from rook", want{intents: []rules.Intent{rules.TakeItem{Item: "the lens", From: "rook"}}}},
 		{cave, "loot rook", want{intents: []rules.Intent{rules.TakeItem{Item: "all", From: "rook"}}}},
-		{quay, "use potion", want{intents: []rules.Intent{rules.UseItem{Item: "potion"}}}},
-		{quay, "drink the healing potion", want{intents: []rules.Intent{rules.UseItem{Item: "the healing potion"}}}},
-		{quay, "quaff potion", want{intents: []rules.Intent{rules.UseItem{Item: "potion"}}}},
+		{quay, "use potion", want{intents: []rules.Intent{rules.UseItem{Item: "potion"}}, confirm: "You are unhurt (20/20 HP); Healing Potion would be wasted. Use it anyway?"}},
+		{quay, "drink the healing potion", want{intents: []rules.Intent{rules.UseItem{Item: "the healing potion"}}, confirm: "would be wasted"}},
+		{wounded, "quaff potion", want{intents: []rules.Intent{rules.UseItem{Item: "potion"}}}},
 		{quay, "use the potion on nell", want{intents: []rules.Intent{rules.UseItem{Item: "the potion", Target: "nell"}}}},
 		{quay, "put the lens in the lantern", want{intents: []rules.Intent{rules.UseItem{Item: "the lens", Target: "the lantern"}}}},
 		{quay, "light the lantern with the oil", want{intents: []rules.Intent{rules.UseItem{Item: "the oil", Target: "the lantern"}}}},
@@ -117,9 +119,9 @@ func TestInterpret(t *testing.T) {
 		{quay, "roll", want{reply: "Roll what?"}},
 		{quay, "make a perception check", want{intents: []rules.Intent{rules.Check{Skill: "perception", DC: 12, Reason: "make a perception check"}}}},
 		{quay, "make a strength check", want{intents: []rules.Intent{rules.Check{Ability: "strength", DC: 12, Reason: "make a strength check"}}}},
-		{quay, "listen", want{intents: []rules.Intent{rules.Check{Skill: "perception", DC: 12, Reason: "listen"}}}},
+		{quay, "listen", want{intents: []rules.Intent{rules.Search{Skill: "perception"}}}},
 		{quay, "sneak past the boats", want{intents: []rules.Intent{rules.Check{Skill: "stealth", DC: 12, Reason: "sneak past the boats"}}}},
-		{quay, "persuade nell to help", want{intents: []rules.Intent{rules.Check{Skill: "persuasion", DC: 12, Reason: "persuade nell to help", Target: "nell"}}}},
+		{quay, "persuade nell to help", want{intents: []rules.Intent{rules.Check{Skill: "persuasion", DC: 12, Reason: "persuade Nell Pike to help", Target: "nell"}}}},
 		{quay, "climb the mast", want{intents: []rules.Intent{rules.Check{Skill: "athletics", DC: 12, Reason: "climb the mast"}}}},
 		{saltmere(t, "lighthouse"), "climb the stair", want{intents: []rules.Intent{rules.Move{Destination: "the stair"}}}},
 		{quay, "wait", want{intents: []rules.Intent{rules.AdvanceTime{Duration: "10m", Reason: "waiting"}}}},
@@ -142,7 +144,7 @@ func TestInterpret(t *testing.T) {
 		{quay, "go north then talk to maren", want{intents: []rules.Intent{rules.Move{Destination: "north"}, rules.Talk{NPC: "maren"}}}},
 		{quay, "go north, then ask maren about the lantern", want{intents: []rules.Intent{rules.Move{Destination: "north"}, rules.Talk{NPC: "maren", Topic: "the lantern"}}}},
 		{quay, "search and then take all", want{intents: []rules.Intent{rules.Search{}, rules.TakeItem{Item: "rope", Qty: 1}}}},
-		{quay, "go north then dance", want{intents: []rules.Intent{rules.Move{Destination: "north"}}, reply: "I don't follow \"dance\""}},
+		{quay, "go north then xyzzy", want{intents: []rules.Intent{rules.Move{Destination: "north"}}, reply: "Kestrel can't see a way to do that here."}},
 		{quay, "I take a look around", want{intents: []rules.Intent{rules.Look{}}}},
 		{quay, "take a look at nell", want{intents: []rules.Intent{rules.Look{Target: "nell"}}}},
 		{quay, "what is this place?", want{intents: []rules.Intent{rules.Look{}}}},
@@ -150,7 +152,7 @@ func TestInterpret(t *testing.T) {
 		{quay, "give 3 gold to nell", want{intents: []rules.Intent{rules.GiveItem{Item: "gold", Qty: 3, To: "nell"}}}},
 		{quay, "take 2 arrows", want{intents: []rules.Intent{rules.TakeItem{Item: "arrows", Qty: 2}}}},
 		{quay, "climb the cliffs", want{intents: []rules.Intent{rules.Move{Destination: "the cliffs"}}}},
-		{quay, "dance wildly", want{reply: `I don't follow "dance wildly". You could talk to Nell, go north, search or look.`}},
+		{quay, "frobnicate wildly", want{reply: `Kestrel can't see a way to do that here. At Saltmere Quay you could talk to Nell, take the coil of rope, go north, go east, go west or search.`}},
 		{quay, "lighthouse", want{reply: ""}},
 		{tavern, "yes", want{reply: "Nothing is waiting"}},
 		{quay, "", want{reply: "What do you do?"}},
@@ -316,8 +318,8 @@ func TestChatToolCallsAndNarration(t *testing.T) {
 	if resp.Message.Content != "You go north to the tavern. It is warm." || len(chunks) != 2 || resp.Usage.CompletionTokens == 0 {
 		t.Errorf("narration: %+v, %d chunks", resp, len(chunks))
 	}
-	resp, err = p.Chat(ctx, llm.Request{Tools: tools, Messages: []llm.Message{{Role: llm.User, Content: "dance"}}}, nil)
-	if err != nil || !strings.Contains(resp.Message.Content, "I don't follow") {
+	resp, err = p.Chat(ctx, llm.Request{Tools: tools, Messages: []llm.Message{{Role: llm.User, Content: "xyzzy"}}}, nil)
+	if err != nil || !strings.Contains(resp.Message.Content, "can't see a way to do that") || strings.Contains(resp.Message.Content, "xyzzy") {
 		t.Errorf("unknown input: %+v %v", resp, err)
 	}
 	if _, err := p.Chat(ctx, llm.Request{}, nil); err == nil {

@@ -142,7 +142,9 @@ func play(ctx context.Context, g *globals, f *playFlags, a *app.App) error {
 		}
 	}
 	width := wrapWidth(out)
-	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
+	pal := newPalette(out, g.environ)
+	// Wrap first: the colour codes take no columns.
+	emit := func(p string) { fmt.Fprint(out, pal.narration(wrap(p, width))) }
 	if _, ok := s.Pipeline().(*modelgm.Pipeline); ok {
 		// A model streams in small pieces: print them as they come.
 		emit = func(p string) { fmt.Fprint(out, p) }
@@ -182,7 +184,9 @@ const maxLine = 64 * 1024
 func repl(ctx context.Context, g *globals, s *game.Session) error {
 	out := g.stdout
 	width := wrapWidth(out)
-	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
+	pal := newPalette(out, g.environ)
+	// Wrap first: the colour codes take no columns.
+	emit := func(p string) { fmt.Fprint(out, pal.narration(wrap(p, width))) }
 	var historyFile string
 	if dir, err := g.dataDir(); err == nil {
 		historyFile = filepath.Join(dir, "play_history")
@@ -238,7 +242,7 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 			}
 			return err
 		}
-		printAfter(out, s, resp, width)
+		printAfter(out, s, resp, width, pal)
 	}
 }
 
@@ -287,7 +291,7 @@ func words(s *game.Session) []string {
 	return slices.DeleteFunc(out, func(x string) bool { return x == "" })
 }
 
-func printAfter(out io.Writer, s *game.Session, resp *game.Response, width int) {
+func printAfter(out io.Writer, s *game.Session, resp *game.Response, width int, pal palette) {
 	if !strings.HasSuffix(resp.Narrative, "\n") {
 		fmt.Fprintln(out)
 	}
@@ -301,7 +305,7 @@ func printAfter(out io.Writer, s *game.Session, resp *game.Response, width int) 
 		}
 	}
 	if resp.Committed {
-		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
+		fmt.Fprintf(out, "\n%s\n", pal.status(game.Status(s.World(), s.Turn(), s.Branch())))
 	}
 }
 
@@ -309,7 +313,9 @@ func printAfter(out io.Writer, s *game.Session, resp *game.Response, width int) 
 func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool, error) {
 	out := g.stdout
 	width := wrapWidth(out)
-	emit := func(p string) { fmt.Fprint(out, wrap(p, width)) }
+	pal := newPalette(out, g.environ)
+	// Wrap first: the colour codes take no columns.
+	emit := func(p string) { fmt.Fprint(out, pal.narration(wrap(p, width))) }
 	fields := strings.Fields(line)
 	cmd, args := strings.ToLower(fields[0]), fields[1:]
 	act := func(input string) error {
@@ -317,7 +323,7 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 		if err != nil {
 			return err
 		}
-		printAfter(out, s, resp, width)
+		printAfter(out, s, resp, width, pal)
 		return nil
 	}
 	switch cmd {
@@ -382,7 +388,7 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
+		fmt.Fprintf(out, "\n%s\n", pal.status(game.Status(s.World(), s.Turn(), s.Branch())))
 	case "/fork":
 		if len(args) != 1 {
 			fmt.Fprintln(out, g.t("cli.play.fork_usage", nil))
@@ -404,7 +410,7 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(out, "\n%s\n", game.Status(s.World(), s.Turn(), s.Branch()))
+		fmt.Fprintf(out, "\n%s\n", pal.status(game.Status(s.World(), s.Turn(), s.Branch())))
 	case "/branches":
 		bs, err := s.Branches(ctx)
 		if err != nil {

@@ -74,13 +74,23 @@ func (s *screen) waitFor(t *testing.T, want string, n int) {
 }
 
 // play runs hearth play on a fresh pseudo-terminal in data, types each
-// of steps once the screen shows its cue, and returns the screen.
-func playOnTerminal(t *testing.T, data string, steps []step) string {
+// of steps once the screen shows its cue, and returns the screen. env is
+// added to the environment; without it, NO_COLOR=1 is.
+func playOnTerminal(t *testing.T, data string, steps []step, env ...string) string {
 	t.Helper()
 	control, tty := openPTY(t)
 	cmd := exec.Command(hearthBin, "play", "--seed", "1", "--data", data)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
+	if env == nil {
+		env = []string{"NO_COLOR=1"}
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "NO_COLOR=") && !strings.HasPrefix(kv, "TERM=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "TERM=xterm")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -157,5 +167,26 @@ func TestTerminalLineEditing(t *testing.T) {
 	})
 	if !strings.Contains(again, "Saved at turn 4") {
 		t.Errorf("↑ ↑ in the next game should have replayed the talk:\n%s", again)
+	}
+}
+
+// On a terminal the headings, dice and status are coloured and the prose
+// is not; NO_COLOR (any value) turns colour off on the same terminal.
+func TestTerminalColours(t *testing.T) {
+	steps := []step{{"== Saltmere Quay ==", 1, "search\r"}, {"turn 1", 1, "quit\r"}}
+	coloured := playOnTerminal(t, t.TempDir(), steps, "NO_COLOR=")
+	for _, want := range []string{sgrHeading + "== Saltmere Quay ==" + sgrReset, sgrDice + "[Investigation ", sgrStatus} {
+		if !strings.Contains(coloured, want) {
+			t.Errorf("the terminal lacks %q:\n%q", want, coloured)
+		}
+	}
+	if strings.Contains(coloured, sgrDice+"Wet stones") || strings.Contains(coloured, sgrHeading+"Wet stones") {
+		t.Errorf("narration is coloured:\n%q", coloured)
+	}
+	plain := playOnTerminal(t, t.TempDir(), steps, "NO_COLOR=1")
+	for _, sgr := range []string{sgrHeading, sgrDice, sgrStatus, sgrReset} {
+		if strings.Contains(plain, sgr) {
+			t.Errorf("with NO_COLOR=1 the terminal shows %q:\n%q", sgr, plain)
+		}
 	}
 }
