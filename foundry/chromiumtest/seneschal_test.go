@@ -334,7 +334,7 @@ func TestSeneschalInChromium(t *testing.T) {
 	// ready filled the model dropdown from /api/models: a keyed
 	// cross-origin GET, preflight and all.
 	run(t, ctx, "model choices", chromedp.Poll(`"fake" in (harness.game.settings.settings.get("hearth-seneschal.chatModel").choices || {})`, nil,
-		chromedp.WithPollingInterval(50*time.Millisecond)))
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
 
 	// The panel opens from the button the module put above the chat log.
 	run(t, ctx, "open the panel",
@@ -432,7 +432,7 @@ func TestSeneschalInChromium(t *testing.T) {
 	run(t, ctx, "/sen-ai as the player",
 		chromedp.SendKeys("#chat-message", "/sen-ai ONESHOT where does Reyes go?", chromedp.ByQuery),
 		chromedp.SendKeys("#chat-message", kb.Enter, chromedp.ByQuery),
-		chromedp.Poll(`ChatMessage.created.length === 1 && ChatMessage.created[0].updates === 1`, nil, chromedp.WithPollingInterval(50*time.Millisecond)))
+		chromedp.Poll(`ChatMessage.created.length === 1 && ChatMessage.created[0].updates === 1`, nil, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
 	type posted struct {
 		Count   int      `json:"count"`
 		Whisper []string `json:"whisper"`
@@ -453,7 +453,7 @@ func TestSeneschalInChromium(t *testing.T) {
 	run(t, ctx, "/sen-ai as the GM",
 		chromedp.SendKeys("#chat-message", "/sen-ai ONESHOT and for the table?", chromedp.ByQuery),
 		chromedp.SendKeys("#chat-message", kb.Enter, chromedp.ByQuery),
-		chromedp.Poll(`ChatMessage.created.length === 2 && ChatMessage.created[1].updates === 1`, nil, chromedp.WithPollingInterval(50*time.Millisecond)))
+		chromedp.Poll(`ChatMessage.created.length === 2 && ChatMessage.created[1].updates === 1`, nil, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
 	var gm posted
 	eval(t, ctx, `({count: ChatMessage.created.length, whisper: ChatMessage.created.at(-1).whisper, content: ChatMessage.created.at(-1).content})`, &gm)
 	if len(gm.Whisper) != 0 || !strings.Contains(gm.Content, "knows the route") {
