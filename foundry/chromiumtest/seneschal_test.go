@@ -56,9 +56,9 @@ const hostileLink = `[click me](javascript:alert(3))`
 
 // fakeModel speaks the OpenAI Chat Completions streaming format. For a
 // question with "PANEL" in it, it reads an actor the player may not see,
-// then the player's own, then rolls dice, then answers from what it was
-// given; for "ONESHOT" it answers at once. Either answer carries hostile
-// text.
+// then the player's own, then rolls dice, then makes two changes to the
+// player's actor in one step, then answers from what it was given; for
+// "ONESHOT" it answers at once. Either answer carries hostile text.
 type fakeModel struct {
 	srv *httptest.Server
 
@@ -137,6 +137,15 @@ func newFakeModel(t *testing.T) *fakeModel {
 			call("call_mine", "fvtt_read", `{"document_type":"actor","document_id":"a-mine"}`)
 		case results["call_dice"] == "":
 			call("call_dice", "dice_roll", `{"formula":"2d6+1","label":"Strength check"}`)
+		case results["call_write1"] == "":
+			// Two changes at once; maxActionsPerRequest allows one.
+			chunk(map[string]any{"role": "assistant", "tool_calls": []any{
+				map[string]any{"index": 0, "id": "call_write1", "type": "function", "function": map[string]any{"name": "fvtt_write",
+					"arguments": `{"document_type":"actor","operation":"update","data":{"_id":"a-mine","system.notes":"rested"}}`}},
+				map[string]any{"index": 1, "id": "call_write2", "type": "function", "function": map[string]any{"name": "fvtt_write",
+					"arguments": `{"document_type":"actor","operation":"update","data":{"_id":"a-mine","system.notes":"overwritten"}}`}},
+			}}, "")
+			chunk(map[string]any{}, "tool_calls")
 		default:
 			// The answer uses what the browser sent: the sheet and the roll.
 			var sheet struct {
@@ -279,9 +288,10 @@ func jsString(s string) string {
 // TestSeneschalInChromium: a player (enablePlayerAccess on) opens the
 // panel from the chat log and asks a question. The model reads an actor
 // the player may not see and gets a permission error from the browser,
-// reads the player's own actor, the server pauses, Continue lets the
-// model roll dice through the harness Roll, and the answer built from the
-// sheet and the roll streams into the panel with its hostile parts inert.
+// reads the player's own actor and rolls dice through the harness Roll,
+// the server pauses, Continue lets the model make two changes of which
+// maxActionsPerRequest (1) allows one, and the answer built from the sheet
+// and the roll streams into the panel with its hostile parts inert.
 // Then "/sen-ai" in the chat input posts an answer whispered to the
 // player, and the same command from the GM is public. The page and the
 // server are on different origins, as Foundry and Hearth are: every call
@@ -298,7 +308,8 @@ func TestSeneschalInChromium(t *testing.T) {
 	hearth := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) }, Env: []string{
 		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
 		"HEARTH__MODELS__ASSISTANT__BASE_URL=" + model.srv.URL + "/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test",
-		"HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=2",
+		// A pause after three calls, never one for time on a slow machine.
+		"HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=3", "HEARTH__ASSISTANT__TIME_PAUSE_THRESHOLD=240s",
 		"HEARTH__SERVER__CORS_ORIGINS=" + pageSrv.URL,
 	}}.Start(t)
 	if strings.TrimPrefix(hearth, "http://") == strings.TrimPrefix(pageSrv.URL, "http://") {
@@ -355,30 +366,39 @@ func TestSeneschalInChromium(t *testing.T) {
 		chromedp.SendKeys("#seneschal-panel .seneschal-input", kb.Enter, chromedp.ByQuery),
 		chromedp.WaitVisible("#seneschal-panel .seneschal-continue", chromedp.ByQuery))
 
-	// Paused after two tool calls: both reads ran in the browser, the
-	// model has not been asked a third time.
+	// Paused after three tool calls (two reads and the roll, all run in
+	// the browser): the model has not been asked a fourth time.
 	n, results := model.seen()
-	if n != 2 {
-		t.Errorf("at the pause the model was asked %d times, want 2", n)
+	if n != 3 {
+		t.Errorf("at the pause the model was asked %d times, want 3", n)
 	}
 	if hidden := results["call_hidden"]; !strings.Contains(hidden, "that you may see") || strings.Contains(hidden, "plot twist") || strings.Contains(hidden, "Archduke") {
 		t.Errorf("reading the hidden actor, the model got %q; want the browser's permission error and nothing of the actor", hidden)
 	}
-	if mine := results["call_mine"]; mine != "" {
-		t.Errorf("before the pause the model already had the second read: %q", mine)
+	if dice := results["call_dice"]; dice != "" {
+		t.Errorf("before the pause the model already had the roll: %q", dice)
 	}
 	var pauseText string
 	eval(t, ctx, `document.querySelector("#seneschal-panel .seneschal-pause-text").textContent`, &pauseText)
-	if strings.TrimSpace(pauseText) == "" {
-		t.Error("the pause shows no message")
+	if !strings.Contains(pauseText, "3 tool calls") {
+		t.Errorf("the pause says %q", pauseText)
 	}
 
 	run(t, ctx, "continue",
 		chromedp.Click("#seneschal-panel .seneschal-continue", chromedp.ByQuery),
 		chromedp.WaitNotPresent("#seneschal-panel .seneschal-streaming", chromedp.ByQuery))
 	n, results = model.seen()
-	if n != 4 {
-		t.Errorf("the model was asked %d times, want 4", n)
+	if n != 5 {
+		t.Errorf("the model was asked %d times, want 5", n)
+	}
+	// maxActionsPerRequest is 1: the first change is made, the second refused.
+	if w1, w2 := results["call_write1"], results["call_write2"]; !strings.Contains(w1, `"operation":"update"`) || !strings.Contains(w2, "at most 1 changes") {
+		t.Errorf("the two changes the model got back: %q, %q", w1, w2)
+	}
+	var notes string
+	eval(t, ctx, `harness.docs.mine.data.system.notes`, &notes)
+	if notes != "rested" {
+		t.Errorf("the player's actor's notes are %q, want the first change only", notes)
 	}
 	if mine := results["call_mine"]; !strings.Contains(mine, "Marcus Chen") || !strings.Contains(mine, `"strength":8`) {
 		t.Errorf("reading the player's actor, the model got %q", mine)
