@@ -193,7 +193,8 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		Authenticate: all.Require, Sessions: a.Sessions,
 		AuthenticateAt: at, Mount: o.mount, Public: o.public,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
-		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars}
+		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars,
+		Users: kr, ModelRoles: []server.ModelRole{{Role: "narrator", Provider: "openai", Model: "narrator-1"}}}
 	f.serve()
 	return f
 }
