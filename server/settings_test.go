@@ -166,7 +166,7 @@ func TestModelConnectionTest(t *testing.T) {
 	}
 	wantStatus(t, f.do("POST", "/api/models/test", f.gmKey, map[string]string{"model": " "}), http.StatusBadRequest, api.Invalid)
 	roles := decode[struct {
-		Roles []struct{ Role, Provider, Model string }
+		Roles    []struct{ Role, Provider, Model string }
 		Editable bool
 	}](t, f.do("GET", "/api/models/roles", f.gmKey, nil))
 	if len(roles.Roles) != 1 || roles.Roles[0].Model != "narrator-1" || roles.Editable {
