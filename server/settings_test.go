@@ -113,6 +113,7 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/v1/models":
+			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"object":"list","data":[{"id":"good","object":"model"},{"id":"gone","object":"model"}]}`)
 		case "/v1/chat/completions":
 			var req struct{ Model string }
