@@ -6,9 +6,10 @@
 import {ApiError} from "./api.js";
 import {h, image, link, replace} from "./dom.js";
 
-// Access levels: the API sends numbers and takes names.
+// Access levels by name, as the API sends and takes them (numbers 1–4
+// are read too).
 const LEVELS = ["player", "trusted", "assistant", "gm_only"];
-const levelName = (n) => LEVELS[(Number(n) || 1) - 1] || String(n);
+const levelName = (v) => (LEVELS.includes(v) ? v : LEVELS[Number(v) - 1] || "player");
 
 // How often a running ingest is asked for its progress.
 const POLL_MS = 700;

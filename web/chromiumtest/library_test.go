@@ -265,23 +265,32 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 		chromedp.WaitVisible(`#documents [data-edit]`, chromedp.ByQuery),
 		chromedp.Click(`#documents [data-edit]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#edit-title", chromedp.ByQuery),
-		chromedp.SetValue("#edit-title", "", chromedp.ByQuery),
-		chromedp.SendKeys("#edit-title", evil, chromedp.ByQuery),
-		chromedp.SetValue("#edit-access", "trusted", chromedp.ByQuery))
+		chromedp.Evaluate(`document.getElementById("edit-title").value = ""; document.getElementById("edit-access").value = "trusted"`, nil),
+		chromedp.SendKeys("#edit-title", evil, chromedp.ByQuery))
+	var level string
+	eval(t, ctx, `document.getElementById("edit-access").value`, &level)
+	if level != "trusted" {
+		t.Fatalf("the access field holds %q", level)
+	}
 	assertAccessible(t, ctx, "library edit form")
 	run(t, ctx, "save", chromedp.Click("#edit-save", chromedp.ByQuery),
 		chromedp.WaitVisible(`#documents tbody th.doc-title`, chromedp.ByQuery),
 		chromedp.WaitNotPresent("#edit-form", chromedp.ByQuery))
 	var d struct {
 		Title  string
-		Access int
+		Access string
 		Tags   []string
 	}
 	apiStatus(t, h, h.key, "GET", "/api/documents/"+doc, "", &d)
-	if d.Title != evil || d.Access != 2 || strings.Join(d.Tags, ",") != "opend6,rules" {
+	if d.Title != evil || d.Access != "trusted" || strings.Join(d.Tags, ",") != "opend6,rules" {
 		t.Errorf("after the edit the document is %+v", d)
 	}
 	inert(t, ctx, "library", []string{`#documents tbody th.doc-title`})
+	var shownLevel string
+	run(t, ctx, "access shown", chromedp.Text(`#documents tbody td:nth-of-type(3)`, &shownLevel, chromedp.ByQuery))
+	if shownLevel != "Trusted players" {
+		t.Errorf("the list shows the access level as %q", shownLevel)
+	}
 	shots(t, ctx, "library-hostile")
 	run(t, ctx, "page with hostile title", chromedp.Click(`#documents [data-open]`, chromedp.ByQuery), chromedp.WaitVisible(`#page-h[data-page="1"]`, chromedp.ByQuery))
 	var h1 string
