@@ -76,15 +76,16 @@ export class LibraryView {
           h("button", {type: "button", class: "danger", "data-delete": d.id, "aria-label": t("library.delete_named", {title}),
             onclick: () => this.confirmDelete(actions, d, title)}, t("library.delete")));
       }
+      // data-label names each cell where narrow screens stack them.
       return h("tr", {"data-document": d.id},
         h("th", {scope: "row", class: "doc-title"}, title),
-        h("td", {}, d.format || ""),
-        h("td", {}, String(d.pages || 0)),
-        h("td", {}, t("access." + levelName(d.access))),
-        h("td", {class: "tags"}, (d.tags || []).join(", ")),
+        h("td", {"data-label": t("library.col.format")}, d.format || ""),
+        h("td", {"data-label": t("library.col.pages")}, String(d.pages || 0)),
+        h("td", {"data-label": t("library.col.access")}, t("access." + levelName(d.access))),
+        h("td", {class: "tags", "data-label": t("library.col.tags")}, (d.tags || []).join(", ")),
         actions);
     });
-    return h("div", {class: "scroll"}, h("table", {id: "documents"},
+    return h("div", {class: "scroll"}, h("table", {id: "documents", class: "stack"},
       h("thead", {}, h("tr", {},
         ["title", "format", "pages", "access", "tags", "actions"].map((c) => h("th", {scope: "col"}, t("library.col." + c))))),
       h("tbody", {}, rows)));

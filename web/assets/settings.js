@@ -52,12 +52,12 @@ export class SettingsView {
     const roleRows = roles.map((r) => h("tr", {"data-role": r.role},
       h("th", {scope: "row"}, t("mrole." + r.role)), h("td", {}, r.provider), h("td", {}, r.model || t("settings.default_model"))));
     const modelRows = (models || []).map((m) => {
-      const result = h("td", {class: "test-result", "aria-live": "polite"});
+      const result = h("td", {class: "test-result", "aria-live": "polite", "data-label": t("settings.col.result")});
       const btn = h("button", {type: "button", "data-test": m.name, "aria-label": t("settings.test_named", {model: m.name}),
         onclick: () => this.test(m.name, btn, result)}, t("settings.test"));
       return h("tr", {"data-model": m.name},
         h("th", {scope: "row"}, m.name),
-        h("td", {}, m.context_length ? String(m.context_length) : ""),
+        h("td", {"data-label": t("settings.col.context")}, m.context_length ? String(m.context_length) : ""),
         h("td", {class: "actions"}, btn), result);
     });
     replace(this.models,
@@ -68,7 +68,7 @@ export class SettingsView {
         h("tbody", {}, roleRows))),
       h("h3", {}, t("settings.available")),
       problem ? h("p", {class: "alert error", id: "models-problem"}, t("settings.models_failed", {reason: problem})) : null,
-      modelRows.length ? h("div", {class: "scroll"}, h("table", {id: "model-list"},
+      modelRows.length ? h("div", {class: "scroll"}, h("table", {id: "model-list", class: "stack"},
         h("thead", {}, h("tr", {}, ["model", "context", "test", "result"].map((c) => h("th", {scope: "col"}, t("settings.col." + c))))),
         h("tbody", {}, modelRows))) : (problem ? null : h("p", {}, t("settings.no_models"))));
   }
@@ -116,15 +116,15 @@ export class SettingsView {
       }
       return h("tr", {"data-key": k.id, "data-revoked": k.revoked ? "true" : "false"},
         h("th", {scope: "row"}, h("code", {}, k.prefix + "…"), k.current ? [" ", h("span", {class: "badge"}, t("settings.current"))] : null),
-        h("td", {}, when(k.created)),
-        h("td", {}, when(k.last_used)),
-        h("td", {}, k.revoked ? t("settings.revoked_at", {when: when(k.revoked)}) : t("settings.active")),
+        h("td", {"data-label": t("settings.col.created")}, when(k.created)),
+        h("td", {"data-label": t("settings.col.used")}, when(k.last_used)),
+        h("td", {"data-label": t("settings.col.state")}, k.revoked ? t("settings.revoked_at", {when: when(k.revoked)}) : t("settings.active")),
         actions);
     });
     const id = "user-" + u.name.replace(/[^A-Za-z0-9_-]/g, "_");
     return h("section", {class: "user", "data-user": u.name, "aria-labelledby": id},
       h("h3", {id}, t("settings.user_heading", {name: u.name, role: t("role." + u.role)})),
-      rows.length ? h("div", {class: "scroll"}, h("table", {class: "keys"},
+      rows.length ? h("div", {class: "scroll"}, h("table", {class: "keys stack"},
         h("caption", {class: "sr"}, t("settings.keys_of", {name: u.name})),
         h("thead", {}, h("tr", {}, ["key", "created", "used", "state", "actions"].map((c) => h("th", {scope: "col"}, t("settings.col." + c))))),
         h("tbody", {}, rows))) : h("p", {}, t("settings.no_keys")),
