@@ -580,6 +580,10 @@ func (as *Assistant) Shutdown(ctx context.Context) error {
 	}
 }
 
+// Provider is the model server the assistant talks to, for a caller that
+// checks it is reachable (the settings page's connection test).
+func (as *Assistant) Provider() llm.Provider { return as.o.Provider }
+
 // Models lists the models the provider serves.
 func (as *Assistant) Models(ctx context.Context) ([]llm.Model, error) {
 	ms, err := as.o.Provider.Models(ctx)

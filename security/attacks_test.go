@@ -98,6 +98,12 @@ func (s *suite) routes() []route {
 		{pattern: "GET /api/session", method: "GET", path: "/api/session"},
 		{pattern: "DELETE /api/session", method: "DELETE", path: "/api/session"},
 		{pattern: "POST /api/ws-ticket", method: "POST", path: "/api/ws-ticket"},
+		{pattern: "GET /api/models/roles", method: "GET", path: "/api/models/roles"},
+		{pattern: "POST /api/models/test", method: "POST", path: "/api/models/test", body: `{"model":"x"}`},
+		{pattern: "GET /api/users", method: "GET", path: "/api/users"},
+		{pattern: "POST /api/users", method: "POST", path: "/api/users", body: `{"name":"mallory","role":"gm"}`},
+		{pattern: "POST /api/users/{name}/keys", method: "POST", path: "/api/users/gm/keys"},
+		{pattern: "DELETE /api/keys/{id}", method: "DELETE", path: "/api/keys/" + s.f.gm[4:20]},
 	}
 }
 
@@ -290,6 +296,11 @@ func (s *suite) search() {
 	}
 	for _, b := range bodies {
 		s.player("search body "+clip(b), pat, "POST", "/api/search", b)
+		// The same with explain: the reasons, the passages cut and the
+		// count of withheld ones must name nothing a player may not read.
+		if strings.HasPrefix(b, "{") {
+			s.player("search explain "+clip(b), pat, "POST", "/api/search", `{"explain":true,`+b[1:])
+		}
 	}
 	for _, p := range []string{"/api/search?role=gm", "/api/search?user_role=4", "/api/search?access=gm_only&view=gm"} {
 		s.player("search query "+p, pat, "POST", p, `{"query":"harbourmaster cultist"}`)

@@ -7,6 +7,7 @@
 // player, with a bad key and with no key: search with role filters and FTS5 syntax, documents, pages and
 // images by id and by path tricks, chat with role overrides, MCP over
 // streamable HTTP and HTTP+SSE (including another user's session id), the
+// GM's settings (users, keys, model roles and the connection test), the
 // game's REST routes (scene images included: the server draws with a
 // local fake of the OpenAI Images API) and WebSocket, conversations, models, tool results,
 // health and metrics. A leak is a secret phrase, or the GM-only book's

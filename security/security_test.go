@@ -419,6 +419,7 @@ func TestNoLeaks(t *testing.T) {
 	s.partySocket()
 	s.partyREST()
 	s.browserSessions()
+	s.settings()
 	s.mcp()
 	s.throttle()
 

@@ -81,6 +81,13 @@ type Options struct {
 	// (Auth with the same Sessions).
 	Sessions *auth.Sessions
 
+	// Users, when set, serves the GM's user and key routes (/api/users,
+	// /api/keys); without it they answer 503.
+	Users Users
+	// ModelRoles are the configured model of each role, which GET
+	// /api/models/roles shows the GM.
+	ModelRoles []ModelRole
+
 	// Mount adds routes of other doors (the game API, MCP) to the
 	// authenticated mux.
 	Mount func(mux *http.ServeMux)
@@ -116,9 +123,11 @@ type Server struct {
 	jobs    *jobs
 	proxies []netip.Prefix
 	handler http.Handler
-	root    *http.ServeMux
-	mux     *http.ServeMux
-	model   map[string]bool // patterns that spend ModelLimit
+	// modelTests holds the one connection test that may run at a time.
+	modelTests chan struct{}
+	root       *http.ServeMux
+	mux        *http.ServeMux
+	model      map[string]bool // patterns that spend ModelLimit
 }
 
 // modelRoutes are the server's own routes that make a model work: the
@@ -130,6 +139,7 @@ var modelRoutes = []string{
 	"POST /api/search",
 	"POST /api/documents",
 	"POST /api/characters",
+	"POST /api/models/test",
 }
 
 // New builds a server.
@@ -176,9 +186,16 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{o: o, log: o.Logger, metrics: o.Metrics, start: o.Now(), proxies: proxies}
 	s.jobs = newJobs()
+	s.modelTests = make(chan struct{}, 1)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/models", s.models)
+	mux.HandleFunc("GET /api/models/roles", s.modelRoles)
+	mux.HandleFunc("POST /api/models/test", s.modelTest)
+	mux.HandleFunc("GET /api/users", s.listUsers)
+	mux.HandleFunc("POST /api/users", s.createUser)
+	mux.HandleFunc("POST /api/users/{name}/keys", s.createKey)
+	mux.HandleFunc("DELETE /api/keys/{id}", s.revokeKey)
 	mux.HandleFunc("POST /api/chat", s.chat)
 	mux.HandleFunc("POST /api/tool_result", s.toolResult)
 	mux.HandleFunc("POST /api/chat/continue", s.continueChat)

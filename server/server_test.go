@@ -197,7 +197,8 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		Authenticate: all.Require, Sessions: a.Sessions,
 		AuthenticateAt: at, Mount: o.mount, Public: o.public,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
-		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars, ModelRoutes: o.modelRoutes}
+		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars, ModelRoutes: o.modelRoutes,
+		Users: kr, ModelRoles: []server.ModelRole{{Role: "narrator", Provider: "openai", Model: "narrator-1"}}}
 	if o.model != nil {
 		f.opts.ModelLimit = auth.NewLimiter(o.model.perMin, o.model.burst)
 	}

@@ -7,10 +7,14 @@
 //
 // There is no build step and no Node.js, at run time or to build the
 // binary: the files under assets/ are what the browser runs, as written.
-// The UI is small enough (sign-in, the games list, the game view) that a
+// The UI is small enough (sign-in, the games list, the game view, the
+// library with its page viewer, the GM's settings) that a
 // framework would cost more bytes than it saves; the few DOM helpers it
 // needs are in assets/dom.js. English and German messages are JSON under
 // assets/i18n/, chosen by navigator.language with a switcher.
+//
+// Node.js appears only in the tests: package.json pins axe-core, which
+// web/chromiumtest injects into every view (npm ci in web/ installs it).
 //
 // # Inert by construction
 //

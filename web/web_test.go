@@ -140,7 +140,10 @@ func TestGzipAndETag(t *testing.T) {
 // string into the DOM as markup.
 func TestNoMarkupSinks(t *testing.T) {
 	h, ts := server(t)
-	for _, name := range []string{"app.js", "api.js", "dom.js", "game.js", "i18n.js"} {
+	for _, name := range h.Assets() {
+		if !strings.HasSuffix(name, ".js") {
+			continue
+		}
 		_, b := get(t, ts.URL+"/assets/"+h.Version()+"/"+name)
 		for _, sink := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setAttribute(\"on"} {
 			if bytes.Contains(b, []byte(sink)) {
@@ -185,6 +188,19 @@ func TestCatalogsAgree(t *testing.T) {
 		return m
 	}
 	en, de := keys("en"), keys("de")
+	// Every message a script names literally, t("key"), is in English.
+	used := regexp.MustCompile(`\bt\("([a-z0-9_.]*[a-z0-9_])"`)
+	for _, name := range h.Assets() {
+		if !strings.HasSuffix(name, ".js") {
+			continue
+		}
+		_, b := get(t, ts.URL+"/assets/"+h.Version()+"/"+name)
+		for _, m := range used.FindAllSubmatch(b, -1) {
+			if _, ok := en[string(m[1])]; !ok {
+				t.Errorf("%s uses message %s, which en.json lacks", name, m[1])
+			}
+		}
+	}
 	for k, v := range en {
 		if d, ok := de[k]; !ok || strings.TrimSpace(d) == "" {
 			t.Errorf("de lacks %s (%q)", k, v)

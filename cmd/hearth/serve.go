@@ -142,6 +142,8 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 		ModelLimit:   auth.NewLimiter(float64(cfg.Limits.RateLimitRPM), cfg.Limits.RateLimitBurst),
 		ModelRoutes:  gameapi.ModelRoutes,
 		Sessions:     sessions,
+		Users:        d.keys,
+		ModelRoles:   modelRoles(d),
 		// MCP agents and tool results have their own budgets (one per
 		// route), so their many small requests leave the chat budget alone.
 		AuthenticateAt: budgets(keys, cfg),
@@ -222,6 +224,20 @@ func servePause(stage string) func(ctx context.Context, job, s string) error {
 			return fmt.Errorf("%s=%s: paused too long", servePauseEnv, stage)
 		}
 	}
+}
+
+// modelRoles are the configured model of each role, for the GM's
+// settings page; an assistant without a model answers as the librarian.
+func modelRoles(d *doors) []server.ModelRole {
+	var out []server.ModelRole
+	for _, name := range config.RoleNames() {
+		r := d.app.Role(name)
+		if r.Provider == "" {
+			continue // vision, when not set up
+		}
+		out = append(out, server.ModelRole{Role: name, Provider: r.Provider, Model: r.Model})
+	}
+	return out
 }
 
 // authenticator requires an API key (or a session cookie or ticket, as a

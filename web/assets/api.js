@@ -59,6 +59,32 @@ export class Api {
     return res;
   }
 
+  // upload posts a FormData with XMLHttpRequest, whose upload events give
+  // the bytes sent (fetch has none), calling onProgress(loaded, total);
+  // abort() on the returned handle stops it.
+  upload(path, form, onProgress) {
+    const xhr = new XMLHttpRequest();
+    const done = new Promise((resolve, reject) => {
+      xhr.open("POST", path);
+      xhr.setRequestHeader("Accept", "application/json");
+      xhr.setRequestHeader("X-CSRF-Token", this.#csrf);
+      xhr.upload.addEventListener("progress", (ev) => {
+        if (ev.lengthComputable) onProgress(ev.loaded, ev.total);
+      });
+      xhr.addEventListener("error", () => reject(new ApiError(0, "network", "")));
+      xhr.addEventListener("abort", () => reject(new ApiError(0, "aborted", "")));
+      xhr.addEventListener("load", () => {
+        let data = null;
+        try { data = JSON.parse(xhr.responseText); } catch (e) { /* no JSON: said below */ }
+        if (xhr.status >= 200 && xhr.status < 300 && data) return resolve(data);
+        const err = data && data.error ? data.error : {};
+        reject(new ApiError(xhr.status, err.code || "", err.message || ""));
+      });
+      xhr.send(form);
+    });
+    return {done, abort: () => xhr.abort()};
+  }
+
   get(path) { return this.request("GET", path); }
   post(path, body) { return this.request("POST", path, body ?? {}); }
   del(path) { return this.request("DELETE", path); }

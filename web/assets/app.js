@@ -6,6 +6,8 @@ import {h, link, replace} from "./dom.js";
 import {loadCatalog, pickLanguage, saveLanguage, translator} from "./i18n.js";
 import {GameView} from "./game.js";
 import {AssistantView} from "./assistant.js";
+import {LibraryView, PageView} from "./library.js";
+import {SettingsView} from "./settings.js";
 
 const RANK = {player: 1, trusted: 2, assistant: 3, gm_only: 4};
 
@@ -86,6 +88,8 @@ class App {
     replace(this.nav,
       link("#/games", {}, this.t("nav.games")),
       link("#/assistant", {id: "nav-assistant"}, this.t("nav.assistant")),
+      link("#/library", {id: "nav-library"}, this.t("nav.library")),
+      this.can("gm_only") ? link("#/settings", {id: "nav-settings"}, this.t("nav.settings")) : null,
       h("span", {class: "who"}, this.t("nav.signed_in", {name: this.user.name, role: this.user.role})),
       h("button", {type: "button", id: "signout", onclick: () => this.signOut()}, this.t("nav.signout")));
   }
@@ -106,6 +110,20 @@ class App {
     const chat = /^#\/assistant(?:\/([A-Za-z0-9_-]+))?$/.exec(hash);
     if (chat) {
       this.view = new AssistantView(this, chat[1]);
+      return this.view.open();
+    }
+    const pg = /^#\/library\/([^/]+)\/pages\/([0-9]+)$/.exec(hash);
+    if (pg) {
+      this.view = new PageView(this, decodeURIComponent(pg[1]), Number(pg[2]));
+      return this.view.open();
+    }
+    if (hash === "#/library") {
+      this.view = new LibraryView(this);
+      return this.view.open();
+    }
+    // Players get no link here; the API answers them 403 all the same.
+    if (hash === "#/settings") {
+      this.view = new SettingsView(this);
       return this.view.open();
     }
     return this.gamesView();

@@ -5,7 +5,8 @@
 const SAFE = new Set(["id", "class", "type", "name", "value", "title", "for", "role", "tabindex",
   "placeholder", "autocomplete", "required", "disabled", "hidden", "min", "max", "step", "lang",
   "aria-live", "aria-label", "aria-labelledby", "aria-describedby", "aria-busy", "aria-current",
-  "aria-relevant", "aria-atomic", "aria-expanded", "spellcheck", "maxlength", "download", "scope"]);
+  "aria-relevant", "aria-atomic", "aria-expanded", "spellcheck", "maxlength", "download", "scope",
+  "accept", "colspan", "rel", "width", "height", "alt", "readonly", "aria-hidden"]);
 
 // h builds an element: attrs set through SAFE (href only through link),
 // on* keys as listeners, children as nodes or text.
@@ -39,6 +40,14 @@ export function link(href, attrs, ...children) {
   const a = h("a", attrs, ...children);
   a.setAttribute("href", href);
   return a;
+}
+
+// image is an <img> of one of this server's own paths, like link.
+export function image(src, alt, attrs) {
+  if (!/^\/(?!\/)/.test(src)) throw new Error("dom: image outside the app: " + src);
+  const img = h("img", {...attrs, alt});
+  img.setAttribute("src", src);
+  return img;
 }
 
 // replace empties el and puts children in.

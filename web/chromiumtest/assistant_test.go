@@ -159,6 +159,7 @@ func TestAssistantChat(t *testing.T) {
 		chromedp.WaitVisible("#chat-form", chromedp.ByQuery),
 		chromedp.WaitVisible("#no-convs", chromedp.ByQuery))
 	shots(t, ctx, "assistant-empty")
+	assertAccessible(t, ctx, "assistant (empty)")
 
 	run(t, ctx, "ask",
 		chromedp.SendKeys("#question", "Where does the keeper get lantern oil? Roll Perception for me.", chromedp.ByQuery),
@@ -254,6 +255,7 @@ func TestAssistantChat(t *testing.T) {
 	}
 	inert(t, ctx, "assistant", []string{"#chat-log"})
 	shots(t, ctx, "assistant-answer")
+	assertAccessible(t, ctx, "assistant")
 
 	// The conversation is listed and reopens with the answer.
 	var hash string
