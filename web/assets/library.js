@@ -81,7 +81,7 @@ export class LibraryView {
         h("th", {scope: "row", class: "doc-title"}, title),
         h("td", {"data-label": t("library.col.format")}, d.format || ""),
         h("td", {"data-label": t("library.col.pages")}, String(d.pages || 0)),
-        h("td", {"data-label": t("library.col.access")}, t("access." + levelName(d.access))),
+        h("td", {"data-label": t("library.col.access")}, t("access." + levelName(d.access_level))),
         h("td", {class: "tags", "data-label": t("library.col.tags")}, (d.tags || []).join(", ")),
         actions);
     });
@@ -106,7 +106,7 @@ export class LibraryView {
     const t = this.t;
     const title = h("input", {id: "edit-title", name: "title", type: "text", maxlength: "300", required: true, value: d.title || ""});
     const tags = h("input", {id: "edit-tags", name: "tags", type: "text", value: (d.tags || []).join(", ")});
-    const level = this.accessSelect("edit-access", levelName(d.access));
+    const level = this.accessSelect("edit-access", levelName(d.access_level));
     const cancel = () => this.load();
     const form = h("form", {id: "edit-form", class: "edit", onkeydown: (ev) => { if (ev.key === "Escape") cancel(); },
       onsubmit: async (ev) => {

@@ -262,7 +262,7 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 		chromedp.WaitNotPresent("#edit-form", chromedp.ByQuery))
 	var d struct {
 		Title  string
-		Access string
+		Access string `json:"access_level"`
 		Tags   []string
 	}
 	apiStatus(t, h, h.key, "GET", "/api/documents/"+doc, "", &d)
