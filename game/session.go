@@ -489,6 +489,15 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 			input = p.options[i-1]
 		}
 	}
+	if pc := s.w.PC(); rules.Down(pc) {
+		// A dying character's turn is a death saving throw whatever was
+		// typed (5e), so a defeat never becomes a loop of refusals.
+		return s.play(ctx, input, []rules.Intent{rules.DeathSave{}}, emit)
+	} else if pc != nil && pc.HasCondition("dead") {
+		text := fmt.Sprintf("%s is dead. /restore N goes back to an earlier turn; /restore N --reroll lets the dice fall anew.", pc.Name)
+		s.refuse(input, "not played", text)
+		return s.reply(text, emit), nil
+	}
 	if s.opts.Pipeline != nil {
 		return s.playPipeline(ctx, input, emit)
 	}
