@@ -2,6 +2,7 @@ package game_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/campaign"
@@ -92,4 +93,65 @@ func exitShown(w *world.State, from, to string) bool {
 		}
 	}
 	return false
+}
+
+// Playing again from a restored turn rolls the same dice, unless the
+// player rerolls fate; the reroll branch replays exactly.
+func TestRerollFate(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	s, err := game.New(ctx, db, loadTiny(t), 7, game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	act(t, s, "look")
+	notes := 0
+	play := func() string {
+		t.Helper()
+		var rolls []string
+		for range 4 {
+			r := act(t, s, "search")
+			for _, d := range r.Rolls {
+				rolls = append(rolls, d.String())
+			}
+			for _, e := range r.Effects {
+				if n, ok := e.(world.NoteRecorded); ok && n.Note.Kind == world.NoteReroll {
+					notes++
+				}
+			}
+		}
+		if len(rolls) < 4 {
+			t.Fatalf("four searches rolled %v", rolls)
+		}
+		return strings.Join(rolls, "; ")
+	}
+	first := play()
+	if err := s.Restore(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if again := play(); again != first {
+		t.Fatalf("replaying from turn 1 rolled %q, want the same %q", again, first)
+	}
+	if err := s.Restore(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	s.Reroll()
+	rerolled := play()
+	if rerolled == first {
+		t.Fatalf("a reroll rolled the same dice: %q", rerolled)
+	}
+	if notes != 1 {
+		t.Errorf("%d reroll notes, want 1 (with the first turn after the reroll)", notes)
+	}
+	if err := s.Verify(ctx); err != nil {
+		t.Fatalf("the reroll branch does not replay exactly: %v", err)
+	}
+	want := stateJSON(t, s)
+	s2, err := game.Open(ctx, db, s.ID(), game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stateJSON(t, s2); got != want {
+		t.Fatal("the reroll branch reopens to a different state")
+	}
 }

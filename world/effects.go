@@ -988,6 +988,7 @@ func mergeInto(v any, changes map[string]any, out any) error {
 const (
 	NoteNudge    = "nudge"    // a suggestion from someone at the table
 	NoteFallback = "fallback" // a model failed and the turn was played offline
+	NoteReroll   = "reroll"   // the player chose to reseed the dice (reroll fate)
 )
 
 // Note is something said about a turn rather than done in the world: a
