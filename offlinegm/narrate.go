@@ -226,7 +226,7 @@ func (t *teller) hp(id string) string { return t.hpAfter(id, nil) }
 // HPChanged), else as they are now.
 func (t *teller) hpAfter(id string, o *rules.Outcome) string {
 	c := t.w.Characters[id]
-	if c == nil {
+	if c == nil || c.MaxHP == 0 { // no hit points to show, not 0/0
 		return ""
 	}
 	hp := c.HP
