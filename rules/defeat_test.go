@@ -3,6 +3,7 @@ package rules
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/world"
@@ -261,5 +262,29 @@ func TestFleeingCanSucceed(t *testing.T) {
 	}
 	if escaped == 0 || caught == 0 {
 		t.Errorf("flee: %d escaped, %d caught in 30; both should happen", escaped, caught)
+	}
+}
+
+// A quest giver stops offering work once it is taken, and "work" asks
+// about the quest they give.
+func TestQuestGiverRemembersTheQuest(t *testing.T) {
+	e := engine(t, world.SystemD20)
+	w := tavernWorld()
+	w.Quests["brandy"].Description = "Three casks went missing from my cellar."
+	r := newRand()
+	tests := []struct{ topic, want string }{
+		{"", "What'll it be?"},
+		{"", "Back again. Any luck with the missing brandy?"},
+		{"work", "Three casks went missing from my cellar."},
+	}
+	for _, tc := range tests {
+		res := do(t, e, w, Talk{NPC: "gareth", Topic: tc.topic}, r)
+		if got := res.Outcomes[0].Quote; got != tc.want {
+			t.Errorf("talk about %q: %q, want %q", tc.topic, got, tc.want)
+		}
+	}
+	w.Quests["brandy"].Status = world.QuestCompleted
+	if got := do(t, e, w, Talk{NPC: "gareth"}, r).Outcomes[0].Quote; !strings.Contains(got, "did right by us") {
+		t.Errorf("after the quest: %q", got)
 	}
 }
