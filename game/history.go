@@ -36,8 +36,18 @@ func (s *Session) Restore(ctx context.Context, n int) error {
 	if err := s.load(ctx, n); err != nil {
 		return err
 	}
-	s.await = nil
+	s.await, s.reroll = nil, false
 	return s.st.SetHead(ctx, s.meta.ID, s.branch.ID, n)
+}
+
+// Reroll lets fate fall anew: the next turn played reseeds the dice,
+// where by default a turn played again from a restored one rolls the
+// same dice. The seed is recorded with that turn, so replays stay exact;
+// restoring again, or closing the session first, drops the choice.
+func (s *Session) Reroll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reroll = true
 }
 
 var branchName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$`)

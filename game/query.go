@@ -75,17 +75,25 @@ func Sheet(w *world.State) string {
 		fmt.Fprintf(&b, ", level %d", pc.Level)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "HP %d/%d", pc.HP, pc.MaxHP)
-	if pc.TempHP > 0 {
-		fmt.Fprintf(&b, " (+%d temporary)", pc.TempHP)
+	var line []string
+	if pc.MaxHP > 0 { // a character without hit points shows none, not 0/0
+		hp := fmt.Sprintf("HP %d/%d", pc.HP, pc.MaxHP)
+		if pc.TempHP > 0 {
+			hp += fmt.Sprintf(" (+%d temporary)", pc.TempHP)
+		}
+		line = append(line, hp)
 	}
 	if pc.AC > 0 {
-		fmt.Fprintf(&b, " · AC %d", pc.AC)
+		line = append(line, fmt.Sprintf("AC %d", pc.AC))
 	}
 	if pc.ProficiencyBonus > 0 {
-		fmt.Fprintf(&b, " · proficiency +%d", pc.ProficiencyBonus)
+		line = append(line, fmt.Sprintf("proficiency +%d", pc.ProficiencyBonus))
 	}
-	fmt.Fprintf(&b, " · XP %d · gold %d\n", pc.XP, pc.Gold)
+	line = append(line, fmt.Sprintf("XP %d", pc.XP), fmt.Sprintf("gold %d", pc.Gold))
+	fmt.Fprintf(&b, "%s\n", strings.Join(line, " · "))
+	if rules.Down(pc) {
+		fmt.Fprintf(&b, "Dying: death saves %d successes, %d failures\n", pc.DeathSaves.Successes, pc.DeathSaves.Failures)
+	}
 	order := []string{"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}
 	for _, k := range world.SortedKeys(pc.Abilities) {
 		if !slices.Contains(order, k) {
@@ -108,7 +116,8 @@ func Sheet(w *world.State) string {
 	if len(pc.Skills) > 0 {
 		var sk []string
 		for _, k := range world.SortedKeys(pc.Skills) {
-			sk = append(sk, fmt.Sprintf("%s +%d", strings.ReplaceAll(k, "_", " "), pc.Skills[k]))
+			// The bonus the rolls use, ability modifier included.
+			sk = append(sk, fmt.Sprintf("%s %+d", strings.ReplaceAll(k, "_", " "), rules.SkillBonus(sys, pc, k)))
 		}
 		fmt.Fprintf(&b, "Skills: %s\n", strings.Join(sk, ", "))
 	}
@@ -180,7 +189,11 @@ func Status(w *world.State, turn int, branch string) string {
 	if l := w.Locations[pc.Location]; l != nil {
 		where = l.Name
 	}
-	parts := []string{fmt.Sprintf("HP %d/%d", pc.HP, pc.MaxHP), where, w.Time.String()}
+	var parts []string
+	if pc.MaxHP > 0 {
+		parts = append(parts, fmt.Sprintf("HP %d/%d", pc.HP, pc.MaxHP))
+	}
+	parts = append(parts, where, w.Time.String())
 	if w.Combat != nil {
 		parts = append(parts, fmt.Sprintf("combat round %d", w.Combat.Round))
 	}

@@ -138,6 +138,9 @@ type Session struct {
 	// refused are the notes of actions refused since the head turn; the
 	// next committed turn keeps them, so transcripts show them.
 	refused []world.Note
+	// reroll reseeds the dice at the next committed turn: the player
+	// chose to let fate fall anew (Reroll).
+	reroll bool
 
 	// switched is the actor before the turn being played made its agent
 	// act ("" when it did not); by is who decided the turn.
@@ -489,6 +492,15 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 			input = p.options[i-1]
 		}
 	}
+	if pc := s.w.PC(); rules.Down(pc) {
+		// A dying character's turn is a death saving throw whatever was
+		// typed (5e), so a defeat never becomes a loop of refusals.
+		return s.play(ctx, input, []rules.Intent{rules.DeathSave{}}, emit)
+	} else if pc != nil && pc.HasCondition("dead") {
+		text := fmt.Sprintf("%s is dead. /restore N goes back to an earlier turn; /restore N --reroll lets the dice fall anew.", pc.Name)
+		s.refuse(input, "not played", text)
+		return s.reply(text, emit), nil
+	}
 	if s.opts.Pipeline != nil {
 		return s.playPipeline(ctx, input, emit)
 	}
@@ -644,6 +656,22 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		}
 		t.effects = append(t.effects, actor)
 	}
+	if s.reroll {
+		// The new seed is kept with the turn (a note, and the dice state
+		// every turn stores), so a replay of this branch stays exact.
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return failed(fmt.Errorf("reseed the dice: %w", err))
+		}
+		seed := binary.LittleEndian.Uint64(b[:])
+		s.pcg = mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+		s.rng = mrand.New(s.pcg)
+		note := world.NoteRecorded{Note: world.Note{Kind: world.NoteReroll, Text: fmt.Sprintf("fate rerolled: the dice were reseeded with %d", seed)}}
+		if err := s.w.Apply(note); err != nil {
+			return failed(err)
+		}
+		t.effects = append(t.effects, note)
+	}
 	for _, n := range s.refused {
 		note := world.NoteRecorded{Note: n}
 		if err := s.w.Apply(note); err != nil {
@@ -780,6 +808,7 @@ func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, p
 	}
 	s.head = n
 	s.refused = nil
+	s.reroll = false
 	if t.lore != nil {
 		s.lore = t.lore
 	}

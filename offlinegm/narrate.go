@@ -226,7 +226,7 @@ func (t *teller) hp(id string) string { return t.hpAfter(id, nil) }
 // HPChanged), else as they are now.
 func (t *teller) hpAfter(id string, o *rules.Outcome) string {
 	c := t.w.Characters[id]
-	if c == nil {
+	if c == nil || c.MaxHP == 0 { // no hit points to show, not 0/0
 		return ""
 	}
 	hp := c.HP
@@ -465,9 +465,18 @@ func (t *teller) outcome(o *rules.Outcome) {
 		case world.Victory:
 			t.para(pick([]string{"The last of your foes falls. The fight is over.", "Silence returns. You are the one left standing.", "It is over. You lower your weapon, breathing hard."}, t.w.Turn))
 		case world.Defeat:
-			t.para("Your strength fails and the world goes dark. (You are unconscious. /restore an earlier turn, or rest if you can.)")
+			t.para("Your strength fails and the world goes dark.")
 		default:
 			t.para(o.Text)
+		}
+	case "defeat", "death_save", "stabilise":
+		t.para(o.Text)
+		if pc := t.w.PC(); pc != nil && pc.HasCondition("dead") {
+			t.para("(You are dead. /restore N goes back to an earlier turn; /restore N --reroll lets the dice fall anew.)")
+		} else if rules.Down(pc) && !pc.HasCondition("stable") && o.Action == "defeat" {
+			t.para("(You are dying at 0 hit points. Each turn is a death saving throw — type wait; three successes and you are stable.)")
+		} else if rules.Down(pc) && pc.HasCondition("stable") && o.Action != "stabilise" {
+			t.para("(You are stable. Type wait to come to.)")
 		}
 	case "flee":
 		if o.Check != nil && o.Check.Succeeded() {

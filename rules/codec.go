@@ -43,7 +43,7 @@ func Specs() []IntentSpec {
 		spec[ApplyCondition](), spec[RemoveCondition](), spec[Move](), spec[Rest](),
 		spec[UseItem](), spec[TakeItem](), spec[GiveItem](), spec[DropItem](), spec[EquipItem](),
 		spec[ChangeGold](), spec[Look](), spec[Search](), spec[Talk](), spec[RollDice](),
-		spec[StartCombat](), spec[EndCombat](), spec[Flee](),
+		spec[StartCombat](), spec[EndCombat](), spec[Flee](), spec[DeathSave](),
 		spec[CreateNPC](), spec[UpdateNPC](), spec[MoveNPC](), spec[RemoveNPC](),
 		spec[CreateLocation](), spec[ConnectLocations](), spec[UpdateLocation](),
 		spec[RememberFact](), spec[RegisterConsequence](),

@@ -50,7 +50,10 @@ func (x *resolver) actor(in Intent, ref string) (*world.Character, error) {
 	}
 	if !c.Alive() || c.HasCondition("unconscious") || c.HasCondition("dead") {
 		if c.ID == x.w.Player {
-			return nil, reject(in, "you are unconscious and can do nothing; rest to recover or restore an earlier turn")
+			if Down(c) {
+				return nil, reject(in, "you are unconscious at 0 hit points: each turn you make a death saving throw (type wait), until you are stable, healed or an ally tends you")
+			}
+			return nil, reject(in, "you are dead; restore an earlier turn (/restore N, or /restore N --reroll to let the dice fall anew)")
 		}
 		return nil, reject(in, "%s cannot act: %s", c.Name, stateWord(c))
 	}
@@ -238,7 +241,7 @@ func (x *resolver) strike(a, t *world.Character, wp weapon, adv Advantage) error
 		crit = " A critical hit!"
 		o.Details["critical"] = true
 	}
-	effects, fate := hurt(x.w, t, amount, fmt.Sprintf("%s's %s", a.Name, wp.name))
+	effects, fate := hurt(x.w, t, amount, fmt.Sprintf("%s's %s", a.Name, wp.name), crit != "")
 	o.Effects = effects
 	o.Text = fmt.Sprintf("%s hits %s with %s for %d damage.%s%s", a.Name, t.Name, wp.name, amount, crit, fate)
 	x.res.add(o)
@@ -247,7 +250,8 @@ func (x *resolver) strike(a, t *world.Character, wp weapon, adv Advantage) error
 
 // hurt returns the effects of amount damage to c and a sentence on their
 // fate, if it changed.
-func hurt(w *world.State, c *world.Character, amount int, reason string) (world.Effects, string) {
+// A critical hit on a dying player counts as two failed death saves.
+func hurt(w *world.State, c *world.Character, amount int, reason string, crit bool) (world.Effects, string) {
 	var es world.Effects
 	if c.TempHP > 0 {
 		absorbed := min(c.TempHP, amount)
@@ -257,14 +261,29 @@ func hurt(w *world.State, c *world.Character, amount int, reason string) (world.
 	if amount <= 0 {
 		return es, ""
 	}
-	to := max(0, c.HP-amount)
-	es = append(es, world.HPChanged{Target: c.ID, From: c.HP, To: to, Reason: reason})
-	if to > 0 || c.HP == 0 {
+	if c.HP == 0 {
+		if Down(c) {
+			more, fate := deathSaveEffects(c, amount, crit)
+			return append(es, more...), fate
+		}
 		return es, ""
 	}
-	if c.ID == w.Player {
+	to := max(0, c.HP-amount)
+	es = append(es, world.HPChanged{Target: c.ID, From: c.HP, To: to, Reason: reason})
+	if to > 0 {
+		return es, ""
+	}
+	if c.ID == w.Player || w.InParty(c.ID) {
+		if c.MaxHP > 0 && amount-c.HP >= c.MaxHP {
+			// Massive damage (5e): what is left over reaches the maximum.
+			es = append(es, world.ConditionApplied{Target: c.ID, Condition: "dead", Reason: "massive damage"})
+			return es, fmt.Sprintf(" %s is killed outright.", c.Name)
+		}
 		es = append(es, world.ConditionApplied{Target: c.ID, Condition: "unconscious", Reason: "dropped to 0 hit points"})
-		return es, fmt.Sprintf(" %s falls unconscious.", c.Name)
+		if c.DeathSaves != (world.DeathSaves{}) {
+			es = append(es, world.DeathSavesChanged{Target: c.ID, From: c.DeathSaves})
+		}
+		return es, fmt.Sprintf(" %s falls unconscious and is dying.", c.Name)
 	}
 	es = append(es, world.ConditionApplied{Target: c.ID, Condition: "dead", Reason: "dropped to 0 hit points"})
 	return es, fmt.Sprintf(" %s falls and does not rise.", c.Name)
@@ -286,7 +305,7 @@ func (x *resolver) damage(v Damage) error {
 	if amount <= 0 {
 		return reject(v, "damage needs a positive amount or dice such as 2d6")
 	}
-	effects, fate := hurt(x.w, t, amount, v.Reason)
+	effects, fate := hurt(x.w, t, amount, v.Reason, false)
 	x.res.add(Outcome{Action: "damage", Target: t.ID, Amount: amount, Effects: effects,
 		Text:    fmt.Sprintf("%s takes %d %sdamage%s.%s", t.Name, amount, suffixSpace(v.DamageType), reasonText(v.Reason), fate),
 		Details: map[string]any{"damage_type": v.DamageType}})
@@ -321,6 +340,12 @@ func healEffects(c *world.Character, amount int, reason string) (world.Effects, 
 	}
 	if c.HasCondition("unconscious") && to > 0 {
 		es = append(es, world.ConditionRemoved{Target: c.ID, Condition: "unconscious"})
+	}
+	if c.HasCondition("stable") && to > 0 {
+		es = append(es, world.ConditionRemoved{Target: c.ID, Condition: "stable"})
+	}
+	if c.DeathSaves != (world.DeathSaves{}) && to > 0 {
+		es = append(es, world.DeathSavesChanged{Target: c.ID, From: c.DeathSaves})
 	}
 	return es, gained
 }

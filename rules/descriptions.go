@@ -24,6 +24,7 @@ var descriptions = map[string]string{
 	"create_npc":           "Introduces a character.",
 	"create_quest":         "Adds a quest; it starts active unless Available is set.",
 	"damage":               "Deals damage directly (a trap, a fall, a spell the GM adjudicates).",
+	"death_save":           "A downed character's turn: a death saving throw (5e SRD: 10 or more succeeds, three successes stabilise, three failures kill, a natural 20 regains 1 hit point, a natural 1 counts twice). Once stable, the turn is the 1d4 hours until they come to with 1 hit point.",
 	"drop_item":            "Leaves an item at the location.",
 	"end_combat":           "Ends the fight with an outcome: victory, defeat, fled or truce.",
 	"equip_item":           "Wields or wears an item, or puts it away.",

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hearth-rpg/hearth/access"
@@ -43,7 +45,8 @@ func (x *resolver) talk(v Talk) error {
 		o.Text = fmt.Sprintf("%s says: %q", npc.Name, quote)
 		o.Details = map[string]any{"topic": key}
 	case topic == "":
-		o.Quote = npc.Greeting
+		// A greeting that offers work is stale once the quest is taken.
+		o.Quote = cmp.Or(questGreeting(x.w, npc), npc.Greeting)
 		if o.Quote == "" {
 			o.Text = fmt.Sprintf("%s regards you and waits.", npc.Name)
 		} else {
@@ -77,6 +80,27 @@ func (x *resolver) talk(v Talk) error {
 	return nil
 }
 
+// questGreeting is what a quest giver says once the player has taken
+// their quest: asking after it, or thanks when it is done.
+func questGreeting(w *world.State, npc *world.Character) string {
+	for _, id := range world.SortedKeys(w.Quests) {
+		q := w.Quests[id]
+		if q.Giver != npc.ID {
+			continue
+		}
+		switch q.Status {
+		case world.QuestActive:
+			return fmt.Sprintf("Back again. Any luck with %s?", strings.ToLower(q.Name))
+		case world.QuestCompleted:
+			return "You did right by us. Sit, the next one's on the house."
+		}
+	}
+	return ""
+}
+
+// workWords are how a player asks a quest giver for their quest.
+var workWords = []string{"work", "job", "jobs", "quest", "task", "errand", "reward", "pay", "offer"}
+
 // knows reports whether a fact with this text (said by anyone) exists.
 func (x *resolver) knows(quote string) bool {
 	for _, f := range x.w.Facts {
@@ -99,6 +123,26 @@ func topicLine(w *world.State, npc *world.Character, topic string) (key, line st
 	}
 	if hits := match(topic, cands); len(hits) > 0 {
 		return hits[0].id, npc.Topics[hits[0].id]
+	}
+	// "ask Maren about work": the quest she gives, by its topic or its text.
+	for _, word := range strings.Fields(Normalise(topic)) {
+		if !slices.Contains(workWords, word) {
+			continue
+		}
+		for _, id := range world.SortedKeys(w.Quests) {
+			q := w.Quests[id]
+			if q.Giver != npc.ID {
+				continue
+			}
+			for _, k := range world.SortedKeys(npc.Topics) {
+				if strings.Contains(q.ID, k) || strings.Contains(Normalise(q.Name), k) {
+					return k, npc.Topics[k]
+				}
+			}
+			if q.Description != "" {
+				return q.ID, q.Description
+			}
+		}
 	}
 	// "ask Mira about the keeper" where the key is the keeper's ID.
 	t := Normalise(topic)

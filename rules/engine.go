@@ -194,6 +194,8 @@ func (x *resolver) resolve(in Intent) error {
 		return x.endCombat(v)
 	case Flee:
 		return x.flee(v)
+	case DeathSave:
+		return x.deathSave(v)
 	case CreateNPC:
 		return x.createNPC(v)
 	case UpdateNPC:

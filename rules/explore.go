@@ -203,11 +203,11 @@ func (x *resolver) rest(v Rest) error {
 		return reject(v, "%s is dead", c.Name)
 	}
 	if x.w.Combat != nil {
-		return reject(v, "you cannot rest in the middle of a fight")
+		return reject(v, "you cannot rest in the middle of a fight; attack, flee (a check to break away), or use a potion instead")
 	}
 	for _, n := range x.w.CharactersAt(c.Location) {
 		if n.Hostile && n.Alive() && !n.HasCondition("dead") {
-			return reject(v, "you cannot rest with %s here", n.Name)
+			return reject(v, "you cannot rest with %s here, hostile and watching you; fight, flee, talk them down or go somewhere safe first", n.Name)
 		}
 	}
 	kind := strings.ToLower(strings.TrimSpace(v.Rest))

@@ -184,6 +184,14 @@ type Flee struct {
 	Destination string `json:"destination,omitempty" jsonschema:"where to run; default the way the player came"`
 }
 
+// DeathSave is a downed character's turn: a death saving throw (5e SRD:
+// 10 or more succeeds, three successes stabilise, three failures kill, a
+// natural 20 regains 1 hit point, a natural 1 counts twice). Once stable,
+// the turn is the 1d4 hours until they come to with 1 hit point.
+type DeathSave struct {
+	Character string `json:"character,omitempty" jsonschema:"who is dying; empty for the player"`
+}
+
 // World building (seed 003's tools).
 
 // CreateNPC introduces a character.
@@ -399,6 +407,7 @@ type AdvanceTime struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
+func (DeathSave) Type() string           { return "death_save" }
 func (Check) Type() string               { return "ability_check" }
 func (SavingThrow) Type() string         { return "saving_throw" }
 func (Attack) Type() string              { return "attack" }

@@ -59,7 +59,10 @@ func (e *Engine) React(ctx context.Context, w *world.State, done []*Resolution, 
 			return err
 		}
 	}
-	if err := e.endFight(w, step, acted && !started); err != nil {
+	if err := e.endFight(ctx, w, r, step, acted && !started); err != nil {
+		return err
+	}
+	if err := e.tend(ctx, w, r, step); err != nil {
 		return err
 	}
 	if err := e.scheduled(ctx, w, r, step); err != nil {
@@ -282,7 +285,7 @@ func (e *Engine) enemyTurns(ctx context.Context, w *world.State, r *rand.Rand, s
 
 // endFight ends the fight when one side is down, or (when nextRound) starts
 // the next round.
-func (e *Engine) endFight(w *world.State, step Step, nextRound bool) error {
+func (e *Engine) endFight(ctx context.Context, w *world.State, r *rand.Rand, step Step, nextRound bool) error {
 	if w.Combat == nil {
 		return nil
 	}
@@ -290,11 +293,8 @@ func (e *Engine) endFight(w *world.State, step Step, nextRound bool) error {
 	if pc == nil {
 		return nil
 	}
-	if !pc.Alive() || pc.HasCondition("unconscious") {
-		res := &Resolution{}
-		res.add(Outcome{Action: "combat_ended", Text: "You have been defeated.", Details: map[string]any{"outcome": world.Defeat},
-			Effects: world.Effects{world.CombatEnded{Outcome: world.Defeat}}})
-		return step(res)
+	if !pc.Alive() || pc.HasCondition("unconscious") || pc.HasCondition("dead") {
+		return e.defeat(ctx, w, r, step)
 	}
 	standing, fallen := 0, 0
 	for _, cb := range w.Combat.Order {

@@ -111,6 +111,17 @@ func modifierFor(s System, c *world.Character, q roll) (mod int, ability, skill 
 	return mod, ability, skill
 }
 
+// SkillBonus is what a check with skill adds to c's roll, as Resolve adds
+// it: the ability modifier plus the skill's bonus (d20, 2d6), so a sheet
+// shows the number the dice use. Traveller shows the skill level.
+func SkillBonus(s System, c *world.Character, skill string) int {
+	if s.Name() == world.SystemTraveller {
+		return c.Skills[normalSkill(skill)]
+	}
+	mod, _, sk := modifierFor(s, c, roll{Kind: "check", Skill: skill})
+	return mod + c.Skills[sk]
+}
+
 func rollDice(r *rand.Rand, notation string) (dice.Result, error) {
 	res, err := dice.Roll(r, notation, nil)
 	if err != nil {

@@ -49,6 +49,7 @@ func init() {
 	register[FactRecorded]()
 	register[EntitiesMentioned]()
 	register[RelationshipSet]()
+	register[DeathSavesChanged]()
 	register[ConsequenceRegistered]()
 	register[ConsequenceTriggered]()
 	register[QuestCreated]()

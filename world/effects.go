@@ -140,6 +140,23 @@ func (e ConditionRemoved) apply(s *State) error {
 	return nil
 }
 
+// DeathSavesChanged sets a dying character's death saving throws.
+type DeathSavesChanged struct {
+	Target string     `json:"target"`
+	From   DeathSaves `json:"from"`
+	To     DeathSaves `json:"to"`
+}
+
+func (DeathSavesChanged) Kind() string { return "death_saves_changed" }
+func (e DeathSavesChanged) apply(s *State) error {
+	c, err := s.character(e.Target)
+	if err != nil {
+		return err
+	}
+	c.DeathSaves = e.To
+	return nil
+}
+
 // CharacterMoved moves a character (player or NPC) to a location.
 type CharacterMoved struct {
 	Character string `json:"character"`
@@ -971,6 +988,7 @@ func mergeInto(v any, changes map[string]any, out any) error {
 const (
 	NoteNudge    = "nudge"    // a suggestion from someone at the table
 	NoteFallback = "fallback" // a model failed and the turn was played offline
+	NoteReroll   = "reroll"   // the player chose to reseed the dice (reroll fate)
 )
 
 // Note is something said about a turn rather than done in the world: a

@@ -38,6 +38,13 @@ type Character struct {
 	SecretRevealed bool     `json:"secret_revealed,omitempty"`
 	Hostile        bool     `json:"hostile,omitempty"`
 	Tags           []string `json:"tags,omitempty"`
+	// OnDefeat is what this foe does with a player it has beaten: capture,
+	// rob or leave; with several, the dice choose. Empty: beasts leave,
+	// people may do any of the three.
+	OnDefeat []string `json:"on_defeat,omitempty"`
+	// CaptureAt is the location a player this foe captures wakes in;
+	// empty: where they fell.
+	CaptureAt string `json:"capture_at,omitempty"`
 
 	Sheet
 
@@ -111,8 +118,16 @@ type Sheet struct {
 	Flaws             []string `json:"flaws,omitempty"`
 	Backstory         string   `json:"backstory,omitempty"`
 
-	Conditions []string `json:"conditions,omitempty"`
-	XP         int      `json:"xp,omitempty"`
+	Conditions []string   `json:"conditions,omitempty"`
+	DeathSaves DeathSaves `json:"death_saves,omitzero"`
+	XP         int        `json:"xp,omitempty"`
+}
+
+// DeathSaves counts a dying character's death saving throws (5e): three
+// successes and they are stable, three failures and they die.
+type DeathSaves struct {
+	Successes int `json:"successes,omitempty"`
+	Failures  int `json:"failures,omitempty"`
 }
 
 // Attack is a natural or signature attack of an NPC or creature.

@@ -17,6 +17,7 @@ func sampleEffects() []Effect {
 		TempHPChanged{Target: "hero", From: 0, To: 5},
 		ConditionApplied{Target: "hero", Condition: "poisoned", Reason: "bite"},
 		ConditionRemoved{Target: "hero", Condition: "poisoned"},
+		DeathSavesChanged{Target: "hero", From: DeathSaves{Successes: 1}, To: DeathSaves{Successes: 1, Failures: 2}},
 		CharacterMoved{Character: "hero", From: "inn", To: "road"},
 		ItemTransferred{Item: "rope", Qty: 1, From: "inn", To: "hero"},
 		ItemEquipped{Character: "hero", Item: "rope", Equipped: true},

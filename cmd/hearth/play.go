@@ -50,7 +50,9 @@ Commands (start with a slash):
   /roll NOTATION      roll dice, e.g. /roll 4d6kh3 or /roll 1d20+dex
   /save               every turn is already saved; shows where
   /turns [N]          the last N turns (default 10)
-  /restore N          go back to turn N (acting from there starts a branch)
+  /restore N          go back to turn N (acting from there starts a branch;
+                      the same action rolls the same dice, for exact replays)
+  /restore N --reroll go back to turn N and reroll fate: new dice from there
   /fork NAME          start a branch named NAME at this turn
   /switch NAME        continue another branch from its latest turn
   /branches           list branches
@@ -372,6 +374,10 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			fmt.Fprintf(out, "%4d  > %s\n      %s\n", t.Number, t.Input, firstLine(t.Narrative))
 		}
 	case "/restore":
+		reroll := len(args) == 2 && args[1] == "--reroll"
+		if reroll {
+			args = args[:1]
+		}
 		if len(args) != 1 {
 			fmt.Fprintln(out, g.t("cli.play.restore_usage", nil))
 			return false, nil
@@ -385,6 +391,10 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			return false, err
 		}
 		fmt.Fprintf(out, "%s\n\n", g.t("cli.play.restored", map[string]any{"Turn": n, "Branch": s.Branch()}))
+		if reroll {
+			s.Reroll()
+			fmt.Fprintf(out, "%s\n\n", g.t("cli.play.rerolled", nil))
+		}
 		if _, err := s.Look(ctx, emit); err != nil {
 			return false, err
 		}
