@@ -196,7 +196,7 @@ func (q *query) termsCTE(terms []string) {
 func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) ([]hit, error) {
 	var q query
 	q.termsCTE(terms)
-	q.add(`SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(`+rankWeights+`, c.tsv, s.qt, 1)) FROM s)::float8 AS score
+	q.add(`SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(` + rankWeights + `, c.tsv, s.qt, 1)) FROM s)::float8 AS score
 		FROM lore_chunks c, a WHERE c.tsv @@ a.any AND`)
 	q.where(role, f)
 	q.add(` ORDER BY score DESC, c.id COLLATE "C" LIMIT `, q.arg(k))
