@@ -190,13 +190,13 @@ func (q *query) termsCTE(terms []string) {
 }
 
 // fullText ranks the chunks holding any term, best first: per term, its
-// IDF times ts_rank of the chunk for it (field weights, a saturating term
-// frequency, length normalised by log length), summed. Equal scores go
+// IDF times ts_rank of the chunk for it (field weights and a saturating
+// term frequency, no length normalisation: see doc.go), summed. Equal scores go
 // by chunk id, so the order does not depend on insertion order.
 func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) ([]hit, error) {
 	var q query
 	q.termsCTE(terms)
-	q.add(`SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(` + rankWeights + `, c.tsv, s.qt, 1)) FROM s)::float8 AS score
+	q.add(`SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(` + rankWeights + `, c.tsv, s.qt, 0)) FROM s)::float8 AS score
 		FROM lore_chunks c, a WHERE c.tsv @@ a.any AND`)
 	q.where(role, f)
 	q.add(` ORDER BY score DESC, c.id COLLATE "C" LIMIT `, q.arg(k))
