@@ -259,7 +259,9 @@ func (ix *Index) syncEmbeddings(ctx context.Context) error {
 			return err
 		}
 		if haveName == nil || *haveName != name || haveDim == nil || *haveDim != dim {
-			if _, err := tx.Exec(ctx, `DELETE FROM lore_vectors`); err != nil {
+			// TRUNCATE, not DELETE: an index built in this transaction
+			// would still see deleted rows, vectors of the old dimension.
+			if _, err := tx.Exec(ctx, `TRUNCATE lore_vectors`); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO lore_meta (key, value) VALUES ('embedder', $1), ('dim', $2)
