@@ -174,19 +174,28 @@ func (q *query) filter(f retrieve.Filter) {
 	}
 }
 
-// termsCTE adds the WITH clause full-text queries start from: each term
-// as a tsquery (English stemming; stopwords drop out), its inverse
-// document frequency as BM25 computes it (over every chunk, as FTS5's is,
-// whatever the reader's role), and all terms ORed for the GIN index.
+// termsCTE adds the WITH clause full-text ranking starts from: each term
+// as a tsquery (English stemming; stopwords drop out) with its inverse
+// document frequency as BM25 computes it, N and df counted over every
+// chunk (as FTS5 counts them, whatever the reader's role). Each step is
+// materialised so a term's tsquery and count are computed once, the count
+// through the GIN index.
 func (q *query) termsCTE(terms []string) {
-	q.add(`WITH t AS (
+	q.add(`WITH t AS MATERIALIZED (
 		SELECT plainto_tsquery('english', w) AS qt, i FROM unnest(`, q.arg(terms), `::text[]) WITH ORDINALITY AS u(w, i)),
-	s AS (
-		SELECT qt, i, ln(1 + (total - df + 0.5) / (df + 0.5)) AS idf
-		FROM (SELECT qt, i, (SELECT count(*) FROM lore_chunks WHERE tsv @@ t.qt)::float8 AS df,
-			(SELECT count(*) FROM lore_chunks)::float8 AS total FROM t WHERE numnode(qt) > 0) d),
-	a AS (SELECT string_agg('(' || qt::text || ')', ' | ' ORDER BY i)::tsquery AS any FROM s)
+	d AS MATERIALIZED (
+		SELECT qt, i, (SELECT count(*) FROM lore_chunks WHERE tsv @@ t.qt)::float8 AS df FROM t WHERE numnode(qt) > 0),
+	n AS MATERIALIZED (SELECT count(*)::float8 AS total FROM lore_chunks),
+	s AS MATERIALIZED (SELECT qt, i, ln(1 + (total - df + 0.5) / (df + 0.5)) AS idf FROM d, n)
 	`)
+}
+
+// matchAny adds the condition that a chunk holds any of the terms: one
+// tsquery of the terms ORed, a parameter the GIN index answers. A term is
+// letters, digits and marks only (retrieve.Terms), so it is never
+// to_tsquery syntax.
+func (q *query) matchAny(terms []string) {
+	q.add(`c.tsv @@ to_tsquery('english', `, q.arg(strings.Join(terms, " | ")), `)`)
 }
 
 // fullText ranks the chunks holding any term, best first: per term, its
@@ -197,7 +206,9 @@ func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retri
 	var q query
 	q.termsCTE(terms)
 	q.add(`SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(` + rankWeights + `, c.tsv, s.qt, 0)) FROM s)::float8 AS score
-		FROM lore_chunks c, a WHERE c.tsv @@ a.any AND`)
+		FROM lore_chunks c WHERE `)
+	q.matchAny(terms)
+	q.add(` AND`)
 	q.where(role, f)
 	q.add(` ORDER BY score DESC, c.id COLLATE "C" LIMIT `, q.arg(k))
 	hits, err := ix.hits(ctx, nil, q.b.String(), q.args...)
@@ -379,8 +390,9 @@ func scanChunk(rows pgx.Rows) (int64, chunk.Chunk, error) {
 func (ix *Index) withheld(ctx context.Context, role int, terms []string, vectorRan bool, f retrieve.Filter) (int, error) {
 	var q query
 	if len(terms) > 0 && !vectorRan {
-		q.termsCTE(terms)
-		q.add(`SELECT count(*) FROM lore_chunks c, a WHERE c.tsv @@ a.any AND`)
+		q.add(`SELECT count(*) FROM lore_chunks c WHERE `)
+		q.matchAny(terms)
+		q.add(` AND`)
 	} else {
 		q.add(`SELECT count(*) FROM lore_chunks c WHERE`)
 	}

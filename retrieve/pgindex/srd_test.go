@@ -144,3 +144,31 @@ func TestSRDRecall(t *testing.T) {
 		t.Errorf("PostgreSQL MRR %.3f is more than %.2f below SQLite's %.3f", mrrp, slack, mrrs)
 	}
 }
+
+// BenchmarkSRDSearch times one SRD question on each backend, as
+// lore's BenchmarkSRDRetrieval does on SQLite.
+func BenchmarkSRDSearch(b *testing.B) {
+	qs := loadQuestions(b)
+	sq, err := sqliteindex.Open(context.Background(), filepath.Join(b.TempDir(), "srd.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sq.Close() })
+	indexSRD(b, sq)
+	pg := open(b)
+	indexSRD(b, pg)
+	for _, bc := range []struct {
+		name string
+		ix   retrieve.Index
+	}{{"sqlite", sq}, {"postgres", pg}} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			for i := 0; b.Loop(); i++ {
+				q := qs[i%len(qs)]
+				if _, err := bc.ix.Search(ctx, retrieve.Query{Text: q.text, Role: access.Player, Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -46,10 +46,13 @@ CREATE INDEX lore_chunks_faction ON lore_chunks (faction, access);
 CREATE INDEX lore_chunks_content_type ON lore_chunks (content_type, access);
 CREATE INDEX lore_chunks_precedence ON lore_chunks (
     (CASE WHEN tier > 0 THEN tier ELSE 7 END), pack COLLATE "C", file COLLATE "C", ordinal, id COLLATE "C");
-CREATE INDEX lore_chunks_tsv ON lore_chunks USING GIN (tsv);
-CREATE INDEX lore_chunks_tags ON lore_chunks USING GIN (tags);
-CREATE INDEX lore_chunks_threads ON lore_chunks USING GIN (threads);
-CREATE INDEX lore_chunks_refs ON lore_chunks USING GIN (refs);
+-- fastupdate off: the index is written when packs are imported and read
+-- on every turn, and a GIN pending list is scanned in full by every
+-- search until a vacuum merges it.
+CREATE INDEX lore_chunks_tsv ON lore_chunks USING GIN (tsv) WITH (fastupdate = off);
+CREATE INDEX lore_chunks_tags ON lore_chunks USING GIN (tags) WITH (fastupdate = off);
+CREATE INDEX lore_chunks_threads ON lore_chunks USING GIN (threads) WITH (fastupdate = off);
+CREATE INDEX lore_chunks_refs ON lore_chunks USING GIN (refs) WITH (fastupdate = off);
 CREATE INDEX lore_chunks_entity ON lore_chunks (entity_id);
 
 -- Embeddings, all in the one space named in lore_meta (embedder, dim).
