@@ -304,6 +304,19 @@ func isZero(v []float32) bool {
 // statements in the same transaction.
 func (ix *Index) hits(ctx context.Context, setup []string, sql string, args ...any) ([]hit, error) {
 	var out []hit
+	scan := func(rows pgx.Rows) error {
+		var h hit
+		_, err := pgx.ForEachRow(rows, []any{&h.n, &h.id, &h.score}, func() error { out = append(out, h); return nil })
+		return err
+	}
+	if len(setup) == 0 {
+		// No transaction: BEGIN and COMMIT would be two more round trips.
+		rows, err := ix.h.Pool().Query(ctx, sql, args...)
+		if err != nil {
+			return nil, err
+		}
+		return out, scan(rows)
+	}
 	err := ix.h.Tx(ctx, func(tx pgx.Tx) error {
 		for _, s := range setup {
 			if _, err := tx.Exec(ctx, s); err != nil {
@@ -314,9 +327,7 @@ func (ix *Index) hits(ctx context.Context, setup []string, sql string, args ...a
 		if err != nil {
 			return err
 		}
-		var h hit
-		_, err = pgx.ForEachRow(rows, []any{&h.n, &h.id, &h.score}, func() error { out = append(out, h); return nil })
-		return err
+		return scan(rows)
 	})
 	return out, err
 }
