@@ -1,6 +1,5 @@
 // Package indextest is the conformance suite of retrieve.Index: every
-// backend of the lore index (retrieve/sqliteindex today, a PostgreSQL one
-// later) runs Run from its tests, so a scene gets the same lore whichever
+// backend of the lore index (retrieve/sqliteindex, retrieve/pgindex) runs Run from its tests, so a scene gets the same lore whichever
 // one holds it.
 //
 // To pass, a backend must:
