@@ -9,16 +9,23 @@ import (
 
 	"github.com/hearth-rpg/hearth"
 
+	"github.com/hearth-rpg/hearth/assistant/pgconversations"
 	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/pgkeys"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
+	"github.com/hearth-rpg/hearth/chargen/pgcharacters"
 	"github.com/hearth-rpg/hearth/chargen/sqlitecharacters"
 	"github.com/hearth-rpg/hearth/imagegen/sqliteimages"
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
+	"github.com/hearth-rpg/hearth/internal/pgdb"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+	"github.com/hearth-rpg/hearth/narrative/pgnarrative"
 	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
+	"github.com/hearth-rpg/hearth/retrieve/pgindex"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
+	"github.com/hearth-rpg/hearth/store/pgstore"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
@@ -80,15 +87,29 @@ func WithURL(url string) Option { return func(o *options) { o.url = url } }
 // behind the user's back.
 var unported = []string{
 	"narrative memory (reputation, perception, beats, stats; memory events are ported)",
-	"the lore index",
 	"the document library",
 }
 
 // ported names the stores that have a PostgreSQL backend: sessions and
 // turns (store/pgstore), memory events (narrative/pgnarrative), users and
-// keys (auth/pgkeys), conversations (assistant/pgconversations) and the
-// character library (chargen/pgcharacters).
-var ported = []string{"sessions and turns", "memory events", "users and keys", "conversations", "the character library"}
+// keys (auth/pgkeys), conversations (assistant/pgconversations), the
+// character library (chargen/pgcharacters) and the lore index
+// (retrieve/pgindex).
+var ported = []string{"sessions and turns", "memory events", "users and keys", "conversations", "the character library", "the lore index"}
+
+// PostgresMigrations is the migration set of every store ported to
+// PostgreSQL, in the order they apply (as Migrations for SQLite): what
+// Open will hand internal/pgdb once the stores named in unported follow.
+func PostgresMigrations() []pgdb.Migrations {
+	return []pgdb.Migrations{
+		pgstore.Migrations,
+		pgnarrative.Migrations,
+		pgindex.Migrations,
+		pgconversations.Migrations,
+		pgkeys.Migrations,
+		pgcharacters.Migrations,
+	}
+}
 
 // checkURL refuses a URL Open cannot serve, without quoting it: it may
 // hold a password.

@@ -45,8 +45,9 @@ type Signal struct {
 	Kind SignalKind
 	// Rank is the 1-based position in that ranking.
 	Rank int
-	// Score is the ranking's own score: for full text, BM25 (higher
-	// better, negated from SQLite's convention); for vectors, cosine
+	// Score is the ranking's own score: for full text, BM25 on SQLite
+	// (higher better, negated from SQLite's convention) and IDF-weighted
+	// ts_rank on PostgreSQL (see retrieve/pgindex); for vectors, cosine
 	// similarity; for metadata, the chunk's precedence tier (lower
 	// first); for keyword lore, whatever its caller scored.
 	Score float64

@@ -1,7 +1,7 @@
 // Package indextest is the conformance suite of retrieve.Index: every
-// backend of the lore index (retrieve/sqliteindex today, a PostgreSQL one
-// later) runs Run from its tests, so a scene gets the same lore whichever
-// one holds it.
+// backend of the lore index (retrieve/sqliteindex, retrieve/pgindex) runs
+// Run from its tests, so a scene gets the same lore whichever one holds
+// it.
 //
 // To pass, a backend must:
 //   - replace a file's chunks in one Upsert, record its hash, delete by

@@ -1,0 +1,71 @@
+// Package pgindex is the retrieve.Index on PostgreSQL, the counterpart
+// of retrieve/sqliteindex: chunks with a tsvector under a GIN index for
+// full text (English stemming, the counterpart of FTS5's porter
+// tokenizer), text[] metadata under GIN indexes, and embeddings searched
+// through pgvector's HNSW index (cosine distance) when the extension is
+// installed, by an exact scan in SQL otherwise. Its schema is component
+// "lore" in hearth_schema (package internal/pgdb).
+//
+// # Filtering and roles
+//
+// A search narrows by the reader's role and by retrieve.Filter in the
+// WHERE clause of every read, with the meaning of Filter.Match (packs,
+// excluded packs, content types, corpora, location, faction, entity as
+// id or reference, threads, tags any or all), so a chunk above the role
+// is never read into a result. The vector search applies the same
+// condition inside its query; with pgvector 0.8 or later the HNSW scan is
+// iterative (hnsw.iterative_scan = strict_order), so a narrow filter
+// still yields its k nearest rows.
+//
+// # How ranking differs from BM25
+//
+// Both backends search for the same terms (retrieve.Terms) ORed
+// together. SQLite ranks with FTS5's BM25 (k1 1.2, b 0.75; heading 3,
+// tags 2, text 1). PostgreSQL has no BM25, and its ts_rank knows nothing
+// of how rare a word is, so a chunk saying "creature" five times would
+// outrank one naming the rare word asked about. pgindex therefore scores
+// a chunk as the sum over the query's terms of
+//
+//	idf(term) × ts_rank({text 1/3, tags 2/3, heading 1}, tsv, term, 0)
+//
+// where idf is BM25's, ln(1 + (N − df + 0.5)/(df + 0.5)), N and df
+// counted over the whole index (through the GIN index) at query time, as
+// FTS5 counts them over the whole table. What remains different:
+//
+//   - Term frequency saturates differently: ts_rank sums an occurrence's
+//     weight divided by the square of its position in the list of that
+//     term's occurrences (a bound near 1.64 × the weight), where BM25 uses
+//     tf·(k1+1)/(tf+k1·…), bounded by k1+1.
+//   - There is no length normalisation (ts_rank's normalisation 0), where
+//     BM25 divides by the length relative to the corpus average (b 0.75).
+//     ts_rank's saturation already keeps a long chunk from winning by
+//     repetition, and chunks are cut to a bounded size. On the SRD set,
+//     normalisation 0 measured recall@5 0.650 / MRR 0.508; 1 (divide by
+//     1 + log length) 0.575 / 0.436; 2 (divide by length) 0.250 / 0.112;
+//     8 (by unique words) 0.300 / 0.176; ts_rank_cd with 1 0.525 / 0.408.
+//     Those five were all that was tried.
+//   - Field weights are ts_rank's label weights, which must lie in [0, 1]:
+//     the same 3:2:1 ratio as SQLite's, scaled; a word in heading and text
+//     counts in both, as in FTS5.
+//   - Stemming is PostgreSQL's English Snowball stemmer and stopword
+//     list, not FTS5's Porter: most words stem alike, a few do not
+//     (Snowball is Porter's revision), and a term that is an English
+//     stopword to PostgreSQL but not to retrieve.Terms is dropped.
+//   - tsvector keeps at most 256 positions per word and none past 16,383,
+//     which chunks (a few hundred tokens) never reach.
+//
+// The SRD question set measures the difference (TestSRDRecall in this
+// package runs both backends on it; BENCHMARKS.md has the figures).
+//
+// # Vectors
+//
+// Vectors are stored as real[] in lore_vectors whatever the server has,
+// so a server that gains or loses pgvector needs no re-embedding. With
+// pgvector, New creates an HNSW index over vec::vector(dim) for the
+// embedder's dimension (dropping one made for another), and searches
+// order by cosine distance to the query through it: approximate, with
+// ef_search raised to the number of candidates wanted. Without pgvector
+// the same query computes every candidate's dot product in SQL: exact,
+// and linear in the number of vectors the filter leaves. VectorSearch
+// says which, for the start-up log.
+package pgindex
