@@ -85,7 +85,7 @@ export class PartyPanel {
     if (!agent || agent === "dm") return null;
     const m = this.member(agent);
     return h("p", {class: "byline", "data-agent": agent, "data-colour": this.palette.attr(m.colour)},
-      h("span", {class: "swatch", "aria-hidden": "true"}),
+      h("span", {class: "swatch"}),
       h("strong", {class: "who-name"}, m.name),
       controller ? h("span", {class: "by"}, " · " + this.t("party.played_by", {who: controller})) : null);
   }
@@ -146,10 +146,11 @@ export class PartyPanel {
       const holder = held.get(p.character);
       const mine = holder && holder === me;
       const controller = holder ? t("party.human", {user: holder}) :
-        !p.controller || p.controller === "none" ? t("party.nobody") : t("party.ai", {model: p.controller});
+        !p.controller || p.controller === "none" ? t("party.nobody") :
+          p.controller === "offline" ? t("party.offline") : t("party.ai", {model: p.controller});
       const li = h("li", {"data-character": p.character, "data-colour": this.palette.attr(colours.get(p.character)),
         "data-held": holder ? (mine ? "me" : "other") : undefined, class: p.acting ? "member acting" : "member"},
-      h("p", {class: "byline"}, h("span", {class: "swatch", "aria-hidden": "true"}),
+      h("p", {class: "byline"}, h("span", {class: "swatch"}),
         h("strong", {class: "who-name"}, p.name || p.character), p.class ? " · " + p.class : "",
         p.acting ? h("span", {class: "tag"}, " · " + t("party.acting")) : null),
       h("p", {class: "meta"}, t("party.hp", {hp: p.hp ? t("hp." + p.hp) : "?"}),
@@ -178,7 +179,10 @@ export class PartyPanel {
     if (holder && !this.gm) {
       const why = `why-${p.character}`;
       return h("span", {class: "row"},
-        h("button", {type: "button", class: "small", disabled: true, "data-drop": p.character, "aria-describedby": why}, t("party.drop_in")),
+        // Disabled, but wired: should the page be behind the server, the
+        // server's refusal is what the viewer sees.
+        h("button", {type: "button", class: "small", disabled: true, "data-drop": p.character, "aria-describedby": why,
+          onclick: () => this.view.send({type: "drop_in", character: p.character})}, t("party.drop_in")),
         h("span", {id: why, class: "reason"}, t("party.held_by", {user: holder})));
     }
     return h("button", {type: "button", class: "small", "data-drop": p.character, "aria-label": t("party.drop_in_named", {name}),
