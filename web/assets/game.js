@@ -322,6 +322,7 @@ export class GameView {
     } else {
       this.log.append(el);
     }
+    if (m.committed && this.branches) this.branches.load(); // the tip moved
     if (m.committed && m.state) {
       this.shown = {turn: m.state.turn, branch: m.state.branch};
       this.log.dataset.turn = String(m.state.turn);

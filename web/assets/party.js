@@ -145,9 +145,7 @@ export class PartyPanel {
     replace(this.list, party.map((p) => {
       const holder = held.get(p.character);
       const mine = holder && holder === me;
-      const controller = holder ? t("party.human", {user: holder}) :
-        !p.controller || p.controller === "none" ? t("party.nobody") :
-          p.controller === "offline" ? t("party.offline") : t("party.ai", {model: p.controller});
+      const controller = holder ? t("party.human", {user: holder}) : controllerText(t, p.controller);
       const li = h("li", {"data-character": p.character, "data-colour": this.palette.attr(colours.get(p.character)),
         "data-held": holder ? (mine ? "me" : "other") : undefined, class: p.acting ? "member acting" : "member"},
       h("p", {class: "byline"}, h("span", {class: "swatch"}),
@@ -243,6 +241,16 @@ export class PartyPanel {
     });
     replace(this.whisperLog, rows.length ? rows : h("li", {class: "hint", id: "no-whispers"}, this.t("party.no_whispers")));
   }
+}
+
+// controllerText says who plays a member nobody holds: the summary's
+// controller is an agent's "provider/model", "offline", "none", or the
+// user a campaign gave the character to.
+function controllerText(t, c) {
+  if (!c || c === "none") return t("party.nobody");
+  if (c === "offline") return t("party.offline");
+  if (c.includes("/")) return t("party.ai", {model: c});
+  return t("party.human", {user: c});
 }
 
 function show(v) {
