@@ -219,6 +219,7 @@ export class GameView {
     const speed = ap.speed ? this.t("speed." + ap.speed) : "";
     replace(this.apStatus, ap.running ? this.t(ap.paused ? "game.autopilot_paused" : "game.autopilot_on", {speed}) : this.t("game.autopilot_off"));
     this.apStatus.dataset.running = ap.running ? "yes" : "no";
+    if (ap.speed) this.apStatus.dataset.speed = ap.speed;
     this.apStart.disabled = !!ap.running;
     this.apStop.disabled = !ap.running;
     if (SPEEDS.includes(ap.speed)) this.apSpeed.value = ap.speed;

@@ -204,6 +204,36 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 		chromedp.WaitVisible(`#party li[data-character="wren"]:not([data-held]) [data-drop]:not([disabled])`, chromedp.ByQuery))
 	run(t, cid, "cid may now drop in",
 		chromedp.WaitVisible(`#party li[data-character="wren"]:not([data-held]) [data-drop]:not([disabled])`, chromedp.ByQuery))
+
+	// The GM's speed is kept with the game: a reload shows it. set_speed
+	// is answered with session_state, which marks the status.
+	run(t, gm, "speed",
+		chromedp.SetValue("#autopilot-speed", "fast", chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById("autopilot-speed").dispatchEvent(new Event("change"))`, nil),
+		chromedp.WaitVisible(`#autopilot-status[data-speed="fast"]`, chromedp.ByQuery),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#autopilot-status[data-speed="fast"]`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("autopilot-speed").value === "fast"`, nil))
+
+	// Branches: fork, mark the fork canonical, compare it with main.
+	run(t, gm, "fork, canonical, compare",
+		chromedp.SendKeys("#fork-name", "side", chromedp.ByQuery),
+		chromedp.Click("#fork-go", chromedp.ByQuery),
+		chromedp.WaitVisible(`#forks li[data-fork="side"] [data-canon="side"]`, chromedp.ByQuery),
+		chromedp.Click(`#forks [data-canon="side"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#forks li[data-fork="side"][data-canonical]`, chromedp.ByQuery),
+		chromedp.SetValue("#compare-a", "main", chromedp.ByQuery),
+		chromedp.SetValue("#compare-b", "side", chromedp.ByQuery),
+		chromedp.Click("#compare-go", chromedp.ByQuery),
+		chromedp.WaitVisible(`#compare .branch[data-branch="main"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#compare .branch[data-branch="side"]`, chromedp.ByQuery))
+	var canon int
+	eval(t, gm, `document.querySelectorAll("#forks li[data-canonical]").length`, &canon)
+	if canon != 1 {
+		t.Errorf("%d branches marked canonical, want 1", canon)
+	}
+	shots(t, gm, "party-branches")
 }
 
 // TestPartyColoursAndDice checks the page's own helpers in the browser:
