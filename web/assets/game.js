@@ -290,6 +290,9 @@ export class GameView {
     if (rolls) el.append(rolls);
     const body = h("div", {class: "narration"});
     paragraphs(body, text || "");
+    // A turn with nothing to read (a whisper the viewer is not shown, a
+    // module choice) keeps its place in the log, out of sight.
+    if (!by && !input && !(text || "").trim() && committed) el.classList.add("empty");
     el.append(body);
     if (!committed) el.append(h("p", {class: "note"}, this.t("game.aside")));
     return el;
