@@ -3,6 +3,7 @@
 // narration streamed into an aria-live log as turn_delta arrives.
 
 import {h, link, replace} from "./dom.js";
+import {Branches, PartyPanel, SPEEDS} from "./party.js";
 
 const MAX_BACKOFF = 15000;
 
@@ -35,15 +36,19 @@ export class GameView {
       if (text && this.send({type: "human_action", content: text})) this.input.value = "";
     }}, h("label", {for: "action"}, t("game.action")), h("div", {class: "row"}, this.input, h("button", {type: "submit", id: "send"}, t("game.send"))));
     this.here = h("ul", {id: "here", class: "here"});
-    this.side = h("aside", {class: "side", "aria-labelledby": "here-h"}, h("h2", {id: "here-h"}, t("game.here")), this.here);
+    this.side = h("section", {class: "side", "aria-labelledby": "here-h"}, h("h2", {id: "here-h"}, t("game.here")), this.here);
+    this.party = new PartyPanel(this);
+    const party = this.party.build();
     const story = h("section", {class: "story", "aria-labelledby": "log-h"},
       h("h2", {id: "log-h", class: "sr"}, t("game.log")), this.log, this.choices, this.form);
     const tools = this.app.can("assistant") ? this.gmTools() : null;
+    this.branches = this.app.can("assistant") ? new Branches(this) : null;
     replace(this.app.main,
       h("nav", {class: "crumbs", "aria-label": t("game.back")}, link("#/games", {id: "back"}, "← " + t("game.back"))),
       this.title, this.conn, this.status,
-      h("div", {class: "game"}, story, this.side),
-      tools, this.transcriptLinks());
+      h("div", {class: "game"}, story, h("aside", {class: "sidebar", "aria-label": t("party.sidebar")}, party.side, this.side, party.whispers)),
+      tools, this.branches ? this.branches.build() : null, this.transcriptLinks());
+    if (this.branches) this.branches.load();
     this.app.focusMain(t("loading"));
     this.connect();
     this.loadInfo();
@@ -78,10 +83,13 @@ export class GameView {
     this.apStatus = h("p", {id: "autopilot-status"}, t("game.autopilot_off"));
     this.apStart = h("button", {type: "button", id: "autopilot-start", onclick: () => this.send({type: "start_autopilot"})}, t("game.autopilot_start"));
     this.apStop = h("button", {type: "button", id: "autopilot-stop", onclick: () => this.send({type: "stop_autopilot"})}, t("game.autopilot_stop"));
+    this.apSpeed = h("select", {id: "autopilot-speed", name: "speed", onchange: () => this.send({type: "set_speed", speed: this.apSpeed.value})},
+      SPEEDS.map((s) => h("option", {value: s}, t("speed." + s))));
     const turn = h("input", {id: "restore-turn", name: "turn", type: "number", min: "0", step: "1", required: true});
     const fork = h("input", {id: "fork-name", name: "name", type: "text", maxlength: "40", required: true});
     return h("section", {class: "tools card", "aria-labelledby": "tools-h"},
-      h("h2", {id: "tools-h"}, t("game.autopilot")), this.apStatus, h("div", {class: "row"}, this.apStart, this.apStop),
+      h("h2", {id: "tools-h"}, t("game.autopilot")), this.apStatus, h("div", {class: "row"}, this.apStart, this.apStop,
+        h("label", {for: "autopilot-speed", class: "inline"}, t("game.speed")), this.apSpeed),
       h("h2", {}, t("game.timeline")),
       h("form", {id: "restore", onsubmit: (ev) => {
         ev.preventDefault();
@@ -109,6 +117,7 @@ export class GameView {
       await this.app.api.post(`/api/sessions/${encodeURIComponent(this.id)}${path}`, body);
       this.app.notify(done(), false);
       this.shown = {turn: -1, branch: ""};
+      if (this.branches) this.branches.load();
       await this.loadHistory();
     } catch (e) {
       this.app.fail(e);
@@ -169,11 +178,26 @@ export class GameView {
         this.setAutopilot({running: true, speed: msg.speed});
         break;
       case "autopilot_stopped":
-        this.setAutopilot({running: false});
-        if (msg.reason !== "user_request") this.app.notify(this.t("game.stopped", {reason: msg.reason}), msg.reason === "error");
+        this.setAutopilot({running: false, speed: this.apSpeed && this.apSpeed.value});
+        if (msg.reason !== "user_request") this.app.notify(this.t("game.stopped", {reason: this.t("stopped." + msg.reason)}), msg.reason === "error");
         break;
       case "error":
-        this.app.notify(msg.message, true);
+        // A recoverable error leaves the game playable; say so.
+        this.app.notify(msg.recoverable ? this.t("game.error_recoverable", {message: msg.message}) : msg.message, true);
+        this.errorCount = (this.errorCount || 0) + 1;
+        this.conn.dataset.errors = String(this.errorCount);
+        break;
+      case "notice":
+        this.app.notify(msg.message || msg.text || "", false);
+        break;
+      case "whisper":
+        this.party.whisper(msg);
+        break;
+      case "secret_revealed":
+        this.party.reveal(msg);
+        this.app.notify(this.t("party.secret_revealed", {content: msg.content}), false);
+        break;
+      case "control_released":
         break;
     }
   }
@@ -184,6 +208,7 @@ export class GameView {
     this.renderTitle();
     this.renderStatus();
     this.renderHere();
+    this.party.render(st);
     this.renderChoices(st.awaiting);
     this.setAutopilot(st.autopilot || {});
     if (st.turn !== this.shown.turn || st.branch !== this.shown.branch) this.loadHistory();
@@ -191,9 +216,13 @@ export class GameView {
 
   setAutopilot(ap) {
     if (!this.apStatus) return;
-    replace(this.apStatus, ap.running ? this.t("game.autopilot_on", {speed: ap.speed || ""}) : this.t("game.autopilot_off"));
+    const speed = ap.speed ? this.t("speed." + ap.speed) : "";
+    replace(this.apStatus, ap.running ? this.t(ap.paused ? "game.autopilot_paused" : "game.autopilot_on", {speed}) : this.t("game.autopilot_off"));
+    this.apStatus.dataset.running = ap.running ? "yes" : "no";
+    if (ap.speed) this.apStatus.dataset.speed = ap.speed;
     this.apStart.disabled = !!ap.running;
     this.apStop.disabled = !ap.running;
+    if (SPEEDS.includes(ap.speed)) this.apSpeed.value = ap.speed;
   }
 
   renderStatus() {
@@ -235,7 +264,7 @@ export class GameView {
       const page = await this.app.api.get(`/api/sessions/${encodeURIComponent(this.id)}/turns?from=${from}&to=${st.turn}`);
       if (seq !== this.loading || this.closed) return;
       this.log.setAttribute("aria-busy", "true");
-      replace(this.log, (page.turns || []).map((r) => this.entry(r.number, r.input, r.narrative, true)));
+      replace(this.log, (page.turns || []).map((r) => this.entry(r.number, r.input, r.narrative, true, r)));
       this.log.removeAttribute("aria-busy");
       this.shown = {turn: page.turn, branch: page.branch};
       this.log.dataset.turn = String(page.turn);
@@ -246,11 +275,24 @@ export class GameView {
     }
   }
 
-  entry(n, input, text, committed) {
+  // entry is one turn in the log; who (a turn record or turn_update)
+  // names the member who acted, its controller and the dice rolled.
+  entry(n, input, text, committed, who = {}) {
     const el = h("article", {class: committed ? "turn" : "turn aside", "data-turn": String(n)});
-    if (input) el.append(h("p", {class: "input"}, this.t("game.you", {input})));
+    const by = this.party.byline(who.agent, who.controller);
+    if (by) {
+      el.dataset.agent = who.agent;
+      if (by.dataset.colour) el.dataset.colour = by.dataset.colour;
+      el.append(by);
+    }
+    if (input) el.append(h("p", {class: "input"}, by ? this.t("game.input", {input}) : this.t("game.you", {input})));
+    const rolls = this.party.rolls(typeof who.rolls === "string" ? safeJSON(who.rolls) : who.rolls);
+    if (rolls) el.append(rolls);
     const body = h("div", {class: "narration"});
     paragraphs(body, text || "");
+    // A turn with nothing to read (a whisper the viewer is not shown, a
+    // module choice) keeps its place in the log, out of sight.
+    if (!by && !input && !(text || "").trim() && committed) el.classList.add("empty");
     el.append(body);
     if (!committed) el.append(h("p", {class: "note"}, this.t("game.aside")));
     return el;
@@ -276,28 +318,34 @@ export class GameView {
     // One turn streams at a time; a question streams as the next turn but
     // comes back numbered as the current one.
     const streamed = this.log.querySelector("article[data-streaming]");
-    const el = this.entry(m.turn, m.input, m.content, m.committed);
+    if (m.state) this.state = m.state; // names the agent's character
+    const el = this.entry(m.turn, m.input, m.content, m.committed, m);
     if (streamed) {
       el.dataset.deltas = streamed.dataset.deltas;
       streamed.replaceWith(el);
     } else {
       this.log.append(el);
     }
+    if (m.committed && this.branches) this.branches.load(); // the tip moved
     if (m.committed && m.state) {
       this.shown = {turn: m.state.turn, branch: m.state.branch};
       this.log.dataset.turn = String(m.state.turn);
       this.log.dataset.branch = m.state.branch;
     }
     if (m.state) {
-      this.state = m.state;
       this.renderStatus();
       this.renderHere();
+      this.party.render(m.state);
     }
     this.renderChoices(m.awaiting);
     if (m.notice) this.app.notify(m.notice, false);
     if (m.rejected) this.app.notify(m.rejected, false);
     this.log.scrollTop = this.log.scrollHeight;
   }
+}
+
+function safeJSON(s) {
+  try { return JSON.parse(s); } catch { return null; }
 }
 
 // paragraphs puts text into el as <p>s split at blank lines, as text.
