@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,4 +106,27 @@ func ranSkill(v any, skill string) bool {
 		}
 	}
 	return false
+}
+
+// TestSkillBuiltin runs a bundled program the way its script does, and
+// refuses a name that is not built in.
+func TestSkillBuiltin(t *testing.T) {
+	out := run(t, strings.NewReader(`{"requestId":"r","tool":"roll","input":{"notation":"3d6","seed":9}}`), "skill", "builtin", "dice-roller")
+	if !strings.Contains(out, `"type":"done","requestId":"r","ok":true`) {
+		t.Errorf("no successful done event:\n%s", out)
+	}
+	cmd := exec.Command(hearthBin, "skill", "builtin", "example-echo")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(errb.String(), "dice-roller") {
+		t.Errorf("a shell skill run as built-in: %v\n%s", err, errb.String())
+	}
+	// A program that cannot read its input exits non-zero, as a process would.
+	cmd = exec.Command(hearthBin, "skill", "builtin", "dice-roller")
+	cmd.Stdin = strings.NewReader("not json")
+	if err := cmd.Run(); err == nil {
+		t.Error("a broken input exited 0")
+	}
 }
