@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -308,7 +309,13 @@ func joinParty(manifest, id string) ([]byte, error) {
 		}
 		return nil
 	}
-	scalar := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	// Edited as text, so the author's formatting and comments stay as
+	// they were; the nodes say where.
+	text := string(b)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	lines := strings.SplitAfter(text, "\n") // ends with ""
 	switch party, player := value("party"), value("player"); {
 	case party != nil && party.Kind == yaml.SequenceNode:
 		for _, n := range party.Content {
@@ -316,22 +323,48 @@ func joinParty(manifest, id string) ([]byte, error) {
 				return nil, hearth.Errorf(hearth.Conflict, "%s: %q is in the party already", manifest, id)
 			}
 		}
-		party.Content = append(party.Content, scalar(id))
+		if party.Style&yaml.FlowStyle != 0 || len(party.Content) == 0 {
+			l := lines[party.Line-1]
+			end := strings.Index(l[party.Column-1:], "]")
+			if end < 0 {
+				return nil, hearth.Errorf(hearth.Invalid, "%s: party: spans several lines; add %q to it by hand", manifest, id)
+			}
+			end += party.Column - 1
+			sep := ", "
+			if len(party.Content) == 0 {
+				sep = ""
+			}
+			lines[party.Line-1] = l[:end] + sep + id + l[end:]
+			break
+		}
+		// A block list: a new item after its last, before the next key.
+		at := len(lines) - 1
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i+1] == party && i+2 < len(m.Content) {
+				at = m.Content[i+2].Line - 1
+			}
+		}
+		for at-1 > party.Line-1 && (strings.TrimSpace(lines[at-1]) == "" || strings.HasPrefix(lines[at-1], "#")) {
+			at--
+		}
+		item := strings.Repeat(" ", max(party.Content[0].Column-3, 0)) + "- " + id + "\n"
+		lines = slices.Insert(lines, at, item)
 	case party != nil:
 		return nil, hearth.Errorf(hearth.Invalid, "%s: party: want a list", manifest)
 	case player != nil && player.Value != "":
-		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Content: []*yaml.Node{scalar(player.Value), scalar(id)}}
-		m.Content = append(m.Content, scalar("party"), seq)
+		lines = append(lines, fmt.Sprintf("party: [%s, %s]\n", player.Value, id))
 	default:
-		m.Content = append(m.Content, scalar("player"), scalar(id))
+		lines = append(lines, "player: "+id+"\n")
 	}
-	var out bytes.Buffer
-	enc := yaml.NewEncoder(&out)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, hearth.Errorf(hearth.Internal, "%s: %v", manifest, err)
+	out := []byte(strings.Join(lines, ""))
+	// The edit must say what was meant.
+	var check struct {
+		Party []yaml.Node `yaml:"party"`
 	}
-	return out.Bytes(), enc.Close()
+	if err := yaml.Unmarshal(out, &check); err != nil {
+		return nil, hearth.Errorf(hearth.Internal, "%s: the party edit broke the file: %v", manifest, err)
+	}
+	return out, nil
 }
 
 // Slug is name as an entity id: lower-case letters and digits joined by _.

@@ -116,7 +116,9 @@ func TestImportPC(t *testing.T) {
 		player     string
 	}{
 		{name: "player becomes a party", meta: "player: hero\n", party: []string{"hero", "wren_halloway"}, player: "hero"},
-		{name: "party grows", meta: "party:\n  - id: hero\n    controller: ai\n", party: []string{"hero", "wren_halloway"}},
+		{name: "party grows", meta: "party:\n  - id: hero\n    controller: ai\n\n# where it starts\n", party: []string{"hero", "wren_halloway"}},
+		{name: "flow party grows", meta: "party: [hero]   # one so far\n", party: []string{"hero", "wren_halloway"}},
+		{name: "no player named", meta: "", party: nil, player: "wren_halloway"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,8 +147,10 @@ func TestImportPC(t *testing.T) {
 				t.Errorf("PC: %+v", pc)
 			}
 			meta, _ := os.ReadFile(filepath.Join(dir, "campaign.yml"))
-			if !strings.Contains(string(meta), "# the hero acts first") {
-				t.Errorf("campaign.yml lost its comment:\n%s", meta)
+			for _, c := range []string{"# the hero acts first", "# where it starts", "# one so far"} {
+				if strings.Contains("# the hero acts first"+tt.meta, c) && !strings.Contains(string(meta), c) {
+					t.Errorf("campaign.yml lost %q:\n%s", c, meta)
+				}
 			}
 		})
 	}
