@@ -40,12 +40,12 @@ func TestLayers(t *testing.T) {
 		return strings.TrimPrefix(imp, mod+"/"), strings.HasPrefix(imp, mod+"/")
 	}
 	// Packages of the game's domain: model providers must know none of them.
-	gamePkgs := []string{"game", "modelgm", "offlinegm", "rules", "world", "lore", "lorebook", "narrative", "contextpack", "campaign", "pack", "store", "skill", "app", "assistant", "server", "mcp"}
+	gamePkgs := []string{"game", "modelgm", "offlinegm", "rules", "world", "lore", "lorebook", "charcard", "narrative", "contextpack", "campaign", "pack", "store", "skill", "app", "assistant", "server", "mcp"}
 	providers := []string{"llm", "prompt", "embedding", "tokens"}
 	// Concrete model providers: the game is given its models, never builds one.
 	concrete := []string{"llm/offline", "llm/ollama", "llm/openai", "llm/anthropic", "llm/gemini", "llm/cassette"}
 	// Domain packages hold no SQL and no HTTP; storage and doors do.
-	domain := []string{"access", "dice", "world", "rules", "game", "modelgm", "lore", "lorebook", "contextpack", "narrative", "campaign", "pack", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent",
+	domain := []string{"access", "dice", "world", "rules", "game", "modelgm", "lore", "lorebook", "charcard", "contextpack", "narrative", "campaign", "pack", "chunk", "skill/plan", "skill/replan", "skill/pattern", "skill/protocol", "ingest/pipeline", "agent",
 		"auth", "assistant", "ingest/library", "retrieve", "store", "chargen"}
 	// storage is a domain package's storage subpackage, one per dependency
 	// (store/sqlitestore, auth/sqlitekeys; store/pgstore, auth/pgkeys for

@@ -24,3 +24,12 @@ const DefaultCampaign = "campaigns/saltmere"
 //
 //go:embed packs
 var Packs embed.FS
+
+// Skills are the skills that ship with Hearth (skills/NAME/SKILL.md,
+// references/ and scripts/), installed into the data directory's skills/
+// on first use; their Go programs are compiled into the binary (package
+// skill/builtin). Only these three parts are embedded, never a checkout's
+// bin/, data/ or config.json.
+//
+//go:embed skills/*/SKILL.md skills/*/references skills/*/scripts
+var Skills embed.FS

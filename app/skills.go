@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/skill"
@@ -38,12 +41,79 @@ func SkillsDir(dir, dataDir string) (string, error) {
 	return filepath.Join(dataDir, "skills"), nil
 }
 
+// InstallSkills writes each skill that ships with Hearth (hearth.Skills)
+// into dir unless dir has a skill of that name already, whose files are
+// the user's; it returns the names it wrote. This is how a fresh install
+// has its skills without a repository: their scripts run the hearth
+// binary itself (package skill/builtin).
+func InstallSkills(dir string) ([]string, error) {
+	entries, err := fs.ReadDir(hearth.Skills, "skills")
+	if err != nil {
+		return nil, err
+	}
+	var installed []string
+	for _, e := range entries {
+		name := e.Name()
+		target := filepath.Join(dir, name)
+		if _, err := os.Lstat(target); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return installed, err
+		}
+		// Written beside the target and renamed into place, so a skill
+		// is either all there or absent.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return installed, err
+		}
+		tmp, err := os.MkdirTemp(dir, "."+name+"-")
+		if err != nil {
+			return installed, err
+		}
+		src := path.Join("skills", name)
+		err = fs.WalkDir(hearth.Skills, src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			out := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(p, src)))
+			if d.IsDir() {
+				return os.MkdirAll(out, 0o755)
+			}
+			b, err := fs.ReadFile(hearth.Skills, p)
+			if err != nil {
+				return err
+			}
+			mode := os.FileMode(0o644)
+			if path.Base(path.Dir(p)) == "scripts" {
+				mode = 0o755 // embed keeps no modes; scripts must run
+			}
+			return os.WriteFile(out, b, mode)
+		})
+		if err == nil {
+			err = os.Chmod(tmp, 0o755) // MkdirTemp's directory is private
+		}
+		if err == nil {
+			err = os.Rename(tmp, target)
+		}
+		if err != nil {
+			os.RemoveAll(tmp)
+			return installed, fmt.Errorf("install the bundled skill %s: %w", name, err)
+		}
+		installed = append(installed, name)
+	}
+	return installed, nil
+}
+
 // Skills discovers the skills in SkillsDir; a misconfigured skill is a
 // warning, never fatal.
 func (a *App) Skills() (*skill.Set, []*skill.Warning, error) {
 	dir, err := a.SkillsDir()
 	if err != nil {
 		return nil, nil, err
+	}
+	if dir == filepath.Join(a.dir, "skills") {
+		if _, err := InstallSkills(dir); err != nil {
+			return nil, nil, err
+		}
 	}
 	set, warns, err := skill.Discover(dir)
 	if err != nil {

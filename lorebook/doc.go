@@ -3,8 +3,8 @@
 //
 // It owns two things. Parse reads a SillyTavern World Info file, or the
 // lorebook embedded in a Character Card V2 or V3 (data.character_book, JSON
-// cards only: lore inside PNG or CHARX cards is out of scope; extract the
-// JSON first), or a standalone V3 lorebook, into a Book. Book.Activate scans
+// cards only: package charcard reads PNG cards and hands their lorebook on;
+// CHARX is out of scope), or a standalone V3 lorebook, into a Book. Book.Activate scans
 // recent messages for the entries' keys and returns what to insert, within a
 // token budget, with the reason for every entry it included or left out.
 // Activation.Passages turns the result into retrieval-shaped passages with

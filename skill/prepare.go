@@ -34,6 +34,10 @@ const (
 	EnvSkillData   = "HEARTH_SKILL_DATA" // the private data directory, created on first use
 	EnvCampaignDir = "HEARTH_CAMPAIGN_DIR"
 	EnvRequestID   = "HEARTH_REQUEST_ID"
+	// EnvExe is the hearth binary running the skill, passed on from
+	// Hearth's own environment: the bundled skills' scripts exec
+	// "$HEARTH_EXE skill builtin NAME" (see package skill/builtin).
+	EnvExe = "HEARTH_EXE"
 )
 
 // Prepare builds the invocation of one of the skill's scripts: it runs in

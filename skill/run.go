@@ -352,8 +352,8 @@ func (p *pipes) closeAll() {
 
 // BaseEnv is the environment every script starts from: the variables of
 // Hearth's own environment that programs need to run (PATH, HOME, locale,
-// temporary directory, Go's build settings for Go skills), and nothing
-// else, so Hearth's own secrets never reach a skill.
+// temporary directory, Go's build settings for Go skills, the hearth
+// binary as EnvExe), and nothing else, so Hearth's own secrets never reach a skill.
 func BaseEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -367,7 +367,7 @@ func BaseEnv() []string {
 
 func passEnv(k string) bool {
 	switch k {
-	case "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TZ", "TMPDIR", "TERM",
+	case EnvExe, "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TZ", "TMPDIR", "TERM",
 		"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY", "GONOSUMDB", "GOPRIVATE":
 		return true
 	}

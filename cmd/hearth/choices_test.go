@@ -39,7 +39,13 @@ func TestChoiceBasedPlayWithTheSkill(t *testing.T) {
 	if !strings.Contains(out, "Talk to Maren") && !strings.Contains(out, "Ask Maren") {
 		t.Errorf("no choices from the skill after entering the tavern:\n%s", out)
 	}
-	out, errs := play(t.TempDir()) // no skills here: the fallback
+	// An empty ./skills: no player-choices (a fresh data directory would
+	// have the bundled one installed), so the fallback.
+	empty := t.TempDir()
+	if err := os.Mkdir(filepath.Join(empty, "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errs := play(empty)
 	if !strings.Contains(out, "Look around") || !strings.Contains(out, "Wait") || !strings.Contains(errs, "player-choices") {
 		t.Errorf("fallback choices:\nstdout:\n%s\nstderr:\n%s", out, errs)
 	}

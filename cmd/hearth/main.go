@@ -12,11 +12,17 @@ import (
 	"syscall"
 
 	"github.com/hearth-rpg/hearth"
+	"github.com/hearth-rpg/hearth/skill"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The bundled skills' scripts run their programs through this binary
+	// (skill/builtin); skill.BaseEnv passes the variable on to them.
+	if exe, err := os.Executable(); err == nil {
+		os.Setenv(skill.EnvExe, exe)
+	}
 	root := newRoot(os.Stdin, os.Stdout, os.Stderr, os.Environ())
 	err := root.ExecuteContext(ctx)
 	if err != nil {
@@ -37,6 +43,9 @@ func exitCode(err error) int {
 	}
 	if errors.As(err, new(usageError)) {
 		return 2
+	}
+	if be := (builtinExit{}); errors.As(err, &be) {
+		return be.code
 	}
 	switch hearth.ErrorCode(err) {
 	case hearth.Invalid:

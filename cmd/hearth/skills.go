@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/skill"
+	"github.com/hearth-rpg/hearth/skill/builtin"
 	"github.com/hearth-rpg/hearth/skill/protocol"
 )
 
@@ -130,14 +132,49 @@ fatal. See skills/README.md for writing one in any language.`,
 	}
 	run.Flags().StringVar(&input, "input", "{}", "the tool input, a JSON object")
 	run.Flags().DurationVar(&timeout, "timeout", 0, "stop the script after this long (default: the skill's, else 30s)")
-	cmd.AddCommand(list, check, run)
+	cmd.AddCommand(list, check, run, newSkillBuiltin(g))
 	return cmd
+}
+
+// builtinExit is a built-in skill program's non-zero exit status.
+type builtinExit struct{ code int }
+
+func (e builtinExit) Error() string {
+	return fmt.Sprintf("built-in skill exited with status %d", e.code)
+}
+
+// newSkillBuiltin is what a bundled skill's script execs: the skill's
+// program, compiled into hearth, speaking the NDJSON protocol on stdin and
+// stdout like any skill process. Hidden: scripts call it, people need not.
+func newSkillBuiltin(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:    "builtin NAME",
+		Short:  "Run a bundled skill's program (what its scripts exec)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			run, ok := builtin.Lookup(args[0])
+			if !ok {
+				return usageError{fmt.Errorf("no built-in skill %q; built in: %s", args[0], strings.Join(builtin.Names(), ", "))}
+			}
+			if code := run(g.stdin, g.stdout, g.stderr); code != 0 {
+				return builtinExit{code}
+			}
+			return nil
+		},
+	}
 }
 
 func discover(g *globals, flag string) (*skill.Set, []*skill.Warning, error) {
 	dir, err := g.skillsDir(flag)
 	if err != nil {
 		return nil, nil, err
+	}
+	// A fresh install: the bundled skills go into the data directory.
+	if data, derr := g.dataDir(); derr == nil && flag == "" && dir == filepath.Join(data, "skills") {
+		if _, err := app.InstallSkills(dir); err != nil {
+			return nil, nil, g.fail("cli.skill.read_failed", map[string]any{"Dir": dir}, err)
+		}
 	}
 	set, warns, err := skill.Discover(dir)
 	if err != nil {

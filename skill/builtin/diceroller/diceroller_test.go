@@ -1,4 +1,4 @@
-package main
+package diceroller
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 func roll(t *testing.T, stdin string) ([]protocol.Event, int) {
 	t.Helper()
 	var out, errs bytes.Buffer
-	code := run(strings.NewReader(stdin), &out, &errs)
+	code := Run(strings.NewReader(stdin), &out, &errs)
 	var evs []protocol.Event
 	d := protocol.NewDecoder(&out)
 	for {

@@ -1,4 +1,4 @@
-package main
+package playerchoices
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ func TestLowStatMarksHard(t *testing.T) {
 func TestProtocol(t *testing.T) {
 	in := `{"requestId":"r1","input":{"scene":` + fmt.Sprintf(tavern, "0", "0", "3") + `}}`
 	var out, errb bytes.Buffer
-	if code := run(strings.NewReader(in), &out, &errb); code != 0 {
+	if code := Run(strings.NewReader(in), &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -77,7 +77,7 @@ func TestProtocol(t *testing.T) {
 		t.Errorf("events:\n%s", out.String())
 	}
 	out.Reset()
-	run(strings.NewReader(`{"requestId":"r2","input":{}}`), &out, &errb)
+	Run(strings.NewReader(`{"requestId":"r2","input":{}}`), &out, &errb)
 	if !strings.Contains(out.String(), `"missing_scene"`) || !strings.Contains(out.String(), `"ok":false`) {
 		t.Errorf("no scene:\n%s", out.String())
 	}
