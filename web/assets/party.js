@@ -183,7 +183,8 @@ export class PartyPanel {
           onclick: () => this.view.send({type: "drop_in", character: p.character})}, t("party.drop_in")),
         h("span", {id: why, class: "reason"}, t("party.held_by", {user: holder})));
     }
-    return h("button", {type: "button", class: "small", "data-drop": p.character, "aria-label": t("party.drop_in_named", {name}),
+    return h("button", {type: "button", class: "small", "data-drop": p.character,
+      "aria-label": holder ? t("party.take_over_named", {name}) : t("party.drop_in_named", {name}),
       onclick: () => this.view.send({type: "drop_in", character: p.character})}, holder ? t("party.take_over") : t("party.drop_in"));
   }
 
