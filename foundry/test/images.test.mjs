@@ -6,6 +6,7 @@ import http from "node:http";
 import { install } from "./harness.mjs";
 import { HearthClient } from "../scripts/api.mjs";
 import { runTool } from "../scripts/tools.mjs";
+import { canImportImages, imageRefs, importImage } from "../scripts/images.mjs";
 
 /** A Hearth that delivers image 7 (and 8) in mode, refuses others as not found. */
 async function imageHearth(mode) {
@@ -80,3 +81,40 @@ test("fvtt_write without a client refuses hearth-image values", async () => {
   assert.match(r.error, /cannot import library images/);
   assert.equal(h.docs.mine.img, undefined);
 });
+
+test("imageRefs finds the images an answer names, once each", () => {
+  const cases = [
+    ["The map is hearth-image:7; the portrait hearth-image:12 and again hearth-image:7.", ["7", "12"]],
+    ["[deck plan](http://127.0.0.1:8080/api/images/9/data) and /api/images/3", ["9", "3"]],
+    ["no images, hearth-image:x, /api/images/abc", []],
+  ];
+  for (const [text, want] of cases) assert.deepEqual(imageRefs(text), want, text);
+});
+
+test("canImportImages: the GM, or a player who owns an actor", () => {
+  const h = install();
+  assert.equal(canImportImages(h.gm, h.actors), true);
+  assert.equal(canImportImages(h.player, h.actors), true, "Ann owns Marcus Chen");
+  assert.equal(canImportImages(h.other, h.actors), false, "Bob owns nothing");
+  assert.equal(canImportImages(null, h.actors), false);
+});
+
+for (const mode of ["direct", "shuttle"]) {
+  test(`importImage notifies the Foundry path (${mode}), or the failure`, async () => {
+    const h = install();
+    const hearth = await imageHearth(mode);
+    try {
+      const notes = [];
+      const notify = { info: (m) => notes.push(["info", m]), error: (m) => notes.push(["error", m]) };
+      const t = (k, d) => `${k} ${JSON.stringify(d)}`;
+      assert.equal(await importImage(hearth.client, "7", notify, t), "seneschal/Core_Rulebook/page_7.webp");
+      assert.deepEqual(notes[0], ["info", 'SENESCHAL.Images.Imported {"path":"seneschal/Core_Rulebook/page_7.webp"}']);
+      assert.equal(h.uploads.filter((u) => u.file).length, mode === "shuttle" ? 1 : 0);
+      assert.equal(await importImage(hearth.client, "99", notify, t), "");
+      assert.equal(notes[1][0], "error");
+      assert.match(notes[1][1], /no such image/);
+    } finally {
+      await hearth.close();
+    }
+  });
+}
