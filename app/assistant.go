@@ -30,7 +30,7 @@ func (a *App) Toolbox(ctx context.Context) (*assistant.Toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &assistant.Toolbox{Search: a.index, Documents: lib, Traveller: a.traveller(), Bundled: a.bundledSystems(ctx)}, nil
+	return &assistant.Toolbox{Search: a.index, Documents: lib, Images: lib, Traveller: a.traveller(), Bundled: a.bundledSystems(ctx)}, nil
 }
 
 // bundledSystems maps each bundled pack to its manifest's system, so a

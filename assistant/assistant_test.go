@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,11 +62,11 @@ func toolbox(t *testing.T) *Toolbox {
 		{"plot", "Campaign Secrets", "The starport's contacts all report to the duke's spymaster.", access.GM},
 	} {
 		if err := lib.Put(ctx, library.Document{ID: d.id, Title: d.title, Format: "markdown", Source: d.id, Hash: d.id, Access: d.level, Tags: []string{d.id}},
-			[]library.Page{{Number: 7, Text: d.text}}, nil, []chunk.Chunk{{Page: 7, Section: []string{"Skills"}, Text: d.text}}); err != nil {
+			[]library.Page{{Number: 7, Text: d.text}}, []library.Image{{Page: 7, Width: 64, Height: 48, WebP: []byte("RIFF"), Description: "A map of the starport of " + d.id}}, []chunk.Chunk{{Page: 7, Section: []string{"Skills"}, Text: d.text}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return &Toolbox{Search: ix, Documents: lib}
+	return &Toolbox{Search: ix, Documents: lib, Images: lib}
 }
 
 func run(t *testing.T, tools []agent.Tool, name, args string) (agent.Result, error) {
@@ -107,6 +108,51 @@ func TestToolsReadAsTheCaller(t *testing.T) {
 	for _, bad := range []string{`{"query":""}`, `{"query":"x","tags_match":"some"}`, `{"quer":"x"}`} {
 		if _, err := run(t, player, DocumentSearch, bad); err == nil {
 			t.Errorf("search %s: no error", bad)
+		}
+	}
+}
+
+func TestImageSearchReadsAsTheCaller(t *testing.T) {
+	tb := toolbox(t)
+	player, gm := tb.Tools(Caller{Role: access.Player}), tb.Tools(Caller{Role: access.GM})
+	tests := []struct {
+		name       string
+		tools      []agent.Tool
+		args       string
+		want, hide []string
+	}{
+		{"player by words", player, `{"query":"starport map"}`, []string{"Core Rulebook (document_id core), page 7, 64x48: A map of the starport of core"}, []string{"plot", "Campaign Secrets"}},
+		{"player asks for the GM book", player, `{"document_id":"plot"}`, []string{"No images found"}, []string{"plot"}},
+		{"GM by words", gm, `{"query":"starport map"}`, []string{"of core", "Campaign Secrets (document_id plot), page 7"}, nil},
+		{"GM by page", gm, `{"document_id":"plot","page":7}`, []string{"Campaign Secrets"}, []string{"Core Rulebook"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := run(t, tt.tools, ImageSearch, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.Content, w) {
+					t.Errorf("missing %q in %q", w, res.Content)
+				}
+			}
+			for _, h := range tt.hide {
+				if strings.Contains(res.Content, h) {
+					t.Errorf("leaks %q in %q", h, res.Content)
+				}
+			}
+		})
+	}
+	// Each line names an id the client resolves, one GET /api/images would give.
+	res, _ := run(t, player, ImageSearch, `{"query":"starport"}`)
+	ims, err := tb.Images.SearchImages(context.Background(), library.ImageQuery{Text: "starport", Role: access.Player})
+	if err != nil || len(ims) != 1 || !strings.HasPrefix(res.Content, fmt.Sprintf("hearth-image:%d ", ims[0].ID)) {
+		t.Fatalf("ids: %q vs %+v, %v", res.Content, ims, err)
+	}
+	for _, bad := range []string{`{}`, `{"query":"x","page":3}`, `{"document_id":"core","page":-1}`, `{"q":"x"}`} {
+		if _, err := run(t, player, ImageSearch, bad); err == nil {
+			t.Errorf("image_search %s: no error", bad)
 		}
 	}
 }

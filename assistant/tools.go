@@ -25,6 +25,7 @@ import (
 const (
 	DocumentSearch       = "document_search"
 	DocumentGet          = "document_get"
+	ImageSearch          = "image_search"
 	SystemSchema         = "system_schema"
 	TravellerUWPParse    = "traveller_uwp_parse"
 	TravellerJumpCalc    = "traveller_jump_calc"
@@ -46,10 +47,16 @@ type Documents interface {
 	Get(ctx context.Context, docID string, page int, role access.Level) (library.Page, error)
 }
 
+// Images finds library images; a *library.Library is one.
+type Images interface {
+	SearchImages(ctx context.Context, q library.ImageQuery) ([]library.Image, error)
+}
+
 // Toolbox holds what the internal tools read.
 type Toolbox struct {
 	Search    Searcher
 	Documents Documents // optional: without it document_get is not offered
+	Images    Images    // optional: without it image_search is not offered
 	Traveller *Traveller
 	// Bundled maps the packs built into Hearth that share the index (id →
 	// the system in its manifest, e.g. srd51 → d20). A search reads one
@@ -97,6 +104,13 @@ type searchArgs struct {
 type getArgs struct {
 	DocumentID string `json:"document_id" jsonschema:"the document_id a search result gave"`
 	Page       int    `json:"page,omitempty" jsonschema:"page number; omit for the document's record"`
+}
+
+type imageArgs struct {
+	Query      string `json:"query,omitempty" jsonschema:"words of the caption or the text near the image"`
+	DocumentID string `json:"document_id,omitempty" jsonschema:"only this document's images"`
+	Page       int    `json:"page,omitempty" jsonschema:"only images on this page (with document_id)"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"how many images, 1 to 20 (default 10)"`
 }
 
 type schemaArgs struct {
@@ -160,6 +174,7 @@ func schema[T any](enums map[string][]any) json.RawMessage {
 var (
 	searchSchema    = sync.OnceValue(func() json.RawMessage { return schema[searchArgs](map[string][]any{"tags_match": {"any", "all"}}) })
 	getSchema       = sync.OnceValue(func() json.RawMessage { return schema[getArgs](nil) })
+	imageSchema     = sync.OnceValue(func() json.RawMessage { return schema[imageArgs](nil) })
 	systemSchemaDef = sync.OnceValue(func() json.RawMessage {
 		return schema[schemaArgs](map[string][]any{"document_type": {"actor", "item"}})
 	})
@@ -170,7 +185,8 @@ var (
 		types := map[string][]any{"document_type": fvttTypes}
 		return []agent.Tool{
 			ext(FvttRead, "Read a Foundry VTT document (actor, item, journal entry, scene, rollable table) with the user's permissions.", schema[fvttReadArgs](types)),
-			ext(FvttWrite, "Create, update or delete a Foundry VTT document with the user's permissions.",
+			ext(FvttWrite, "Create, update or delete a Foundry VTT document with the user's permissions. "+
+				"To use a library image (an actor's img, a scene's background.src), give the value \"hearth-image:<id>\" with an id from image_search: the client imports it into Foundry and writes its path.",
 				schema[fvttWriteArgs](map[string][]any{"document_type": fvttTypes, "operation": {"create", "update", "delete"}})),
 			ext(FvttQuery, "List Foundry VTT documents of a type matching a filter, with the user's permissions.", schema[fvttQueryArgs](types)),
 			ext(DiceRoll, "Roll dice in Foundry VTT so the roll shows in its chat log.", schema[diceArgs](nil)),
@@ -199,6 +215,16 @@ func (tb *Toolbox) Tools(c Caller) []agent.Tool {
 			Status: "Reading the page…",
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
 				return tb.get(ctx, c.For(ctx), args)
+			},
+		})
+	}
+	if tb.Images != nil {
+		tools = append(tools, agent.Tool{
+			Tool: llm.Tool{Name: ImageSearch, Description: "Find images in the game's documents (maps, portraits, illustrations) by caption or nearby text, or list a document's or page's images. Results give each image's id for fvtt_write's \"hearth-image:<id>\".",
+				Parameters: imageSchema()},
+			Status: "Looking for images…",
+			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
+				return tb.images(ctx, c.For(ctx), args)
 			},
 		})
 	}
@@ -378,6 +404,54 @@ func (tb *Toolbox) get(ctx context.Context, c Caller, raw json.RawMessage) (agen
 	}
 	return agent.Result{Content: fmt.Sprintf("%s, %s:\n%s", doc.Title, label, clip(p.Text, maxPageChars)),
 		Summary: fmt.Sprintf("%s, %s", doc.Title, label)}, nil
+}
+
+// maxImageLimit keeps an image list short in the model's context.
+const maxImageLimit = 20
+
+func (tb *Toolbox) images(ctx context.Context, c Caller, raw json.RawMessage) (agent.Result, error) {
+	var a imageArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return agent.Result{}, err
+	}
+	if strings.TrimSpace(a.Query) == "" && a.DocumentID == "" {
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "give a query or a document_id")
+	}
+	if a.Page != 0 && (a.Page < 0 || a.DocumentID == "") {
+		return agent.Result{}, hearth.Errorf(hearth.Invalid, "page needs a document_id and must be 1 or more")
+	}
+	limit := a.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	// The role filters exactly as GET /api/images does: through the
+	// image's document.
+	ims, err := tb.Images.SearchImages(ctx, library.ImageQuery{Text: a.Query, Document: a.DocumentID, Page: a.Page, Role: c.Role, Limit: min(limit, maxImageLimit)})
+	if err != nil {
+		return agent.Result{}, fmt.Errorf("image search: %w", err)
+	}
+	if len(ims) == 0 {
+		return agent.Result{Content: "No images found. Try other words, or another document or page.", Summary: "no images"}, nil
+	}
+	titles := map[string]string{}
+	var b strings.Builder
+	for _, im := range ims {
+		title, ok := titles[im.Document]
+		if !ok && tb.Documents != nil {
+			if d, err := tb.Documents.Document(ctx, im.Document, c.Role); err == nil {
+				title = d.Title
+			}
+		}
+		titles[im.Document] = title
+		fmt.Fprintf(&b, "hearth-image:%d — %s (document_id %s), page %d, %dx%d", im.ID, cmpOr(title, im.Document), im.Document, im.Page, im.Width, im.Height)
+		if d := strings.TrimSpace(im.Description); d != "" {
+			fmt.Fprintf(&b, ": %s", clip(d, 300))
+		} else if t := strings.TrimSpace(im.Context); t != "" {
+			fmt.Fprintf(&b, "; near: %s", clip(t, 200))
+		}
+		b.WriteString("\n")
+	}
+	return agent.Result{Content: strings.TrimSpace(b.String()), Summary: fmt.Sprintf("%d images", len(ims))}, nil
 }
 
 func systemSchema(c Caller, raw json.RawMessage) (agent.Result, error) {

@@ -19,7 +19,7 @@ func newMCP(g *globals) *cobra.Command {
 		Short: g.t("cli.short.mcp", nil),
 		Long: `Run Hearth as a Model Context Protocol server over stdio: the client starts
 this command and speaks MCP on its stdin and stdout. The tools are the GM
-assistant's (document_search, document_get, system_schema, the Traveller
+assistant's (document_search, document_get, image_search, system_schema, the Traveller
 tools) and the game tools (game_list_sessions, game_state, game_act). An
 MCP client acts as the game master, so run it only for
 yourself. Logs go to stderr; stdout belongs to the protocol.

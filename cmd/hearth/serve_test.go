@@ -88,7 +88,7 @@ func TestMCPStdio(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	want := "document_get document_search game_act game_list_sessions game_state system_schema traveller_jump_calc traveller_skill_lookup traveller_uwp_parse"
+	want := "document_get document_search game_act game_list_sessions game_state image_search system_schema traveller_jump_calc traveller_skill_lookup traveller_uwp_parse"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("tools %s\nwant %s", got, want)
 	}

@@ -46,3 +46,53 @@ export async function deliverImage(client, imageId, targetPath) {
   const res = await FP.upload("data", dir, file, {}, { notify: false });
   return { path: res?.path ?? path, mode: "shuttle" };
 }
+
+/**
+ * The library image ids an answer mentions: "hearth-image:<id>" (what
+ * image_search gives) and links to /api/images/<id> or its /data, in
+ * order of first mention.
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function imageRefs(text) {
+  const ids = new Set();
+  for (const m of String(text ?? "").matchAll(/hearth-image:(\d+)|\/api\/images\/(\d+)(?:\/data)?\b/g)) ids.add(m[1] ?? m[2]);
+  return [...ids];
+}
+
+/**
+ * Whether the panel offers "Import to Foundry" to user: a GM, or a player
+ * who owns an actor and so has somewhere to use an image. Shuttle uploads
+ * still need Foundry's FILES_UPLOAD, which FilePicker enforces.
+ * @param {any} user
+ * @param {any} [actors] game.actors
+ * @returns {boolean}
+ */
+export function canImportImages(user, actors) {
+  if (!user) return false;
+  if (user.isGM || user.role >= 4) return true;
+  for (const a of actors?.contents ?? []) {
+    if (a.testUserPermission?.(user, "OWNER")) return true;
+  }
+  return false;
+}
+
+/**
+ * Deliver an image for the panel's button and tell the user where it went
+ * (or why not) through notify.
+ * @param {import("./api.mjs").HearthClient} client
+ * @param {string | number} imageId
+ * @param {{info: (m: string) => void, error: (m: string) => void}} notify
+ * @param {(key: string, data?: Record<string, string>) => string} t
+ * @returns {Promise<string>} the Foundry path, or "" on failure
+ */
+export async function importImage(client, imageId, notify, t) {
+  try {
+    const { path } = await deliverImage(client, imageId);
+    notify.info(t("SENESCHAL.Images.Imported", { path }));
+    return path;
+  } catch (err) {
+    notify.error(t("SENESCHAL.Images.Failed", { id: String(imageId), error: err instanceof Error ? err.message : String(err) }));
+    return "";
+  }
+}

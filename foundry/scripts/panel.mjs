@@ -4,7 +4,8 @@
 // ApplicationV2 (v13, and v12 where present) or Application (v12).
 import { appendNodes, parseMarkdown } from "./markdown.mjs";
 import { runChat } from "./session.mjs";
-import { t } from "./env.mjs";
+import { getGame, t } from "./env.mjs";
+import { canImportImages, imageRefs, importImage } from "./images.mjs";
 
 /**
  * @typedef {object} PanelDeps
@@ -96,8 +97,10 @@ export class PanelView {
    */
   addMessage(role, text) {
     const m = this.make("div", `seneschal-message seneschal-${role}`);
-    if (role === "assistant") appendNodes(parseMarkdown(text), m, this.doc);
-    else m.textContent = text;
+    if (role === "assistant") {
+      appendNodes(parseMarkdown(text), m, this.doc);
+      this.addImageActions(m, text);
+    } else m.textContent = text;
     this.ui.log.append(m);
     this.ui.log.scrollTop = this.ui.log.scrollHeight;
     return m;
@@ -111,6 +114,36 @@ export class PanelView {
     el.replaceChildren();
     appendNodes(parseMarkdown(text), el, this.doc);
     this.ui.log.scrollTop = this.ui.log.scrollHeight;
+  }
+
+  /**
+   * Give each library image the answer names an "Import to Foundry"
+   * button, for users who may use one (canImportImages).
+   * @param {HTMLElement} el the answer
+   * @param {string} text its Markdown
+   */
+  addImageActions(el, text) {
+    const ids = imageRefs(text);
+    if (ids.length === 0 || !canImportImages(this.deps.user(), getGame()?.actors)) return;
+    const bar = this.make("div", "seneschal-image-actions");
+    for (const id of ids) {
+      const b = /** @type {HTMLButtonElement} */ (this.make("button", "seneschal-import-image", `${t("SENESCHAL.Images.Import")} (hearth-image:${id})`));
+      b.type = "button";
+      b.dataset.imageId = id;
+      b.addEventListener("click", async () => {
+        b.disabled = true;
+        const ui = /** @type {any} */ (globalThis).ui;
+        const notify = {
+          info: (/** @type {string} */ m) => ui?.notifications?.info(m),
+          error: (/** @type {string} */ m) => ui?.notifications?.error(m),
+        };
+        const path = await importImage(this.deps.client(), id, notify, t);
+        if (path) b.title = path;
+        b.disabled = false;
+      });
+      bar.append(b);
+    }
+    el.append(bar);
   }
 
   newConversation() {
@@ -173,6 +206,7 @@ export class PanelView {
         },
       });
       if (!res.text && !res.error) this.renderAnswer(answer, t("SENESCHAL.NoAnswer"));
+      else this.addImageActions(answer, sofar);
     } catch (err) {
       this.addMessage("error", err instanceof Error ? err.message : String(err));
     } finally {

@@ -53,7 +53,7 @@ export async function runChat({ client, request, user, maxWrites, handlers = {},
         case "tool_call": {
           handlers.onStatus?.(e.tool ?? "");
           result.toolCalls++;
-          const out = await runTool(e.tool ?? "", e.args, { user, budget });
+          const out = await runTool(e.tool ?? "", e.args, { user, budget, client });
           await client.toolResult(result.conversationId, e.id ?? "", out);
           break;
         }

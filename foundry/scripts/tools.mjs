@@ -4,6 +4,7 @@
 // model reads ({error}), not an exception: the chat goes on.
 import { getConfig, getGame } from "./env.mjs";
 import { canUserAccess, canUserModify } from "./permissions.mjs";
+import { deliverImage } from "./images.mjs";
 
 /** Document types the tools accept, and their Foundry names and collections. */
 export const DOCUMENT_TYPES = Object.freeze({
@@ -21,7 +22,60 @@ const MAX_RESULT_CHARS = 60000;
  * @typedef {object} ToolContext
  * @property {any} user the Foundry user the tools run as
  * @property {{writes: number, maxWrites: number}} budget fvtt_write calls this request may still make
+ * @property {import("./api.mjs").HearthClient} [client] delivers the library images fvtt_write names as hearth-image:<id>
  */
+
+/** A value fvtt_write replaces with the delivered image's Foundry path. */
+const IMAGE_REF = /^hearth-image:(\d+)$/;
+
+/**
+ * Replace each "hearth-image:<id>" string in data, however deep, with the
+ * Foundry path of that library image, delivered directly by the server
+ * or shuttled through FilePicker. The same id is delivered once.
+ * @param {any} data
+ * @param {ToolContext} ctx
+ * @returns {Promise<any>}
+ */
+export async function resolveImages(data, ctx) {
+  /** @type {Map<string, Promise<string>>} */
+  const paths = new Map();
+  /** @param {string} id */
+  const deliver = (id) => {
+    if (!paths.has(id)) {
+      if (!ctx.client) throw new ToolError("This client cannot import library images (not connected to Hearth).");
+      const client = ctx.client;
+      paths.set(
+        id,
+        deliverImage(client, id).then(
+          (r) => r.path,
+          (err) => {
+            throw new ToolError(`Could not import hearth-image:${id} into Foundry: ${err instanceof Error ? err.message : String(err)}`);
+          },
+        ),
+      );
+    }
+    return /** @type {Promise<string>} */ (paths.get(id));
+  };
+  /**
+   * @param {any} v
+   * @returns {Promise<any>}
+   */
+  const walk = async (v) => {
+    if (typeof v === "string") {
+      const m = IMAGE_REF.exec(v.trim());
+      return m ? deliver(m[1]) : v;
+    }
+    if (Array.isArray(v)) return Promise.all(v.map(walk));
+    if (v && typeof v === "object") {
+      /** @type {Record<string, any>} */
+      const out = {};
+      for (const [k, x] of Object.entries(v)) out[k] = await walk(x);
+      return out;
+    }
+    return v;
+  };
+  return walk(data);
+}
 
 /** A tool refused or failed: the model gets the message. */
 export class ToolError extends Error {}
@@ -156,7 +210,7 @@ export async function fvttWrite(args, ctx) {
   if (ctx.budget.writes >= ctx.budget.maxWrites) {
     throw new ToolError(`This request may make at most ${ctx.budget.maxWrites} changes (setting maxActionsPerRequest); ask the user to continue in a new request.`);
   }
-  const data = args.data && typeof args.data === "object" ? { ...args.data } : {};
+  let data = args.data && typeof args.data === "object" ? { ...args.data } : {};
   const isGM = ctx.user?.isGM || ctx.user?.role >= 4;
   switch (args.operation) {
     case "create": {
@@ -165,6 +219,8 @@ export async function fvttWrite(args, ctx) {
       const cls = getConfig()?.[info.name]?.documentClass;
       if (!cls?.create) throw new ToolError(`Cannot create ${info.name} documents here.`);
       delete data._id;
+      // Images are imported only for a write that is allowed.
+      data = await resolveImages(data, ctx);
       ctx.budget.writes++;
       const doc = await cls.create(data);
       return { operation: "create", ...limitedView(doc) };
@@ -176,6 +232,7 @@ export async function fvttWrite(args, ctx) {
       const doc = find(collectionOf(args.document_type), id);
       if (!doc || !canUserAccess(doc, ctx.user, "LIMITED")) throw new ToolError(`No ${args.document_type} "${id}" that you may see.`);
       if (!canUserModify(doc, ctx.user)) throw new ToolError(`You do not own ${doc.name}; only its owner or a GM may change it.`);
+      if (args.operation === "update") data = await resolveImages(data, ctx);
       ctx.budget.writes++;
       if (args.operation === "delete") {
         await doc.delete();
