@@ -112,10 +112,10 @@ func TestMCPStdio(t *testing.T) {
 	if text, _ := callText(t, cs, "traveller_uwp_parse", map[string]any{"uwp": "A788899-C"}); !strings.Contains(text, `"trade_codes"`) {
 		t.Fatalf("uwp: %q", text)
 	}
-	if text, _ := callText(t, cs, "traveller_jump_calc", map[string]any{"from": "Spinward Marches 1910", "to": "Spinward Marches 2110", "jump_rating": 2}); !strings.Contains(text, `"distance_parsecs":2`) {
+	if text, _ := callText(t, cs, "traveller_jump_calc", map[string]any{"from": "Spinward Marches 1910", "to": "Spinward Marches 2110", "ship_jump_rating": 2}); !strings.Contains(text, `"distance_parsecs":2`) {
 		t.Fatalf("jump: %q", text)
 	}
-	if text, isErr := callText(t, cs, "traveller_skill_lookup", map[string]any{"skill": "Athletics"}); isErr || text == "" {
+	if text, isErr := callText(t, cs, "traveller_skill_lookup", map[string]any{"skill_name": "Athletics"}); isErr || text == "" {
 		t.Fatalf("skill: %q", text)
 	}
 	sessions := must(callText(t, cs, "game_list_sessions", map[string]any{}))
