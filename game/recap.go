@@ -170,7 +170,7 @@ func (s *Session) recap(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("recap: %w", err)
 	}
-	text := Recap(s.w, turns, 12)
+	text := Recap(s.w, turns, 20)
 	if text == "" {
 		return "Nothing of note has happened yet.", nil
 	}
