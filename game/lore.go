@@ -270,7 +270,7 @@ func (s *Session) endEpisode(ctx context.Context, e store.Episode) (*store.Episo
 		if err != nil {
 			return nil, fmt.Errorf("end episode: %w", err)
 		}
-		summary = Recap(turns, 8)
+		summary = Recap(s.w, turns, 8)
 		for _, t := range turns {
 			if eventful(t.Effects) {
 				moments = append(moments, lore.Moment{Turn: t.Number, Text: firstSentence(t.Narrative)})
@@ -287,25 +287,6 @@ func (s *Session) endEpisode(ctx context.Context, e store.Episode) (*store.Episo
 		}
 	}
 	return ended, nil
-}
-
-// Recap summarises turns without a model: the opening sentence of each
-// turn that changed something beyond the clock, at most max of them,
-// favouring the last when there are more.
-func Recap(turns []store.Turn, max int) string {
-	var lines []string
-	for _, t := range turns {
-		if !eventful(t.Effects) {
-			continue
-		}
-		if s := firstSentence(t.Narrative); s != "" {
-			lines = append(lines, s)
-		}
-	}
-	if len(lines) > max {
-		lines = append(lines[:1], lines[len(lines)-max+1:]...)
-	}
-	return strings.Join(lines, " ")
 }
 
 // eventful reports whether effects hold more than the passing of time.

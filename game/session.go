@@ -509,6 +509,12 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 		return nil, fmt.Errorf("interpret %q: %w", input, err)
 	}
 	switch {
+	case in.Query == "recap":
+		text, err := s.recap(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s.reply(text, emit), nil
 	case in.Query != "":
 		return s.reply(Query(s.w, in.Query), emit), nil
 	case in.Confirm != "" && len(in.Intents) > 0:

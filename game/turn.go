@@ -200,6 +200,13 @@ func (t *Turn) Fallback(ctx context.Context) error {
 			return fmt.Errorf("offline interpreter: %w", err)
 		}
 		switch {
+		case in.Query == "recap":
+			text, err := t.s.recap(ctx)
+			if err != nil {
+				return err
+			}
+			t.Emit(text)
+			return nil
 		case in.Query != "":
 			t.Emit(Query(t.s.w, in.Query))
 			return nil

@@ -194,6 +194,9 @@ func parse(w *world.State, c string) rules.Interpretation {
 		return rules.Interpretation{Query: "sheet"}
 	case "quests", "quest", "journal", "q", "quest log", "objectives", "tasks":
 		return rules.Interpretation{Query: "quests"}
+	case "recap", "what has happened", "what happened", "what has happened so far", "what happened so far",
+		"story so far", "the story so far", "summary", "summarise", "summarize", "previously", "catch me up", "remind me":
+		return rules.Interpretation{Query: "recap"}
 	case "help", "?", "h", "commands", "what can i do", "how do i play":
 		return rules.Interpretation{Query: "help"}
 	case "look", "l", "look around", "examine room", "look at the room", "where am i", "describe room",

@@ -9,7 +9,7 @@ type Interpretation struct {
 	// Intents to resolve in order.
 	Intents []Intent `json:"-"`
 	// Query asks for information without acting: inventory, sheet, quests,
-	// help. It is answered without a turn.
+	// help, recap. It is answered without a turn.
 	Query string `json:"query,omitempty"`
 	// Reply answers input that is neither an action nor a query (unknown
 	// words, small talk with no one). No turn is taken.
