@@ -56,17 +56,25 @@ export class AssistantView {
 
   close() {
     this.closed = true;
+    clearTimeout(this.listTimer);
     this.abort.abort();
   }
 
-  async loadList() {
+  // loadList shows the user's conversations. Only the newest load may
+  // draw, so a slow early answer cannot replace a later one; and when the
+  // open conversation is not listed yet, it asks again a few times.
+  async loadList(attempt = 0) {
+    const seq = this.listSeq = (this.listSeq || 0) + 1;
     let convs;
     try {
       convs = await this.app.api.get("/api/conversations");
     } catch (e) {
       return this.app.fail(e);
     }
-    if (this.closed) return;
+    if (this.closed || seq !== this.listSeq) return;
+    if (this.id && attempt < 4 && !(convs || []).some((c) => c.id === this.id)) {
+      this.listTimer = setTimeout(() => this.loadList(attempt + 1), 250 * 2 ** attempt);
+    }
     const fmt = new Intl.DateTimeFormat(this.app.lang, {dateStyle: "medium", timeStyle: "short"});
     if (!convs || convs.length === 0) return replace(this.list, h("li", {id: "no-convs"}, this.t("assistant.none")));
     replace(this.list, convs.map((c) => {
