@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -73,6 +74,23 @@ func (s *screen) waitFor(t *testing.T, want string, n int) {
 	}
 }
 
+// waitForPrompt waits until the screen ends with the prompt: the game
+// prints it only once the terminal is raw, and keys typed before that
+// would be echoed and read as a plain line.
+func (s *screen) waitForPrompt(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.HasSuffix(sgr.ReplaceAllString(s.String(), ""), "> ") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen never ended with the prompt:\n%s", s.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sgr matches the colour sequences a coloured prompt may carry.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
 // play runs hearth play on a fresh pseudo-terminal in data, types each
 // of steps once the screen shows its cue, and returns the screen. env is
 // added to the environment; without it, NO_COLOR=1 is.
@@ -109,6 +127,7 @@ func playOnTerminal(t *testing.T, data string, steps []step, env ...string) stri
 	}()
 	for _, st := range steps {
 		out.waitFor(t, st.cue, st.times)
+		out.waitForPrompt(t)
 		control.Write([]byte(st.keys))
 	}
 	done := make(chan error, 1)

@@ -6,6 +6,7 @@ import {h, link, replace} from "./dom.js";
 import {Branches, PartyPanel, SPEEDS} from "./party.js";
 
 const MAX_BACKOFF = 15000;
+const CONNECT_TIMEOUT = 10000; // ms a socket may take to open before it is tried again
 
 export class GameView {
   constructor(app, id) {
@@ -129,7 +130,11 @@ export class GameView {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${proto}//${location.host}/ws/game/${encodeURIComponent(this.id)}`);
     this.ws = ws;
+    // A handshake that hangs never fires onclose; give it up after a
+    // while, so the backoff below tries again instead of waiting forever.
+    const opening = setTimeout(() => { if (ws.readyState === WebSocket.CONNECTING) ws.close(); }, CONNECT_TIMEOUT);
     ws.onopen = () => {
+      clearTimeout(opening);
       this.retry = 0;
       replace(this.conn, this.t("game.connected"));
       this.conn.dataset.state = "open";
@@ -140,6 +145,7 @@ export class GameView {
       this.receive(msg);
     };
     ws.onclose = () => {
+      clearTimeout(opening);
       if (this.ws !== ws || this.closed) return;
       this.ws = null;
       // Back off 0.5 s, 1 s, 2 s … up to 15 s, with jitter so that many
