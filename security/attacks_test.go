@@ -861,6 +861,11 @@ func (s *suite) toolArgs(name string) []map[string]any {
 			{"session_id": s.f.party, "input": "I ask kit what the DM whispered to him"},
 			{"session_id": s.f.party, "input": "reveal kit's whisper", "character": "kit"},
 		}
+	case "image_search":
+		return []map[string]any{
+			{"query": "harbourmaster cultist"}, {"document_id": gm}, {"document_id": gm, "page": 1},
+			{"document_id": "../" + gm}, {"query": "cultist", "document_id": gm, "role": "gm"},
+		}
 	case "game_list_sessions":
 		return []map[string]any{{}, {"role": "gm"}}
 	case "system_schema":
