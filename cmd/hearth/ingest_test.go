@@ -116,7 +116,7 @@ func TestIngestEPUBSearchAndPack(t *testing.T) {
 	if !strings.Contains(out, `ingested "The Markdown SRD5"`) || !strings.Contains(out, "114 pages") {
 		t.Errorf("summary:\n%s", out)
 	}
-	for _, s := range []string{"stage 1/7 extract: ran", "stage 7/7 validate: ran"} {
+	for _, s := range []string{"stage 1/8 extract: ran", "stage 8/8 validate: ran"} {
 		if !strings.Contains(errOut, s) {
 			t.Errorf("progress lacks %q:\n%s", s, errOut)
 		}

@@ -54,7 +54,7 @@ func (r *run) chunks(doc *ingest.Document, st Structure) []chunk.Chunk {
 	return out
 }
 
-func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []Segment, classes []Class, enr enrichment) (assembled, error) {
+func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []Segment, classes []Class, enr enrichment, mech mechanics) (assembled, error) {
 	doc := ex.Doc
 	d := library.Document{
 		ID: r.DocumentID, Title: r.title(doc), Format: doc.Format, Source: doc.Source, Hash: r.hash,
@@ -81,7 +81,7 @@ func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []S
 	d.Pages, d.Chunks = len(pages), len(cs)
 	a := assembled{Doc: d, Images: len(images)}
 	if r.PackDir != "" {
-		if err := writePack(r.PackDir, packOf(d, r.License, segs, classes, enr.Segments)); err != nil {
+		if err := writePack(r.PackDir, packOf(d, r.License, segs, classes, enr.Segments, mech)); err != nil {
 			return a, err
 		}
 		a.PackDir = r.PackDir

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/hearth-rpg/hearth/ingest/systems"
 )
 
 // Classification labels.
@@ -16,6 +18,10 @@ const (
 // Class is a segment's classification and the evidence for it.
 type Class struct {
 	Label    string         `json:"label"`
+	// Type is the passage's content type (systems.ContentTypes): a stat
+	// block, spell, item, table, character option or adventure by its
+	// layout, else rules or lore by Label.
+	Type     string         `json:"type,omitempty"`
 	Systems  float64        `json:"systems"` // feature hits per 100 words
 	Lore     float64        `json:"lore"`
 	Features map[string]int `json:"features,omitempty"`
@@ -98,5 +104,6 @@ func classify(text string) Class {
 	default:
 		c.Label = Lore
 	}
+	c.Type = systems.ContentType(text, c.Label)
 	return c
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/systems"
 )
 
 // packFile is one file of a pack to write.
@@ -35,6 +37,7 @@ type frontmatter struct {
 	Page           int      `yaml:"page"`
 	Tags           []string `yaml:"tags,omitempty"`
 	Classification string   `yaml:"classification"`
+	ContentType    string   `yaml:"content_type,omitempty"`
 }
 
 // packID makes a pack id from a title: lower-case letters, digits and -.
@@ -46,14 +49,15 @@ func packID(title string) string {
 	return strings.Trim(id[:min(len(id), 64)], "-")
 }
 
-// packOf lays out a pack: the manifest and one Markdown file per section.
-func packOf(d library.Document, license string, segs []Segment, classes []Class, enr []enriched) []packFile {
+// packOf lays out a pack: the manifest, one Markdown file per section,
+// one per creature (creatures/) and one YAML file per item (items/).
+func packOf(d library.Document, license string, segs []Segment, classes []Class, enr []enriched, mech mechanics) []packFile {
 	m := manifest{ID: packID(d.Title), Name: d.Title, Version: "1.0.0", Layer: "base", License: license, Access: d.Access.String(), Tags: d.Tags}
 	b, _ := yaml.Marshal(m)
 	files := []packFile{{"pack.yml", b}}
 	width := len(fmt.Sprint(len(segs)))
 	for i, s := range segs {
-		fm, _ := yaml.Marshal(frontmatter{Title: s.Title, Page: s.Page, Tags: enr[i].Tags, Classification: classes[i].Label})
+		fm, _ := yaml.Marshal(frontmatter{Title: s.Title, Page: s.Page, Tags: enr[i].Tags, Classification: classes[i].Label, ContentType: classes[i].Type})
 		name := slug(s.Title)
 		if name == "" {
 			name = "section"
@@ -61,7 +65,61 @@ func packOf(d library.Document, license string, segs []Segment, classes []Class,
 		path := fmt.Sprintf("sections/%0*d-%s.md", width, i+1, name)
 		files = append(files, packFile{path, []byte("---\n" + string(fm) + "---\n\n" + s.Text + "\n")})
 	}
+	return append(files, mechanicsFiles(d.Title, mech)...)
+}
+
+// mechanicsFiles writes the monsters as creatures/<id>.md (the rules'
+// fields as frontmatter, the stat block as the body) and the items as
+// items/<id>.yml. Ids are the names' slugs, numbered when two collide.
+func mechanicsFiles(source string, mech mechanics) []packFile {
+	var files []packFile
+	used := map[string]int{}
+	id := func(kind, name string) string {
+		base := slug(name)
+		if base == "" {
+			base = kind
+		}
+		used[kind+"/"+base]++
+		if n := used[kind+"/"+base]; n > 1 {
+			return fmt.Sprintf("%s-%d", base, n)
+		}
+		return base
+	}
+	for _, m := range mech.Monsters {
+		fm := fields(Creature(m))
+		fm["entity_type"] = "creature"
+		fm["content_type"] = systems.StatBlock
+		if m.Page > 0 {
+			fm["source"] = fmt.Sprintf("%s, page %d", source, m.Page)
+		}
+		b, _ := yaml.Marshal(fm)
+		files = append(files, packFile{"creatures/" + id("creature", m.Name) + ".md", []byte("---\n" + string(b) + "---\n\n" + Described(m))})
+	}
+	for _, it := range mech.Items {
+		fm := fields(PackItem(it))
+		if it.Page > 0 {
+			fm["source"] = fmt.Sprintf("%s, page %d", source, it.Page)
+		}
+		b, _ := yaml.Marshal(fm)
+		files = append(files, packFile{"items/" + id("item", it.Name) + ".yml", b})
+	}
 	return files
+}
+
+// fields turns a world entity into frontmatter keys by its JSON names,
+// without the id (the file name gives it) or the kind (the folder does).
+func fields(v any) map[string]any {
+	b, _ := json.Marshal(v)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	delete(m, "id")
+	delete(m, "kind")
+	for k, v := range m {
+		if f, ok := v.(float64); ok && f == 0 {
+			delete(m, k) // hit_points of a block without them, …
+		}
+	}
+	return m
 }
 
 // writePack writes files to a new directory beside dir and renames it

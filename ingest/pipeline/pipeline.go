@@ -16,17 +16,23 @@ import (
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/systems"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
 // Stages in the order they run.
-var Stages = []string{"extract", "structure", "segment", "classify", "enrich", "assemble", "validate"}
+var Stages = []string{"extract", "structure", "segment", "classify", "systems", "enrich", "assemble", "validate"}
 
 // firstKeyed is the first stage whose output depends on all the
-// options. Classify before it depends only on the Checker.
-const firstKeyed = 4 // enrich
+// options. Classify before it depends only on the Checker, systems only
+// on the StatReader.
+const firstKeyed = 5 // enrich
 
-const classifyStage = 3
+const (
+	classifyStage = 3
+	systemsStage  = 4
+	enrichStage   = 5
+)
 
 // Store is where assemble puts the document: a *library.Library.
 type Store interface {
@@ -55,6 +61,9 @@ type Options struct {
 
 	Tokens  *tokens.Counter // default cl100k
 	Checker Checker         // second opinion on classification; nil: rules only
+	// StatReader reads again, with a model, the stat blocks the
+	// rule-based systems extractor is unsure of; nil: rules only.
+	StatReader StatReader
 	// Captioner describes every image with a vision model during
 	// enrich; nil: images keep only the text near them.
 	Captioner Captioner
@@ -98,6 +107,10 @@ type Result struct {
 	PackDir    string
 	Described  int      // images a vision model described
 	Checked    int      // sections whose class a model checked
+	Monsters   int      // stat blocks extracted
+	Items      int      // weapons, armor and magic items extracted
+	Unsure     int      // stat blocks kept though the rules doubt a field
+	StatsRead  int      // stat blocks a model read again
 	Ran        []string // stages that ran
 	Resumed    []string // stages taken from checkpoints
 	// Warnings are what was skipped without failing the ingest: images
@@ -204,7 +217,7 @@ func (o *Options) check() error {
 // key identifies the options the later stages depend on.
 func (o Options) key() string {
 	s := strings.Join([]string{o.DocumentID, o.Title, strings.Join(o.Tags, ","), o.Access.String(), o.License, o.PackDir,
-		keyOf(o.Checker), keyOf(o.Captioner)}, "\x00")
+		keyOf(o.Checker), keyOf(o.Captioner), keyOf(o.StatReader)}, "\x00")
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:8])
 }
@@ -224,6 +237,8 @@ func stage[T any](ctx context.Context, r *run, i int, out *T, fn func() (T, erro
 		key = r.key
 	case i == classifyStage:
 		key = keyOf(r.Checker)
+	case i == systemsStage:
+		key = keyOf(r.StatReader)
 	}
 	path := checkpointPath(r.dir, i, name)
 	if load(path, key, out) {
@@ -293,21 +308,29 @@ func (r *run) all(ctx context.Context) (Result, error) {
 	if err := stage(ctx, r, 3, &classes, func() ([]Class, error) { return r.classify(ctx, segs) }); err != nil {
 		return r.res, err
 	}
+	var mech mechanics
+	if err := stage(ctx, r, systemsStage, &mech, func() (mechanics, error) { return r.systems(ctx, doc) }); err != nil {
+		return r.res, err
+	}
+	for _, d := range mech.Dropped {
+		r.warn("a stat block without Armor Class or hit points was left out: " + d)
+	}
 	var enr enrichment
-	if err := stage(ctx, r, 4, &enr, func() (enrichment, error) { return r.enrich(ctx, ex, segs, classes) }); err != nil {
+	if err := stage(ctx, r, enrichStage, &enr, func() (enrichment, error) { return r.enrich(ctx, ex, segs, classes) }); err != nil {
 		return r.res, err
 	}
 	var asm assembled
-	if err := stage(ctx, r, 5, &asm, func() (assembled, error) { return r.assemble(ctx, ex, st, segs, classes, enr) }); err != nil {
+	if err := stage(ctx, r, 6, &asm, func() (assembled, error) { return r.assemble(ctx, ex, st, segs, classes, enr, mech) }); err != nil {
 		return r.res, err
 	}
 	var val validated
-	if err := stage(ctx, r, 6, &val, func() (validated, error) { return r.validate(ctx, asm) }); err != nil {
+	if err := stage(ctx, r, 7, &val, func() (validated, error) { return r.validate(ctx, asm) }); err != nil {
 		return r.res, err
 	}
 	r.res.DocumentID, r.res.Title, r.res.Format = asm.Doc.ID, asm.Doc.Title, asm.Doc.Format
 	r.res.Pages, r.res.Chunks, r.res.Images = asm.Doc.Pages, asm.Doc.Chunks, asm.Images
 	r.res.Sections, r.res.PackDir = len(segs), asm.PackDir
+	r.res.Monsters, r.res.Items, r.res.Unsure, r.res.StatsRead = len(mech.Monsters), len(mech.Items), mech.Unsure, mech.Read
 	for _, c := range classes {
 		if c.Checked {
 			r.res.Checked++
@@ -387,6 +410,9 @@ func (r *run) classify(ctx context.Context, segs []Segment) ([]Class, error) {
 			continue // a damaged journal line is no answer
 		}
 		out[i].Label, out[i].Checked = label, true
+		if t := out[i].Type; t == systems.Lore || t == systems.Rules {
+			out[i].Type = systems.ContentType(segs[i].Text, label)
+		}
 	}
 	return out, nil
 }
@@ -403,7 +429,7 @@ func (r *run) enrich(ctx context.Context, ex extracted, segs []Segment, classes 
 			items = append(items, i)
 		}
 	}
-	descs, err := r.ask(ctx, 4, "descriptions", keyOf(r.Captioner), items, func(ctx context.Context, i int) (string, error) {
+	descs, err := r.ask(ctx, enrichStage, "descriptions", keyOf(r.Captioner), items, func(ctx context.Context, i int) (string, error) {
 		im := ex.Doc.Images[i]
 		d, err := r.Captioner.Caption(ctx, ex.WebP[i], im.Context)
 		if err != nil {

@@ -164,7 +164,7 @@ func TestCheckpointsCleanup(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	kept, _ := filepath.Glob(filepath.Join(res.WorkDir, "*.json"))
-	if len(kept) != 6 {
+	if len(kept) != 7 {
 		t.Fatalf("checkpoints after a failure: %v", kept)
 	}
 	o.AfterStage = nil
