@@ -71,7 +71,7 @@ func magicHead(text string) bool {
 }
 
 // tableShare is the share of a passage's lines that are table rows
-// (cells between bars).
+// (cells split by bars).
 func tableShare(text string) float64 {
 	rows, all := 0, 0
 	for _, l := range strings.Split(text, "\n") {
@@ -80,7 +80,7 @@ func tableShare(text string) float64 {
 			continue
 		}
 		all++
-		if strings.Count(l, "|") >= 2 {
+		if strings.Contains(l, " | ") {
 			rows++
 		}
 	}
