@@ -37,6 +37,9 @@ type ingestFlags struct {
 	models                       modelFlags // the model that checks classes: the narrator role
 	vision                       roleFlags  // flags over the config's vision role
 	rulesOnly                    bool
+	// statReader is the narrator model reading unsure stat blocks; set
+	// with the Checker.
+	statReader pipeline.StatReader
 }
 
 func newIngest(g *globals) *cobra.Command {
@@ -59,7 +62,8 @@ it: player, trusted, assistant or gm_only.
 
 With a model configured (--provider and --model, or the narrator role of
 the config file), the model checks each section's lore/systems class;
---rules-only skips that. With a vision model (--vision-provider and
+--rules-only skips that. The same model reads again the monster stat
+blocks the rule-based extractor is unsure of. With a vision model (--vision-provider and
 --vision-model, or the config's vision role), every image is described
 for search ('hearth library images --search'). Answers are kept as they
 come, so a stopped ingest does not ask again; a model that cannot be
@@ -109,6 +113,9 @@ func (f *ingestFlags) modelHelpers(ctx context.Context, g *globals) (pipeline.Ch
 		}
 		if p := reachable(ctx, g, n, cfg.Models.Timeout, g.t("cli.ingest.rules_alone", nil)); p != nil {
 			if checker, err = llmassist.NewChecker(p, n.Model); err != nil {
+				return nil, nil, err
+			}
+			if f.statReader, err = llmassist.NewStatReader(p, n.Model); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -182,7 +189,7 @@ func runIngest(ctx context.Context, g *globals, f *ingestFlags, files []string) 
 			o := pipeline.Options{
 				Name: name, Data: datas[i], Registry: reg, Store: lib, WorkDir: filepath.Join(dir, "ingest"),
 				Title: f.title, Tags: f.tags, Access: lv, License: f.license, PackDir: f.pack,
-				Checker: checker, Captioner: captioner,
+				Checker: checker, Captioner: captioner, StatReader: f.statReader,
 				Log: slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			}
 			if err := ingestOne(ctx, g, o); err != nil {
