@@ -17,7 +17,7 @@ const (
 
 // Class is a segment's classification and the evidence for it.
 type Class struct {
-	Label    string         `json:"label"`
+	Label string `json:"label"`
 	// Type is the passage's content type (systems.ContentTypes): a stat
 	// block, spell, item, table, character option or adventure by its
 	// layout, else rules or lore by Label.
