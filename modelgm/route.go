@@ -78,3 +78,6 @@ func route(w *world.State, input string) subagent {
 	}
 	return exploration
 }
+
+// subagents are the routed game masters, for measuring.
+var subagents = []subagent{combat, npc, rulesAgent, exploration}
