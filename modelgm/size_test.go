@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +76,7 @@ func callSizes(t *testing.T) []callSize {
 		}
 		out = append(out, callSize{pass: name, tools: len(tools), toolTokens: tok.Count(b.String()), sysToken: render(sub.prompt, nil)})
 	}
+	out = append(out, callSize{pass: "router (agentic, before each turn outside a fight)", sysToken: render("router", nil)})
 	out = append(out, callSize{pass: "interpreter (multipass)", sysToken: render("interpreter", map[string]any{"Intents": intentList()})})
 	return out
 }
@@ -93,4 +95,25 @@ func TestCallSizes(t *testing.T) {
 		}
 	}
 	t.Log("\n" + table.String())
+}
+
+// Every routed subagent can roll dice and make a check, and names only
+// tools that exist.
+func TestSubagentTools(t *testing.T) {
+	ts, err := intentTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range subagents {
+		for _, want := range []string{"roll_dice", "ability_check"} {
+			if !slices.Contains(sub.tools, want) {
+				t.Errorf("%s has no %s", sub.name, want)
+			}
+		}
+		for _, name := range sub.tools {
+			if _, ok := ts[name]; !ok && !slices.Contains([]string{"check_schedule", "document_search", "document_get"}, name) {
+				t.Errorf("%s offers %q, which is no tool", sub.name, name)
+			}
+		}
+	}
 }
