@@ -76,7 +76,9 @@ func callSizes(t *testing.T) []callSize {
 		}
 		out = append(out, callSize{pass: name, tools: len(tools), toolTokens: tok.Count(b.String()), sysToken: render(sub.prompt, nil)})
 	}
-	out = append(out, callSize{pass: "router (agentic, before each turn outside a fight)", sysToken: render("router", nil)})
+	// The router has no tools; its column counts the JSON schema it answers in.
+	out = append(out, callSize{pass: "router (agentic, before each turn outside a fight)", toolTokens: tok.Count(string(p.router.Schema())),
+		sysToken: render("router", nil)})
 	out = append(out, callSize{pass: "interpreter (multipass)", sysToken: render("interpreter", map[string]any{"Intents": intentList()})})
 	return out
 }
