@@ -41,6 +41,9 @@ type Options struct {
 	Record Recorder
 	// Plan runs the planner pass in the multipass pipeline.
 	Plan bool
+	// NoSubagents plays agentic turns with one game master holding every
+	// tool instead of routing them to subagents.
+	NoSubagents bool
 	// Synchronous NORMAL trades durability against power loss for speed
 	// (scratch copies); the default is FULL.
 	SynchronousNormal bool

@@ -163,6 +163,10 @@ func (a *App) Prompts(campaignPins map[string]int) (*prompt.Registry, error) {
 // Plan reports whether the multipass pipeline runs its planner pass.
 func (a *App) Plan() bool { return a.opts.Plan }
 
+// NoSubagents reports whether agentic turns skip the router and its
+// subagents.
+func (a *App) NoSubagents() bool { return a.opts.NoSubagents }
+
 // ModelPipeline builds the model game master (agentic or multipass), or
 // nil to play offline: when the narrator is offline, or its server
 // cannot be reached.
@@ -190,7 +194,7 @@ func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[s
 	}
 	return modelgm.New(modelgm.Config{Mode: mode, Narrator: roles["narrator"], Interpreter: roles["interpreter"], Planner: roles["planner"],
 		Summariser: roles["summariser"], Prompts: reg, Budget: a.cfg.Models.ContextBudget, Documents: docs, Plan: a.opts.Plan,
-		Logger: a.log})
+		NoSubagents: a.opts.NoSubagents, Logger: a.log})
 }
 
 // MemberRole is the model configuration of a party member's agent: the

@@ -484,6 +484,9 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 		if p.options == nil { // a confirmation
 			switch strings.ToLower(strings.Trim(input, " .!")) {
 			case "y", "yes", "yeah", "yep", "do it", "confirm":
+				if s.opts.Pipeline != nil {
+					return s.playConfirmed(ctx, p.input, p.intents, emit)
+				}
 				return s.play(ctx, p.input, p.intents, emit)
 			case "n", "no", "nope", "cancel", "never mind":
 				return s.reply("You think better of it.", emit), nil
@@ -731,6 +734,10 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 	}
 	resp.Fallback = t.fallback
 	resp.Awaiting = s.nextAwaiting(t.all)
+	if t.confirm != "" && len(t.confirmIntents) > 0 {
+		s.await = &pending{input: t.Input, intents: t.confirmIntents}
+		resp.Awaiting = Awaiting{Kind: Confirmation, Prompt: t.confirm}
+	}
 	if len(t.offered) > 0 {
 		s.await = &pending{options: t.offered}
 		resp.Awaiting = Awaiting{Kind: Choice, Prompt: cmpOr(t.offerPrompt, "What do you do?"), Options: t.offered}
@@ -745,6 +752,25 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 func (s *Session) playPipeline(ctx context.Context, input string, emit func(string)) (*Response, error) {
 	p := s.opts.Pipeline
 	return s.runTurn(ctx, input, emit, p.Name(), func(t *Turn) error { return p.Play(ctx, t) })
+}
+
+// playConfirmed carries out intents the player confirmed, through the
+// pipeline so that its model tells what came of them (Turn.Confirmed).
+func (s *Session) playConfirmed(ctx context.Context, input string, intents []rules.Intent, emit func(string)) (*Response, error) {
+	p := s.opts.Pipeline
+	return s.runTurn(ctx, input, emit, p.Name(), func(t *Turn) error {
+		t.confirmed = true
+		for _, in := range intents {
+			if _, err := t.Resolve(ctx, in); err != nil {
+				var rej *rules.Rejection
+				if errors.As(err, &rej) {
+					break
+				}
+				return err
+			}
+		}
+		return p.Play(ctx, t)
+	})
 }
 
 func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, played time.Time) error {

@@ -59,6 +59,12 @@ type Turn struct {
 	offerPrompt string
 	offered     []string
 
+	// A question the turn ends with, guarding intents not resolved yet;
+	// confirmed marks the turn that carries them out after a yes.
+	confirm        string
+	confirmIntents []rules.Intent
+	confirmed      bool
+
 	dm bool // the DM's own turn, not a party member's
 
 	nudges   []Nudge
@@ -213,6 +219,10 @@ func (t *Turn) Fallback(ctx context.Context) error {
 		case len(in.Intents) == 0:
 			t.Emit(cmpOr(in.Reply, "Nothing happens. (Type help for ideas.)"))
 			return nil
+		case in.Confirm != "":
+			t.Confirm(in.Confirm, in.Intents...)
+			t.Emit(in.Confirm + " (yes/no)")
+			return nil
 		}
 		for _, intent := range in.Intents {
 			if _, err := t.Resolve(ctx, intent); err != nil {
@@ -288,6 +298,23 @@ func (t *Turn) Memories() Memories { return t.s.opts.Memories }
 func (t *Turn) Offer(prompt string, options []string) {
 	t.offerPrompt, t.offered = prompt, options
 }
+
+// Confirm ends the turn with a yes/no question guarding intents the
+// pipeline did not resolve (an attack on someone who is not hostile:
+// rules.HostileAct). A yes next plays them as a turn of their own, in
+// which Confirmed is true; a no drops them. The pipeline tells the player
+// the question through Emit.
+func (t *Turn) Confirm(question string, intents ...rules.Intent) {
+	t.confirm, t.confirmIntents = question, slices.Clone(intents)
+}
+
+// Confirming is the question the turn ends with, if Confirm was called.
+func (t *Turn) Confirming() string { return t.confirm }
+
+// Confirmed reports that the turn carries out intents the player
+// confirmed: they are resolved before the pipeline plays, which only has
+// to tell what came of them.
+func (t *Turn) Confirmed() bool { return t.confirmed }
 
 // Pipeline is the pipeline playing free input; nil when the game plays
 // offline.

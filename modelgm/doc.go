@@ -4,9 +4,14 @@
 // Two pipelines, chosen per campaign:
 //
 //   - agentic: one game-master agent with the rules engine's intents as
-//     tools loops until it narrates. A router picks a focused subagent —
-//     combat, npc, rules or exploration — from the game state and the
-//     player's words, each with its own prompt, context slice and tools.
+//     tools loops until it narrates. A router — a small JSON call to the
+//     interpreter model, keywords when it fails, combat during a fight —
+//     picks a focused subagent (combat, npc, exploration, rules or
+//     worldbuilder), each with its own prompt, context slice and a short
+//     tool list that always holds roll_dice and ability_check.
+//
+// In both, an attack on someone who is not hostile is not resolved but
+// asked of the player (game.Turn.Confirm); a yes carries it out.
 //   - multipass (Freeform): interpreter → validator → planner (optional)
 //     → resolver → narrator, each pass with its own prompt, the JSON
 //     passes validated against schemas generated from Go types.

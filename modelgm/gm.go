@@ -59,8 +59,9 @@ type Config struct {
 	// Controller answers the loop's pauses (default: continue until the
 	// hard timeout).
 	Controller agent.Controller
-	// Subagents routes agentic turns to focused subagents (default on;
-	// set NoSubagents to use one general game master).
+	// Subagents routes agentic turns to focused subagents, chosen by the
+	// interpreter model (default on; set NoSubagents to use one general
+	// game master with every tool).
 	NoSubagents bool
 	// Plan turns on the multi-pass planner.
 	Plan bool
@@ -82,6 +83,7 @@ type Pipeline struct {
 	builder *contextpack.Builder
 	interp  *structured.Spec[interpretation]
 	planner *structured.Spec[plan]
+	router  *structured.Spec[routing]
 }
 
 // New builds a pipeline.
@@ -139,6 +141,9 @@ func New(cfg Config) (*Pipeline, error) {
 	if p.planner, err = structured.New[plan]("plan"); err != nil {
 		return nil, err
 	}
+	if p.router, err = structured.New[routing]("routing"); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -185,9 +190,14 @@ func (p *Pipeline) Play(ctx context.Context, t *game.Turn) error {
 	if err != nil {
 		return err
 	}
-	if p.cfg.Mode == MultiPass {
+	switch {
+	case t.Confirmed():
+		// The player said yes to an act the game asked about; the game
+		// has carried it out, and the model only tells what came of it.
+		err = p.narrate(ctx, t, recent, summary, nil)
+	case p.cfg.Mode == MultiPass:
 		err = p.multiPass(ctx, t, recent, summary)
-	} else {
+	default:
 		err = p.agentic(ctx, t, recent, summary)
 	}
 	if err != nil {
@@ -279,10 +289,12 @@ func (p *Pipeline) packet(ctx context.Context, t *game.Turn, v contextpack.Viewe
 }
 
 // agentic runs the game-master agent (or the routed subagent).
-func (p *Pipeline) agentic(ctx context.Context, t *game.Turn, recent []contextpack.Turn, summary *contextpack.Summary) error {
+func (p *Pipeline) agentic(ctx context.Context, t *game.Turn, recent []contextpack.Turn, summary *contextpack.Summary) (err error) {
 	sub := general
 	if !p.cfg.NoSubagents {
-		sub = route(t.World(), t.Input)
+		if sub, err = p.routeTurn(ctx, t); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	system, pid, err := p.system(t, sub.prompt, nil)
@@ -313,6 +325,14 @@ func (p *Pipeline) agentic(ctx context.Context, t *game.Turn, recent []contextpa
 	if err != nil {
 		call.Error = err.Error()
 		p.cfg.Logger.Warn("game master model failed; narrating offline", "err", err)
+	}
+	if q := t.Confirming(); q != "" {
+		// A hostile act waits for the player's yes: the turn ends with
+		// the game's question, whatever the model said before it.
+		if strings.TrimSpace(t.Narrative()) != "" {
+			t.Emit("\n\n")
+		}
+		t.Emit(q + " (yes/no)")
 	}
 	if strings.TrimSpace(t.Narrative()) == "" && (out == nil || !out.Cancelled) {
 		// The model said nothing usable: tell the turn with the offline

@@ -66,6 +66,7 @@ func calls(t *testing.T, s *game.Session) []modelgm.Call {
 
 func TestAgenticTurnWithRejectedAndCorrectedTool(t *testing.T) {
 	model := cassette.Script(
+		cassette.Text(`{"agent":"npc"}`),
 		cassette.Calls("ability_check", `{"skill":"perception","dc":11,"reason":"scan the quay"}`, "talk", `{"npc":"gandalf"}`),
 		cassette.Calls("talk", `{"npc":"nell","topic":"lantern"}`),
 		cassette.Text("Fog beads on the bollards. ", "Nell looks up from her nets."),
@@ -90,7 +91,7 @@ func TestAgenticTurnWithRejectedAndCorrectedTool(t *testing.T) {
 	// The model was told about the rejection and corrected itself.
 	reqs := model.Requests()
 	var rejected string
-	for _, m := range reqs[1].Messages {
+	for _, m := range reqs[2].Messages {
 		if m.Role == llm.ToolRole && m.Name == "talk" {
 			rejected = m.Content
 		}
@@ -100,7 +101,7 @@ func TestAgenticTurnWithRejectedAndCorrectedTool(t *testing.T) {
 	}
 	// Tool schemas come from the Go types.
 	var talk llm.Tool
-	for _, tool := range reqs[0].Tools {
+	for _, tool := range reqs[1].Tools {
 		if tool.Name == "talk" {
 			talk = tool
 		}
@@ -109,11 +110,12 @@ func TestAgenticTurnWithRejectedAndCorrectedTool(t *testing.T) {
 		t.Fatalf("talk schema %s", talk.Parameters)
 	}
 	cs := calls(t, s)
-	if len(cs) != 1 || cs[0].Pass != "agent:npc" || cs[0].Prompt != "npc@1" || len(cs[0].Tools) != 3 || !cs[0].Tools[1].Error {
+	if len(cs) != 2 || cs[0].Pass != "router" || cs[0].Fallback != "" || cs[1].Pass != "agent:npc" || cs[1].Prompt != "npc@2" ||
+		len(cs[1].Tools) != 3 || !cs[1].Tools[1].Error {
 		t.Fatalf("recorded calls %+v", cs)
 	}
-	if cs[0].Context == nil || cs[0].Context.Tokens == 0 || cs[0].Context.Tokens > cs[0].Context.Budget {
-		t.Fatalf("recorded context %+v", cs[0].Context)
+	if cs[1].Context == nil || cs[1].Context.Tokens == 0 || cs[1].Context.Tokens > cs[1].Context.Budget {
+		t.Fatalf("recorded context %+v", cs[1].Context)
 	}
 }
 

@@ -124,7 +124,8 @@ func TestModuleInTheGameMastersPromptOnly(t *testing.T) {
 			strings.Contains(msgs[0].Content, "ABBEYHOOK")
 	}
 	t.Run("agentic", func(t *testing.T) {
-		model := cassette.Script(cassette.Text("The bell tolls."), cassette.Text("Fog."))
+		route := cassette.Text(`{"agent":"exploration"}`)
+		model := cassette.Script(route, cassette.Text("The bell tolls."), route, cassette.Text("Fog."))
 		s := newGame(t, model, modelgm.Config{Mode: modelgm.Agentic})
 		ctx := context.Background()
 		if _, err := s.Act(ctx, "look around"); err != nil {
@@ -137,9 +138,10 @@ func TestModuleInTheGameMastersPromptOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		reqs := model.Requests()
-		if len(reqs) != 2 || inSystem(reqs[0].Messages) || !inSystem(reqs[1].Messages) {
-			t.Fatalf("%d requests; the module in the first: %v, in the second: %v", len(reqs), len(reqs) > 0 && inSystem(reqs[0].Messages),
-				len(reqs) > 1 && inSystem(reqs[1].Messages))
+		// Each turn is a router call, then the agent's.
+		if len(reqs) != 4 || inSystem(reqs[1].Messages) || !inSystem(reqs[3].Messages) {
+			t.Fatalf("%d requests; the module in the first agent's: %v, in the second's: %v", len(reqs), len(reqs) > 1 && inSystem(reqs[1].Messages),
+				len(reqs) > 3 && inSystem(reqs[3].Messages))
 		}
 	})
 	t.Run("multipass", func(t *testing.T) {

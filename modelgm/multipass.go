@@ -60,6 +60,9 @@ func (p *Pipeline) multiPass(ctx context.Context, t *game.Turn, recent []context
 		t.Emit(reply)
 		return nil
 	}
+	if askFirst(t, intents) {
+		return nil
+	}
 	var pl *plan
 	if p.cfg.Plan && len(intents) > 0 {
 		pl = p.plan(ctx, t, recent, summary)

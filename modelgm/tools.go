@@ -41,15 +41,19 @@ type ToolUse struct {
 }
 
 // bind makes agent tools that resolve intents against the turn, for the
-// named tools (all intents when names is nil), plus the document tools.
+// named tools (all intents when names is nil), plus the document tools
+// and check_schedule.
 func (p *Pipeline) bind(t *game.Turn, names []string, uses *[]ToolUse) []agent.Tool {
 	if names == nil {
 		names = rules.Names()
-		names = append(names, "document_search", "document_get")
+		names = append(names, "check_schedule", "document_search", "document_get")
 	}
 	var out []agent.Tool
 	for _, name := range names {
 		switch name {
+		case "check_schedule":
+			out = append(out, p.scheduleTool(t, uses))
+			continue
 		case "document_search", "document_get":
 			if p.docs == nil {
 				continue
@@ -84,6 +88,13 @@ func resolveTool(ctx context.Context, t *game.Turn, name string, args json.RawMe
 	if err != nil {
 		return "", err
 	}
+	if q := rules.HostileAct(t.World(), in); q != "" {
+		// Not resolved: the player is asked, and a yes next turn carries
+		// it out (game.Turn.Confirm), as the offline interpreter does.
+		t.Confirm(q, in)
+		return fmt.Sprintf("Not done yet: the game asks the player %q and carries it out only after a yes. "+
+			"Do not narrate the attack or its result; describe the tense moment before it and stop.", q), nil
+	}
 	res, err := t.Resolve(ctx, in)
 	var rej *rules.Rejection
 	if errors.As(err, &rej) {
@@ -93,6 +104,20 @@ func resolveTool(ctx context.Context, t *game.Turn, name string, args json.RawMe
 		return "", err
 	}
 	return outcomesText([]*rules.Resolution{res}), nil
+}
+
+// askFirst ends the turn with a yes/no question, resolving nothing, when
+// one of the intents is a hostile act the player must confirm
+// (rules.HostileAct); a yes next turn resolves them all.
+func askFirst(t *game.Turn, intents []rules.Intent) bool {
+	for _, in := range intents {
+		if q := rules.HostileAct(t.World(), in); q != "" {
+			t.Confirm(q, intents...)
+			t.Emit(q + " (yes/no)")
+			return true
+		}
+	}
+	return false
 }
 
 // outcomesText renders outcomes for a model: one line each.

@@ -17,7 +17,7 @@ func TestBuiltinPromptsRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"combat", "dm", "exploration", "interpreter", "narrator", "npc", "planner", "rules", "summariser"}
+	want := []string{"combat", "dm", "exploration", "interpreter", "narrator", "npc", "planner", "router", "rules", "summariser", "worldbuilder"}
 	if got := strings.Join(r.Names(), ","); got != "assistant,"+strings.Join(want, ",") {
 		t.Fatalf("names %s", got)
 	}

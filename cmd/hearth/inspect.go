@@ -231,7 +231,7 @@ identical requests.`,
 			if _, err := f.load(g); err != nil {
 				return err
 			}
-			a, err := g.openApp(ctx, app.Options{Plan: f.plan})
+			a, err := g.openApp(ctx, app.Options{Plan: f.plan, NoSubagents: f.noSubagents})
 			if err != nil {
 				return err
 			}

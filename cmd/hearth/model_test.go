@@ -63,6 +63,7 @@ func say(text string) string {
 // from the cassette without the model.
 func TestPlayWithModelRecordInspectReplay(t *testing.T) {
 	srv := fakeOllama(t, []string{
+		say(`{"agent":"exploration"}`), // the router's pick
 		toolCall("move", `{"destination":"north"}`),
 		say("You shoulder into the Drowned Lantern; the talk stops."),
 	})
@@ -86,7 +87,7 @@ func TestPlayWithModelRecordInspectReplay(t *testing.T) {
 	}
 
 	ctxOut := run(t, nil, "context", "1", "--data", dir)
-	for _, want := range []string{"agent:exploration (exploration@1)", "ollama tiny:1b", "campaign", "tier 1", "state", "action", "tool move"} {
+	for _, want := range []string{"router (router@1)", "agent:exploration (exploration@2)", "ollama tiny:1b", "campaign", "tier 1", "state", "action", "tool move"} {
 		if !strings.Contains(ctxOut, want) {
 			t.Errorf("context output lacks %q:\n%s", want, ctxOut)
 		}

@@ -46,6 +46,8 @@ type modelFlags struct {
 	record   string
 	budget   int
 	plan     bool
+	// noSubagents plays agentic turns with one game master.
+	noSubagents bool
 }
 
 func (f *modelFlags) add(fs *pflag.FlagSet) {
@@ -60,6 +62,7 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.record, "record", "", "append every model call to this cassette file, for 'hearth replay --cassette'")
 	fs.IntVar(&f.budget, "context-budget", 0, "context packet budget in tokens (default 4000)")
 	fs.BoolVar(&f.plan, "plan", false, "run the planner pass in the multipass pipeline")
+	fs.BoolVar(&f.noSubagents, "no-subagents", false, "agentic pipeline: one game master with every tool, instead of a focused subagent (combat, npc, exploration, rules, worldbuilder) chosen each turn by the interpreter model")
 }
 
 // load returns the configuration with the flags applied over its

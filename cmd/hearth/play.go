@@ -94,7 +94,7 @@ func runPlay(ctx context.Context, g *globals, f *playFlags) error {
 	if _, err := f.models.load(g); err != nil {
 		return err
 	}
-	opts := app.Options{Plan: f.models.plan}
+	opts := app.Options{Plan: f.models.plan, NoSubagents: f.models.noSubagents}
 	if f.models.record != "" {
 		rf, err := os.OpenFile(f.models.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {

@@ -49,7 +49,7 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 		}
 		role := modelgm.Role{Provider: player, Model: a.Role("narrator").Model}
 		pl, err = modelgm.New(modelgm.Config{Mode: cmpOr(cfg.Models.Pipeline, camp.Pipeline), Narrator: role, Prompts: reg,
-			Budget: cfg.Models.ContextBudget, Documents: docs, Plan: a.Plan()})
+			Budget: cfg.Models.ContextBudget, Documents: docs, Plan: a.Plan(), NoSubagents: a.NoSubagents()})
 		if err != nil {
 			return err
 		}
