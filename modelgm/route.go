@@ -95,6 +95,14 @@ func (p *Pipeline) routeTurn(ctx context.Context, t *game.Turn) (subagent, error
 		{Role: llm.System, Content: system},
 		{Role: llm.User, Content: scene(w) + "\nThe player: " + t.Input},
 	}}
+	// An offline interpreter cannot classify; the keywords are its answer,
+	// expected rather than a failure worth a warning every turn.
+	if role.Provider.Name() == "offline" {
+		sub := route(w, t.Input)
+		call.Fallback = "keyword router"
+		call.Output = raw(routing{Agent: sub.name})
+		return sub, t.Record(call)
+	}
 	sub, err := p.classify(ctx, req, &call)
 	call.Millis = time.Since(start).Milliseconds()
 	if ctx.Err() != nil {
