@@ -82,6 +82,8 @@ type Pipeline struct {
 	builder *contextpack.Builder
 	interp  *structured.Spec[interpretation]
 	planner *structured.Spec[plan]
+	// narration is the narrator's structured output.
+	narration *structured.Spec[narration]
 }
 
 // New builds a pipeline.
@@ -137,6 +139,9 @@ func New(cfg Config) (*Pipeline, error) {
 		return nil, err
 	}
 	if p.planner, err = structured.New[plan]("plan"); err != nil {
+		return nil, err
+	}
+	if p.narration, err = structured.New[narration]("narration"); err != nil {
 		return nil, err
 	}
 	return p, nil
