@@ -92,7 +92,7 @@ func (p *Pipeline) multiPass(ctx context.Context, t *game.Turn, recent []context
 		return err
 	}
 	if !rd.offline && len(rd.intents) > 0 {
-		v, err := p.validate(ctx, t, rd.intents)
+		v, err := p.validate(ctx, t, rd.intents, false)
 		if err != nil {
 			return err
 		}
@@ -103,11 +103,11 @@ func (p *Pipeline) multiPass(ctx context.Context, t *game.Turn, recent []context
 				return err
 			}
 			if !rd.offline && len(rd.intents) > 0 {
-				if v, err = p.validate(ctx, t, rd.intents); err != nil {
+				if v, err = p.validate(ctx, t, rd.intents, true); err != nil {
 					return err
 				}
 				if v.Verdict == unresolved {
-					if rd, err = p.offline(ctx, t, "the rules still cannot find what the interpreter named: "+v.Blocked.Reason); err != nil {
+					if rd, err = p.offline(ctx, t); err != nil {
 						return err
 					}
 				}
@@ -218,7 +218,7 @@ func (p *Pipeline) interpret(ctx context.Context, t *game.Turn, recent []context
 		if rerr := t.Record(call); rerr != nil {
 			return reading{}, rerr
 		}
-		return p.offline(ctx, t, "")
+		return p.offline(ctx, t)
 	}
 	call.Output = raw(v)
 	out := reading{intents: intents, query: v.Query, reply: v.Reply}
@@ -228,15 +228,8 @@ func (p *Pipeline) interpret(ctx context.Context, t *game.Turn, recent []context
 	return out, t.Record(call)
 }
 
-// offline reads the words with the offline pattern interpreter; why, when
-// set, is recorded as the reason.
-func (p *Pipeline) offline(ctx context.Context, t *game.Turn, why string) (reading, error) {
-	if why != "" {
-		p.cfg.Logger.Warn("reading the input offline", "why", why)
-		if err := t.Record(Call{Pass: "interpreter", Error: why, Fallback: "offline interpreter"}); err != nil {
-			return reading{}, err
-		}
-	}
+// offline reads the words with the offline pattern interpreter.
+func (p *Pipeline) offline(ctx context.Context, t *game.Turn) (reading, error) {
 	in, err := t.Interpret(ctx)
 	if err != nil {
 		return reading{}, err
@@ -246,8 +239,9 @@ func (p *Pipeline) offline(ctx context.Context, t *game.Turn, why string) (readi
 
 // validate is the validator pass: the rules judge the intents in order,
 // without rolling the game's dice or changing anything. Its verdict is
-// recorded with the turn.
-func (p *Pipeline) validate(ctx context.Context, t *game.Turn, intents []rules.Intent) (verdict, error) {
+// recorded with the turn; on the last try, an unresolved verdict is
+// recorded as handing the words to the offline interpreter.
+func (p *Pipeline) validate(ctx context.Context, t *game.Turn, intents []rules.Intent, last bool) (verdict, error) {
 	start := time.Now()
 	errs, err := t.Validate(ctx, intents)
 	if err != nil {
@@ -271,6 +265,10 @@ func (p *Pipeline) validate(ctx context.Context, t *game.Turn, intents []rules.I
 		}
 	}
 	call := Call{Pass: "validator", Provider: "rules", Output: raw(v), Millis: time.Since(start).Milliseconds()}
+	if last && v.Verdict == unresolved {
+		call.Fallback = "offline interpreter"
+		p.cfg.Logger.Warn("the interpreter still names what is not there; reading the input offline", "why", v.Blocked.Reason)
+	}
 	return v, t.Record(call)
 }
 

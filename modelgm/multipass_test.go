@@ -223,6 +223,8 @@ func TestValidatorIsARecordedPass(t *testing.T) {
 		passes  string
 		// verdicts are the validator passes' verdicts, in order.
 		verdicts []string
+		// fallback is the last validator pass's.
+		fallback string
 		check    func(t *testing.T, g *multipassGame, resp *game.Response, vs []verdict)
 	}{
 		{
@@ -245,6 +247,23 @@ func TestValidatorIsARecordedPass(t *testing.T) {
 				}
 				if g.s.World().PC().Location != "tavern" || resp.Narrative != "You push into the Drowned Lantern." {
 					t.Errorf("at %s, narrative %q", g.s.World().PC().Location, resp.Narrative)
+				}
+			},
+		},
+		{
+			name:  "an interpreter that insists on it is replaced by the offline one",
+			input: "go north",
+			answers: []string{
+				`{"intents":[{"type":"move","args":{"destination":"atlantis"}}]}`,
+				`{"intents":[{"type":"move","args":{"destination":"atlantis"}}]}`,
+				`{"narration":"You push into the Drowned Lantern."}`,
+			},
+			passes:   "interpreter,validator,interpreter,validator,narrator",
+			verdicts: []string{"unresolved", "unresolved"},
+			fallback: "offline interpreter",
+			check: func(t *testing.T, g *multipassGame, resp *game.Response, vs []verdict) {
+				if g.s.World().PC().Location != "tavern" {
+					t.Errorf("the offline interpreter did not play %q: at %s", "go north", g.s.World().PC().Location)
 				}
 			},
 		},
@@ -296,12 +315,17 @@ func TestValidatorIsARecordedPass(t *testing.T) {
 			}
 			var vs []verdict
 			var got []string
+			fallback := ""
 			for _, c := range cs {
 				if c.Pass == "validator" {
 					v := output[verdict](t, c)
 					vs = append(vs, v)
 					got = append(got, v.Verdict)
+					fallback = c.Fallback
 				}
+			}
+			if fallback != tt.fallback {
+				t.Errorf("validator fallback %q, want %q", fallback, tt.fallback)
 			}
 			if strings.Join(got, ",") != strings.Join(tt.verdicts, ",") {
 				t.Fatalf("verdicts %v, want %v", got, tt.verdicts)
