@@ -11,6 +11,10 @@ const (
 	FreeForm     = "free_form"
 	Choice       = "choice"
 	Confirmation = "confirmation"
+	// Clarification: the game master asked a question instead of playing
+	// the player's words; the next input is the answer (Prompt is the
+	// question).
+	Clarification = "clarification"
 )
 
 // Awaiting says what the game waits for next.

@@ -599,6 +599,9 @@ type passes struct {
 	Calls       []json.RawMessage `json:"calls,omitempty"`
 	Lore        *loreTrace        `json:"lore,omitempty"`
 	Beats       []string          `json:"beats_triggered,omitempty"`
+	// Clarification is the question the turn ended with instead of an
+	// action; the next turn's words answer it.
+	Clarification *Question `json:"clarification,omitempty"`
 }
 
 // play resolves intents read by the interpreter as one turn and narrates
@@ -745,6 +748,11 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 	if s.opts.Choices != nil {
 		resp.Awaiting = s.offerChoices(ctx)
 	}
+	if t.question != "" {
+		// The question waits for its answer: no choices are offered.
+		s.await = nil
+		resp.Awaiting = Awaiting{Kind: Clarification, Prompt: t.question}
+	}
 	return resp, nil
 }
 
@@ -776,6 +784,9 @@ func (s *Session) playConfirmed(ctx context.Context, input string, intents []rul
 func (s *Session) commit(ctx context.Context, t *Turn, pipeline string, began, played time.Time) error {
 	n := t.Number
 	ps := passes{Pipeline: pipeline, Rejection: t.rejection, Prompts: t.prompts, Calls: t.records, Beats: t.beatsTriggered}
+	if t.question != "" {
+		ps.Clarification = &Question{Text: t.question, Input: t.Input, Actor: s.w.Player}
+	}
 	if pipeline == "" {
 		ps.Interpreter, ps.Narrator = "offline", "offline"
 		if _, ok := s.opts.Interpreter.(*offlinegm.GM); !ok {

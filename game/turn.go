@@ -69,6 +69,9 @@ type Turn struct {
 
 	nudges   []Nudge
 	fallback string // what played the turn when the pipeline's model failed
+
+	question  string     // the clarifying question the turn ends with
+	answering **Question // the previous turn's question, once read
 }
 
 // Nudges are the table's suggestions for this turn's narration: context

@@ -40,8 +40,9 @@ type TurnResult struct {
 	Turn      int    `json:"turn" jsonschema:"the turn committed, or the current turn when the input took none"`
 	Committed bool   `json:"committed" jsonschema:"whether the input took a turn; questions and confirmation prompts do not"`
 	Narrative string `json:"narrative" jsonschema:"the game master's narration of what happened"`
-	// Awaiting is free_form, choice or confirmation (seed 003).
-	Awaiting string   `json:"awaiting" jsonschema:"what the game waits for next: free_form, choice or confirmation"`
+	// Awaiting is free_form, choice, confirmation (seed 003) or
+	// clarification (seed 004: the prompt is a question to answer).
+	Awaiting string   `json:"awaiting" jsonschema:"what the game waits for next: free_form, choice, confirmation or clarification (answer the question in prompt)"`
 	Prompt   string   `json:"prompt,omitempty" jsonschema:"the question put to the player, if any"`
 	Choices  []string `json:"choices,omitempty" jsonschema:"the options offered when awaiting a choice; answer with the text or its number (1-based)"`
 	Rejected string   `json:"rejected,omitempty" jsonschema:"why the rules refused the action, if they did"`
@@ -127,7 +128,8 @@ func (s *Server) addGameTools(g Game) {
 		Description: "Take a turn in a game session as its player: say in plain words what the player " +
 			"character does or says. The rules engine resolves the action, the turn is committed, and you " +
 			"get the narration, the turn number and what the game awaits next: free-form input, one of " +
-			"the numbered choices (answer with its number or its text) or a confirmation (yes or no). " +
+			"the numbered choices (answer with its number or its text), a confirmation (yes or no) or a " +
+			"clarification (answer the game master's question in your own words). " +
 			"This changes the game: every call that takes a turn is saved for good.",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, func(ctx context.Context, _ *sdk.CallToolRequest, in actArgs) (_ *sdk.CallToolResult, out TurnResult, err error) {

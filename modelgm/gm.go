@@ -84,6 +84,8 @@ type Pipeline struct {
 	interp  *structured.Spec[interpretation]
 	planner *structured.Spec[plan]
 	router  *structured.Spec[routing]
+	// narration is the narrator's structured output.
+	narration *structured.Spec[narration]
 }
 
 // New builds a pipeline.
@@ -144,6 +146,9 @@ func New(cfg Config) (*Pipeline, error) {
 	if p.router, err = structured.New[routing]("routing"); err != nil {
 		return nil, err
 	}
+	if p.narration, err = structured.New[narration]("narration"); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -194,7 +199,7 @@ func (p *Pipeline) Play(ctx context.Context, t *game.Turn) error {
 	case t.Confirmed():
 		// The player said yes to an act the game asked about; the game
 		// has carried it out, and the model only tells what came of it.
-		err = p.narrate(ctx, t, recent, summary, nil)
+		err = p.narrate(ctx, t, recent, summary, nil, t.World().Scene.Number)
 	case p.cfg.Mode == MultiPass:
 		err = p.multiPass(ctx, t, recent, summary)
 	default:

@@ -30,6 +30,8 @@ type turnPasses struct {
 	Prompts     map[string]string `json:"prompts"`
 	Calls       []modelgm.Call    `json:"calls"`
 	Rejection   *rules.Rejection  `json:"rejection"`
+	// Clarification is the question the turn asked instead of playing.
+	Clarification *game.Question `json:"clarification"`
 }
 
 func newContext(g *globals) *cobra.Command {
@@ -116,6 +118,12 @@ func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) er
 		if c.Prompt != "" {
 			fmt.Fprintf(w, " (%s)", c.Prompt)
 		}
+		if c.Provider == "rules" {
+			// A pass of the rules, not of a model: its judgement is the point.
+			fmt.Fprintf(w, " — the rules, %d ms\n", c.Millis)
+			printRulesPass(w, c)
+			continue
+		}
 		fmt.Fprintf(w, " — %s %s, %d ms, %d prompt + %d completion tokens\n", c.Provider, c.Model, c.Millis,
 			c.Usage.PromptTokens, c.Usage.CompletionTokens)
 		if c.System != "" {
@@ -160,7 +168,60 @@ func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) er
 			fmt.Fprintf(w, "   fell back to: %s\n", c.Fallback)
 		}
 	}
+	if q := ps.Clarification; q != nil {
+		fmt.Fprintf(w, "\nAsked the player instead of playing: %s\n", q.Text)
+	}
 	return nil
+}
+
+// printRulesPass prints the validator's verdict or what the narrator's
+// introductions became.
+func printRulesPass(w io.Writer, c modelgm.Call) {
+	var out struct {
+		Verdict string   `json:"verdict"`
+		Allowed []string `json:"allowed"`
+		Blocked *struct {
+			Reason string `json:"reason"`
+		} `json:"blocked"`
+		NotJudged []string `json:"not_judged"`
+		Applied   []string `json:"applied"`
+		Skipped   []string `json:"skipped"`
+		Lore      *struct {
+			Scene   int      `json:"scene"`
+			Briefed []string `json:"briefed"`
+		} `json:"lore"`
+	}
+	if json.Unmarshal(c.Output, &out) != nil {
+		return
+	}
+	if out.Verdict != "" {
+		fmt.Fprintf(w, "   verdict: %s", out.Verdict)
+		if len(out.Allowed) > 0 {
+			fmt.Fprintf(w, "; allowed %s", strings.Join(out.Allowed, ", "))
+		}
+		if out.Blocked != nil {
+			fmt.Fprintf(w, "; %s", out.Blocked.Reason)
+		}
+		if len(out.NotJudged) > 0 {
+			fmt.Fprintf(w, "; not judged %s", strings.Join(out.NotJudged, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	for _, a := range out.Applied {
+		fmt.Fprintf(w, "   applied %s\n", a)
+	}
+	for _, sk := range out.Skipped {
+		fmt.Fprintf(w, "   skipped %s\n", sk)
+	}
+	if l := out.Lore; l != nil {
+		fmt.Fprintf(w, "   scene %d lore briefs: %s\n", l.Scene, orDash(strings.Join(l.Briefed, ", ")))
+	}
+	if c.Error != "" {
+		fmt.Fprintf(w, "   error: %s\n", c.Error)
+	}
+	if c.Fallback != "" {
+		fmt.Fprintf(w, "   fell back to: %s\n", c.Fallback)
+	}
 }
 
 func viewerName(role, character string) string {

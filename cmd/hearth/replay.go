@@ -19,9 +19,9 @@ import (
 
 // replayStats adds up a replay, as the evaluation tracker reports it.
 type replayStats struct {
-	turns, sameText, sameEffects, rejected, repairs, fallbacks, invalid int
-	usage                                                               llm.Usage
-	millis                                                              int64
+	turns, sameText, sameEffects, rejected, repairs, fallbacks, invalid, asked int
+	usage                                                                      llm.Usage
+	millis                                                                     int64
 }
 
 func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *campaign.Campaign,
@@ -106,6 +106,10 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 			st.rejected++
 			line = append(line, "rejected: "+ps.Rejection.Reason)
 		}
+		if ps.Clarification != nil {
+			st.asked++
+			line = append(line, "asked: "+ps.Clarification.Text)
+		}
 		for _, c := range ps.Calls {
 			st.usage = st.usage.Add(c.Usage)
 			st.millis += c.Millis
@@ -124,8 +128,8 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 		}
 		fmt.Fprintf(g.stdout, "turn %3d  %-40q %s\n", t.Number, truncate(t.Input, 38), strings.Join(line, "; "))
 	}
-	fmt.Fprintf(g.stdout, "\n%d turns: %d with the same narration, %d with the same effects; %d rejected, %d invalid tool calls, %d repairs, %d fallbacks; %d prompt + %d completion tokens; %d ms in models.\n",
-		st.turns, st.sameText, st.sameEffects, st.rejected, st.invalid, st.repairs, st.fallbacks,
+	fmt.Fprintf(g.stdout, "\n%d turns: %d with the same narration, %d with the same effects; %d rejected, %d asked for clarification, %d invalid tool calls, %d repairs, %d fallbacks; %d prompt + %d completion tokens; %d ms in models.\n",
+		st.turns, st.sameText, st.sameEffects, st.rejected, st.asked, st.invalid, st.repairs, st.fallbacks,
 		st.usage.PromptTokens, st.usage.CompletionTokens, st.millis)
 	// The callback rate (seed 002 FR80) of the original and of the replay.
 	replayed, err := rs.Turns(ctx, 1, rs.Turn())

@@ -256,6 +256,8 @@ export class GameView {
   }
 
   renderChoices(aw) {
+    // A clarifying question stays in view where the answer is typed.
+    this.input.placeholder = aw && aw.kind === "clarification" ? aw.prompt || "" : "";
     const opts = (aw && aw.options) || [];
     replace(this.choices, opts.map((o) => h("button", {type: "button", class: "choice", onclick: () => this.send({type: "human_action", content: o})}, o)));
     this.choices.hidden = opts.length === 0;
