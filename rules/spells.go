@@ -76,11 +76,14 @@ func knows(in Intent, c *world.Character, s *spell.Spell) error {
 		return reject(in, "%s does not know %s; they know %s", c.Name, s.Name, List(listed, "and"))
 	}
 	class := strings.ToLower(c.Class)
+	if len(c.SpellSlots) == 0 && casterAbility(c) == "" && c.SpellSaveDC == 0 {
+		if class != "" {
+			return reject(in, "%s is a %s and casts no spells; attack, use an item or try something else", c.Name, class)
+		}
+		return reject(in, "%s casts no spells", c.Name)
+	}
 	if class != "" && len(s.Classes) > 0 && !slices.Contains(s.Classes, class) {
 		return reject(in, "%s is not a %s spell (it is on the %s lists)", s.Name, class, List(s.Classes, "and"))
-	}
-	if class == "" && len(c.SpellSlots) == 0 && casterAbility(c) == "" && c.SpellSaveDC == 0 {
-		return reject(in, "%s is not a spellcaster", c.Name)
 	}
 	return nil
 }

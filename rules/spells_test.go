@@ -395,6 +395,8 @@ func TestCastSpellRejections(t *testing.T) {
 		{"slot too low", nil, CastSpell{Spell: "hold person", Targets: []string{"captain"}, SlotLevel: 1}, "level 2 to 9"},
 		{"self only", nil, CastSpell{Spell: "shield", Targets: []string{"captain"}}, "range of self"},
 		{"whom", nil, CastSpell{Spell: "fire bolt"}, "at whom"},
+		{"no caster", func(w *world.State) { w.Characters["wren"].Class, w.Characters["wren"].SpellSlots = "fighter", nil },
+			CastSpell{Spell: "fire bolt", Targets: []string{"captain"}}, "fighter and casts no spells"},
 		{"held caster", func(w *world.State) { w.Characters["wren"].Conditions = []string{"paralyzed"} },
 			CastSpell{Spell: "fire bolt", Targets: []string{"captain"}}, "paralyzed and cannot cast"},
 		{"too many targets", nil, CastSpell{Spell: "hold person", Targets: []string{"captain", "goblin archer"}}, "at most 1"},
