@@ -419,3 +419,24 @@ func TestCastSpellRejections(t *testing.T) {
 		t.Error("a 2d6 campaign cast an SRD spell")
 	}
 }
+
+// BenchmarkCastFireball resolves a Fireball at three foes: the slot, four
+// saves and the damage.
+func BenchmarkCastFireball(b *testing.B) {
+	e, err := New(world.SystemD20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := cryptWorld()
+	w.Characters["wren"].SpellSlots[3] = 2
+	r := newRand()
+	in := CastSpell{Spell: "fireball"}
+	if _, err := e.Resolve(ctx, w, in, r); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := e.Resolve(ctx, w, in, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -132,21 +132,20 @@ var (
 	emphasis  = strings.NewReplacer("***", "", "**", "", "*", "", "\u00ad", "", "\u00a0", " ")
 
 	durationRE   = regexp.MustCompile(`(\d+|one|two|three|four|five|six|seven|eight|nine|ten) (round|minute|hour|day)`)
-	attackRE     = regexp.MustCompile(`(?i)\b(ranged|melee) spell attack`)
-	saveRE       = regexp.MustCompile(`(?i)(?:make|makes|succeed on|succeeds on|succeed at|must make|fails?) an? (strength|dexterity|constitution|intelligence|wisdom|charisma) saving throw`)
-	halfRE       = regexp.MustCompile(`(?i)half as much damage`)
-	damageRE     = regexp.MustCompile(`(?i)(\d+d\d+(?:\s*\+\s*\d+)?) (acid|bludgeoning|cold|fire|force|lightning|necrotic|piercing|poison|psychic|radiant|slashing|thunder) damage`)
-	healingRE    = regexp.MustCompile(`(?i)regains? (?:a number of )?hit points equal to (\d+d\d+)( \+ your spellcasting ability modifier)?`)
-	projectileRE = regexp.MustCompile(`(?i)create (two|three|four|five|\d+) (?:glowing )?(?:darts|rays|beams)`)
-	acRE         = regexp.MustCompile(`(?i)\+(\d+) bonus to AC`)
-	areaRE       = regexp.MustCompile(`(?i)(\d+)-foot[- ](radius[- ])?(sphere|cone|cube|line|cylinder|hemisphere)?`)
-	conditionRE  = regexp.MustCompile(`(?i)(?:saving throw|save),? (?:or|and) (?:be |become |is |falls? |be knocked )(blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
-	failedRE     = regexp.MustCompile(`(?i)on a failed save, (?:the target|it|a creature|the creature) (?:is|becomes|falls|is knocked) (blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
-	repeatRE     = regexp.MustCompile(`(?i)at the end of each of its turns, the target can (?:make|repeat) (?:another|the) (?:\w+ )?saving throw`)
-	higherDiceRE = regexp.MustCompile(`(?i)increases by (\d+d\d+) for (?:each|every) slot level above`)
-	higherProjRE = regexp.MustCompile(`(?i)(one|two) (?:more|additional) (?:dart|ray|beam)s? for each slot level above`)
-	higherTgtRE  = regexp.MustCompile(`(?i)target one additional (?:\w+ ){0,2}for each slot level above`)
-	cantripDice  = regexp.MustCompile(`(?i)increases by (\d+d\d+) when you\s+reach 5th level`)
+	attackRE     = regexp.MustCompile(`\b(ranged|melee) spell attack`)
+	saveRE       = regexp.MustCompile(`(?:make|makes|succeed on|succeeds on|succeed at|must make|fails?) an? (strength|dexterity|constitution|intelligence|wisdom|charisma) saving throw`)
+	damageRE     = regexp.MustCompile(`(\d+d\d+(?:\s*\+\s*\d+)?) (acid|bludgeoning|cold|fire|force|lightning|necrotic|piercing|poison|psychic|radiant|slashing|thunder) damage`)
+	healingRE    = regexp.MustCompile(`regains? (?:a number of )?hit points equal to (\d+d\d+)( \+ your spellcasting ability modifier)?`)
+	projectileRE = regexp.MustCompile(`create (two|three|four|five|\d+) (?:glowing )?(?:darts|rays|beams)`)
+	acRE         = regexp.MustCompile(`\+(\d+) bonus to ac`)
+	areaRE       = regexp.MustCompile(`(\d+)-foot[- ](radius[- ])?(sphere|cone|cube|line|cylinder|hemisphere)?`)
+	conditionRE  = regexp.MustCompile(`(?:saving throw|save),? (?:or|and) (?:be |become |is |falls? |be knocked )(blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
+	failedRE     = regexp.MustCompile(`on a failed save, (?:the target|it|a creature|the creature) (?:is|becomes|falls|is knocked) (blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
+	repeatRE     = regexp.MustCompile(`at the end of each of its turns, the target can (?:make|repeat) (?:another|the) (?:\w+ )?saving throw`)
+	higherDiceRE = regexp.MustCompile(`increases by (\d+d\d+) for (?:each|every) slot level above`)
+	higherProjRE = regexp.MustCompile(`(one|two) (?:more|additional) (?:dart|ray|beam)s? for each slot level above`)
+	higherTgtRE  = regexp.MustCompile(`target one additional (?:\w+ ){0,2}for each slot level above`)
+	cantripDice  = regexp.MustCompile(`increases by (\d+d\d+) when you\s+reach 5th level`)
 )
 
 // Parse reads every spell entry in a Markdown document: a "#### Name"
@@ -237,46 +236,57 @@ func components(v string) ([]string, string) {
 	return out, material
 }
 
-// read fills what the description says about the spell's mechanics.
+// read fills what the description says about the spell's mechanics. The
+// text is lower-cased once, and each pattern runs only where its key word
+// occurs: most spells match few of them.
 func (s *Spell) read(text, higher string) {
 	// The main effect is in the first paragraphs; "At Higher Levels" and
 	// cantrip scaling are read apart.
-	body := text
-	if i := strings.Index(body, "At Higher Levels."); i >= 0 {
+	lower := strings.ToLower(text)
+	body := lower
+	if i := strings.Index(body, "at higher levels."); i >= 0 {
 		body = body[:i]
 	}
-	if m := attackRE.FindStringSubmatch(body); m != nil {
-		s.Attack = strings.ToLower(m[1])
+	find := func(re *regexp.Regexp, key string) []string {
+		if !strings.Contains(body, key) {
+			return nil
+		}
+		return re.FindStringSubmatch(body)
 	}
-	if m := saveRE.FindStringSubmatch(body); m != nil {
-		s.Save = strings.ToLower(m[1])
-		s.SaveHalf = halfRE.MatchString(body)
-		s.RepeatSave = repeatRE.MatchString(body)
+	if m := find(attackRE, "spell attack"); m != nil {
+		s.Attack = m[1]
 	}
-	if m := damageRE.FindStringSubmatch(body); m != nil {
+	if m := find(saveRE, "saving throw"); m != nil {
+		s.Save = m[1]
+		s.SaveHalf = strings.Contains(body, "half as much damage")
+		s.RepeatSave = find(repeatRE, "end of each of its turns") != nil
+	}
+	if m := find(damageRE, " damage"); m != nil {
 		s.Damage = strings.ReplaceAll(m[1], " ", "")
-		s.DamageType = strings.ToLower(m[2])
+		s.DamageType = m[2]
 	}
-	if m := healingRE.FindStringSubmatch(body); m != nil {
+	if m := find(healingRE, "hit points equal to"); m != nil {
 		s.Healing, s.HealingAddsModifier = m[1], m[2] != ""
 	}
-	if m := projectileRE.FindStringSubmatch(body); m != nil {
+	if m := find(projectileRE, "create "); m != nil {
 		s.Projectiles = number(m[1])
 	}
-	if m := acRE.FindStringSubmatch(body); m != nil {
+	if m := find(acRE, "bonus to ac"); m != nil {
 		s.ACBonus, _ = strconv.Atoi(m[1])
 	}
-	s.Area = area(s.Range + " " + body)
-	seen := map[string]bool{}
-	for _, re := range []*regexp.Regexp{conditionRE, failedRE} {
-		for _, m := range re.FindAllStringSubmatch(body, -1) {
-			if c := strings.ToLower(m[1]); !seen[c] {
-				seen[c] = true
-				s.Conditions = append(s.Conditions, c)
+	s.Area = area(strings.ToLower(s.Range) + " " + body)
+	if strings.Contains(body, "saving throw") || strings.Contains(body, "save") {
+		seen := map[string]bool{}
+		for _, re := range []*regexp.Regexp{conditionRE, failedRE} {
+			for _, m := range re.FindAllStringSubmatch(body, -1) {
+				if c := m[1]; !seen[c] {
+					seen[c] = true
+					s.Conditions = append(s.Conditions, c)
+				}
 			}
 		}
 	}
-	if higher != "" {
+	if higher = strings.ToLower(higher); strings.Contains(higher, "slot level above") {
 		if m := higherDiceRE.FindStringSubmatch(higher); m != nil {
 			s.Higher.Dice = m[1]
 		}
@@ -287,8 +297,8 @@ func (s *Spell) read(text, higher string) {
 			s.Higher.Targets = 1
 		}
 	}
-	if s.Level == 0 {
-		if m := cantripDice.FindStringSubmatch(text); m != nil {
+	if s.Level == 0 && strings.Contains(lower, "reach 5th level") {
+		if m := cantripDice.FindStringSubmatch(lower); m != nil {
 			s.Cantrip.Dice = m[1]
 		}
 	}
@@ -297,8 +307,11 @@ func (s *Spell) read(text, higher string) {
 // area finds the first "20-foot radius sphere", "15-foot cone" …; a bare
 // radius is a sphere.
 func area(text string) Area {
+	if !strings.Contains(text, "-foot") {
+		return Area{}
+	}
 	for _, m := range areaRE.FindAllStringSubmatch(text, -1) {
-		shape := strings.ToLower(m[3])
+		shape := m[3]
 		if shape == "" && m[2] == "" {
 			continue // "30 feet" and "10-foot pole" are not areas
 		}

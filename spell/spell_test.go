@@ -1,9 +1,12 @@
 package spell
 
 import (
+	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 func srdBook(t testing.TB) *Book {
@@ -171,4 +174,17 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = ParseLists(md)
 	})
+}
+
+// BenchmarkLoadSRD is the one-time cost of the bundled pack's book.
+func BenchmarkLoadSRD(b *testing.B) {
+	sub, err := fs.Sub(hearth.Packs, "packs/srd51")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Load(sub); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
