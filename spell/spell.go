@@ -139,9 +139,9 @@ var (
 	projectileRE = regexp.MustCompile(`create (two|three|four|five|\d+) (?:glowing )?(?:darts|rays|beams)`)
 	acRE         = regexp.MustCompile(`\+(\d+) bonus to ac`)
 	areaRE       = regexp.MustCompile(`(\d+)-foot[- ](radius[- ])?(sphere|cone|cube|line|cylinder|hemisphere)?`)
-	conditionRE  = regexp.MustCompile(`(?:saving throw|save),? (?:or|and) (?:be |become |is |falls? |be knocked )(blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
-	failedRE     = regexp.MustCompile(`on a failed save, (?:the target|it|a creature|the creature) (?:is|becomes|falls|is knocked) (blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
-	repeatRE     = regexp.MustCompile(`at the end of each of its turns, the target can (?:make|repeat) (?:another|the) (?:\w+ )?saving throw`)
+	conditionRE  = regexp.MustCompile(`(?:saving throw|save),? (?:or|and) [^.]{0,60}?\b(?:be|become|is|fall|falls|be knocked) (?:either )?(blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
+	failedRE     = regexp.MustCompile(`(?:on a failed save|if it fails(?: the saving throw)?|if the target fails(?: the saving throw)?),? (?:the target|it|a creature|the creature) (?:is|becomes|falls|is knocked)(?: either)? (blinded|charmed|deafened|frightened|incapacitated|paralyzed|petrified|poisoned|prone|restrained|stunned|unconscious)`)
+	repeatRE     = regexp.MustCompile(`at the end of each of its turns, the (?:\w+ )?target can (?:make|repeat) (?:another|the|a|an) (?:\w+ )?saving throw`)
 	higherDiceRE = regexp.MustCompile(`increases by (\d+d\d+) for (?:each|every) slot level above`)
 	higherProjRE = regexp.MustCompile(`(one|two) (?:more|additional) (?:dart|ray|beam)s? for each slot level above`)
 	higherTgtRE  = regexp.MustCompile(`target one additional (?:\w+ ){0,2}for each slot level above`)
@@ -171,10 +171,13 @@ func parseEntry(name, body string) (Spell, bool) {
 		return s, false
 	}
 	var text []string
+	para := false     // the last line read continues a paragraph
+	inHigher := false // … and that paragraph is "At Higher Levels"
 	higher := ""
 	for _, line := range strings.Split(body, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
+			para = false
 			continue
 		}
 		if s.Level < 0 {
@@ -209,7 +212,20 @@ func parseEntry(name, body string) (Spell, bool) {
 			continue
 		}
 		plain := strings.TrimSpace(emphasis.Replace(line))
-		if rest, ok := strings.CutPrefix(plain, "At Higher Levels."); ok {
+		if !para && len(text) > 0 && midSentence(text[len(text)-1]) {
+			para = true // the conversion broke a sentence with a blank line
+		}
+		if para {
+			// A paragraph wrapped over several lines is one paragraph.
+			text[len(text)-1] += " " + plain
+			if inHigher {
+				higher += " " + plain
+			}
+			continue
+		}
+		para = true
+		rest, ok := strings.CutPrefix(plain, "At Higher Levels.")
+		if inHigher = ok; ok {
 			higher = strings.TrimSpace(rest)
 		}
 		text = append(text, plain)
@@ -220,6 +236,16 @@ func parseEntry(name, body string) (Spell, bool) {
 	s.Text = strings.Join(text, "\n\n")
 	s.read(s.Text, higher)
 	return s, true
+}
+
+// midSentence reports whether a paragraph stops where no sentence ends:
+// after a lower-case letter or a comma.
+func midSentence(p string) bool {
+	if p == "" {
+		return false
+	}
+	last := p[len(p)-1]
+	return last == ',' || (last >= 'a' && last <= 'z')
 }
 
 // components reads "V, S, M (a tiny ball of bat guano)".

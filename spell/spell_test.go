@@ -77,6 +77,31 @@ func TestSRDEntries(t *testing.T) {
 	}
 }
 
+// Conditions and repeated saves, including sentences the conversion
+// broke with a blank line (Web) or wrapped over lines.
+func TestSRDConditions(t *testing.T) {
+	b := srdBook(t)
+	for _, tc := range []struct {
+		name, save string
+		conditions []string
+		repeat     bool
+	}{
+		{"Web", "dexterity", []string{"restrained"}, false},
+		{"Blindness/Deafness", "constitution", []string{"blinded"}, true},
+		{"Fear", "wisdom", []string{"frightened"}, false},
+		{"Hold Monster", "wisdom", []string{"paralyzed"}, true},
+		{"Charm Person", "wisdom", []string{"charmed"}, false},
+	} {
+		s, ok := b.Lookup(tc.name)
+		if !ok {
+			t.Fatalf("no %s", tc.name)
+		}
+		if s.Save != tc.save || !reflect.DeepEqual(s.Conditions, tc.conditions) || s.RepeatSave != tc.repeat {
+			t.Errorf("%s: save %q conditions %v repeat %v; want %q %v %v", tc.name, s.Save, s.Conditions, s.RepeatSave, tc.save, tc.conditions, tc.repeat)
+		}
+	}
+}
+
 // Most of the pack parses; a regression in the header parser shows here.
 func TestSRDCoverage(t *testing.T) {
 	b := srdBook(t)
