@@ -25,8 +25,8 @@ func (e *Engine) Spells() (*spell.Book, error) {
 // held are the conditions under which a character can take no turn.
 var held = []string{"paralyzed", "stunned", "incapacitated", "petrified"}
 
-// shielded is the condition the Shield spell leaves until the caster's
-// next turn: +5 AC (the spell's own figure is read from its text).
+// shielded is the condition a Shield-like spell (a 1-round bonus to AC)
+// leaves until the caster's next turn: +5 AC, the SRD Shield's figure.
 const shielded = "shielded"
 
 // casterAbility is the class's spellcasting ability (SRD), unless the

@@ -380,6 +380,50 @@ func TestHealingAndShield(t *testing.T) {
 	}
 }
 
+// Dice grow with the slot (Fireball, Cure Wounds) and with the caster's
+// level (cantrips at 5th, 11th and 17th).
+func TestSpellDiceScale(t *testing.T) {
+	e := engine(t, world.SystemD20)
+	for _, tc := range []struct {
+		name  string
+		level int
+		in    CastSpell
+		label string
+		want  string
+	}{
+		{"fire bolt at 3rd level", 3, CastSpell{Spell: "fire bolt", Targets: []string{"captain"}}, "Fire Bolt damage", "1d10"},
+		{"fire bolt at 5th level", 5, CastSpell{Spell: "fire bolt", Targets: []string{"captain"}}, "Fire Bolt damage", "2d10"},
+		{"fire bolt at 17th level", 17, CastSpell{Spell: "fire bolt", Targets: []string{"captain"}}, "Fire Bolt damage", "4d10"},
+		{"sacred flame at 11th level", 11, CastSpell{Caster: "bram", Spell: "sacred flame", Targets: []string{"captain"}}, "Sacred Flame damage", "3d8"},
+		{"fireball with a 5th-level slot", 9, CastSpell{Spell: "fireball", Targets: []string{"captain"}, SlotLevel: 5}, "Fireball damage", "10d6"},
+		{"cure wounds with a 2nd-level slot", 3, CastSpell{Caster: "bram", Spell: "cure wounds", Targets: []string{"wren"}, SlotLevel: 2}, "Cure Wounds healing", "2d8+2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := cryptWorld()
+			for _, id := range []string{"wren", "bram"} {
+				c := w.Characters[id]
+				c.Level = tc.level
+				c.SpellSlots = map[int]int{1: 4, 2: 3, 3: 3, 4: 3, 5: 2}
+			}
+			w.Characters["captain"].HP, w.Characters["captain"].MaxHP = 500, 500
+			w.Characters["captain"].AC = 1 // so Fire Bolt hits and rolls its damage
+			res, err := e.Resolve(ctx, w, tc.in, newRand())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range res.Rolls {
+				if r.Label == tc.label {
+					got = append(got, r.Notation)
+				}
+			}
+			if len(got) == 0 || got[0] != tc.want {
+				t.Errorf("rolled %v, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestCastSpellRejections(t *testing.T) {
 	e := engine(t, world.SystemD20)
 	for _, tc := range []struct {
