@@ -2,11 +2,13 @@ package game
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/hearth-rpg/hearth/offlinegm"
 	"github.com/hearth-rpg/hearth/rules"
+	"github.com/hearth-rpg/hearth/spell"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -123,6 +125,26 @@ func Sheet(w *world.State) string {
 	}
 	if len(pc.SavingThrows) > 0 {
 		fmt.Fprintf(&b, "Saving throws: %s\n", strings.Join(pc.SavingThrows, ", "))
+	}
+	if len(pc.SpellSlots) > 0 {
+		var slots []string
+		for _, l := range slices.Sorted(maps.Keys(pc.SpellSlots)) {
+			slots = append(slots, fmt.Sprintf("%s %d/%d", spell.Ordinal(l), pc.SlotsLeft(l), pc.SpellSlots[l]))
+		}
+		fmt.Fprintf(&b, "Spell slots: %s (a long rest restores them)\n", strings.Join(slots, ", "))
+	}
+	if cc := pc.Concentration; cc != nil {
+		held := ""
+		if cc.Condition != "" && len(cc.Targets) > 0 {
+			var who []string
+			for _, id := range cc.Targets {
+				if c := w.Characters[id]; c != nil {
+					who = append(who, c.Name)
+				}
+			}
+			held = fmt.Sprintf(", holding %s %s", rules.List(who, "and"), cc.Condition)
+		}
+		fmt.Fprintf(&b, "Concentrating on %s%s\n", cc.Spell, held)
 	}
 	var stats []string
 	for _, k := range world.SortedKeys(pc.Stats) {

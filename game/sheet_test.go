@@ -20,6 +20,10 @@ func TestSheetShowsWhatTheRollsUse(t *testing.T) {
 		{name: "skill with its ability", sheet: world.Sheet{HP: 5, MaxHP: 12,
 			Abilities: map[string]int{"strength": 14, "wisdom": 8}, Skills: map[string]int{"athletics": 2, "perception": 2}},
 			want: []string{"athletics +4", "perception +1", "HP 5/12"}},
+		{name: "spell slots and concentration", sheet: world.Sheet{HP: 9, MaxHP: 9,
+			SpellSlots: map[int]int{1: 4, 2: 2}, SpellSlotsUsed: map[int]int{1: 1, 2: 2},
+			Concentration: &world.Concentration{Spell: "Hold Person", Targets: []string{"pc"}, Condition: "paralyzed"}},
+			want: []string{"Spell slots: 1st 3/4, 2nd 0/2", "Concentrating on Hold Person, holding Wren paralyzed"}},
 		{name: "no hit points", sheet: world.Sheet{Abilities: map[string]int{"charisma": 12}},
 			absent: []string{"HP 0/0", "HP "}},
 	}

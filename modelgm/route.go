@@ -32,7 +32,7 @@ func (s subagent) keep(name string) bool {
 var (
 	general = subagent{name: "dm", prompt: "dm"}
 	combat  = subagent{name: "combat", prompt: "combat",
-		tools: []string{"attack", "damage", "heal", "saving_throw", "ability_check", "apply_condition", "remove_condition",
+		tools: []string{"attack", "cast_spell", "damage", "heal", "saving_throw", "ability_check", "apply_condition", "remove_condition",
 			"flee", "end_combat", "use_item", "equip_item", "move", "roll_dice"},
 		sections: []string{"campaign", "module", "state", "characters", "recent", "action"}}
 	npc = subagent{name: "npc", prompt: "npc",

@@ -32,6 +32,7 @@ func Help() string {
   use potion, put the lens in the lamp, unlock the door with the key
   give the coin to Tam, drop the rope, equip the sword
   attack the smuggler (with my sword), flee
+  cast magic missile at the wolf, cast cure wounds on Bram, fire bolt the goblin
   climb the wall, sneak past, persuade Tam, grapple the thug   skill checks
   listen, smell the air, sit by the fire and listen   what your senses bring
   read the letter, knock on the door, follow the track, throw the knife at X
@@ -239,6 +240,9 @@ func parse(w *world.State, c string) rules.Interpretation {
 	}
 	if d, ok := directions[c]; ok {
 		return one(rules.Move{Destination: d})
+	}
+	if in, ok := cast(w, c); ok {
+		return in
 	}
 	if in, ok := verbs(w, c); ok {
 		return in

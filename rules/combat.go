@@ -199,7 +199,7 @@ func (x *resolver) strike(a, t *world.Character, wp weapon, adv Advantage) error
 	}
 	target := sys.DefaultDC()
 	if sys.Name() == world.SystemD20 {
-		target = cmp.Or(t.AC, 10)
+		target = armourClass(t)
 	}
 	hit, err := x.roll(a, roll{Kind: "attack", Target: target, Bonus: wp.bonus, Advantage: clampAdv(adv)})
 	if err != nil {
@@ -241,7 +241,10 @@ func (x *resolver) strike(a, t *world.Character, wp weapon, adv Advantage) error
 		crit = " A critical hit!"
 		o.Details["critical"] = true
 	}
-	effects, fate := hurt(x.w, t, amount, fmt.Sprintf("%s's %s", a.Name, wp.name), crit != "")
+	effects, fate, err := x.harm(t, amount, fmt.Sprintf("%s's %s", a.Name, wp.name), crit != "")
+	if err != nil {
+		return err
+	}
 	o.Effects = effects
 	o.Text = fmt.Sprintf("%s hits %s with %s for %d damage.%s%s", a.Name, t.Name, wp.name, amount, crit, fate)
 	x.res.add(o)
@@ -305,7 +308,10 @@ func (x *resolver) damage(v Damage) error {
 	if amount <= 0 {
 		return reject(v, "damage needs a positive amount or dice such as 2d6")
 	}
-	effects, fate := hurt(x.w, t, amount, v.Reason, false)
+	effects, fate, err := x.harm(t, amount, v.Reason, false)
+	if err != nil {
+		return err
+	}
 	x.res.add(Outcome{Action: "damage", Target: t.ID, Amount: amount, Effects: effects,
 		Text:    fmt.Sprintf("%s takes %d %sdamage%s.%s", t.Name, amount, suffixSpace(v.DamageType), reasonText(v.Reason), fate),
 		Details: map[string]any{"damage_type": v.DamageType}})

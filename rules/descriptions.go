@@ -11,6 +11,7 @@ var descriptions = map[string]string{
 	"apply_condition":      "Gives a condition such as poisoned, prone or frightened.",
 	"assert_state":         "Deep-merges a patch into the session state (seed 001 §2.4); stats are clamped to their ranges.",
 	"attack":               "One attack; a hit deals the weapon's or attack's damage.",
+	"cast_spell":           "Casts a spell from the spell list (the SRD's): a slot of the spell's level or higher is spent (cantrips are free; a long rest restores slots), targets save against the caster's spell save DC (8 + proficiency + spellcasting modifier) or are attacked with the spell attack bonus, darts such as Magic Missile's strike home, healing heals, a failed save applies the spell's condition, and a concentration spell ends the one held before. An area spell with no targets named catches the foes present, as many as its area holds.",
 	"change_gold":          "Adds (positive) or spends (negative) gold.",
 	"change_perception":    "Shifts an NPC's opinion of the player.",
 	"change_reputation":    "Shifts the player's standing with a faction.",

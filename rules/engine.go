@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hearth-rpg/hearth/dice"
+	"github.com/hearth-rpg/hearth/spell"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -62,6 +63,7 @@ func (r *Resolution) add(o Outcome) *Outcome {
 // state and is safe for concurrent use.
 type Engine struct {
 	sys         System
+	book        *spell.Book // nil: the bundled SRD's
 	situational func(ctx context.Context, w *world.State, in Intent) []Situational
 }
 
@@ -111,7 +113,7 @@ func (e *Engine) Resolve(ctx context.Context, w *world.State, in Intent, r *rand
 func TakesAction(in Intent) bool {
 	switch in.Type() {
 	case "attack", "use_item", "flee", "ability_check", "saving_throw", "search",
-		"take_item", "give_item", "drop_item", "equip_item", "heal", "move":
+		"take_item", "give_item", "drop_item", "equip_item", "heal", "move", "cast_spell":
 		return true
 	}
 	return false
@@ -158,6 +160,8 @@ func (x *resolver) resolve(in Intent) error {
 		return x.attack(v)
 	case Damage:
 		return x.damage(v)
+	case CastSpell:
+		return x.castSpell(v)
 	case Heal:
 		return x.heal(v)
 	case ApplyCondition:

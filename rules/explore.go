@@ -215,6 +215,8 @@ func (x *resolver) rest(v Rest) error {
 		kind = "short"
 	}
 	o := Outcome{Actor: c.ID, Action: "rest", Details: map[string]any{"rest": kind}}
+	// An hour or more of rest outlasts the spells a caster concentrates on.
+	o.Effects = endConcentration(x.w, c, "rested")
 	switch kind {
 	case "short":
 		spent, healed := 0, 0
@@ -233,15 +235,18 @@ func (x *resolver) rest(v Rest) error {
 		}
 		es, gained := healEffects(c, healed, "short rest")
 		o.Amount = gained
-		o.Effects = append(es, world.Rested{Character: c.ID, Rest: "short", HitDiceSpent: spent},
+		o.Effects = append(append(o.Effects, es...), world.Rested{Character: c.ID, Rest: "short", HitDiceSpent: spent},
 			world.TimeAdvanced{From: x.w.Time, To: x.w.Time + shortRest})
 		o.Text = fmt.Sprintf("%s rests for an hour, spends %d hit dice and regains %d hit points.", c.Name, spent, gained)
 	case "long":
 		es, gained := healEffects(c, c.MaxHP, "long rest")
 		o.Amount = gained
-		o.Effects = append(es, world.Rested{Character: c.ID, Rest: "long"},
+		o.Effects = append(append(o.Effects, es...), world.Rested{Character: c.ID, Rest: "long"},
 			world.TimeAdvanced{From: x.w.Time, To: x.w.Time + longRest})
 		o.Text = fmt.Sprintf("%s sleeps for eight hours and wakes restored (%d hit points regained).", c.Name, gained)
+		if len(c.SpellSlotsUsed) > 0 {
+			o.Text += " Every spell slot is back."
+		}
 	default:
 		return reject(v, "rest %q: a rest is short or long", v.Rest)
 	}

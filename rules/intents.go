@@ -62,6 +62,22 @@ type Heal struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// CastSpell casts a spell from the spell list (the SRD's): a slot of the
+// spell's level or higher is spent (cantrips are free; a long rest restores
+// slots), targets save against the caster's spell save DC (8 + proficiency
+// + spellcasting modifier) or are attacked with the spell attack bonus,
+// darts such as Magic Missile's strike home, healing heals, a failed save
+// applies the spell's condition, and a concentration spell ends the one
+// held before. An area spell with no targets named catches the foes
+// present, as many as its area holds.
+type CastSpell struct {
+	Caster    string   `json:"caster,omitempty" jsonschema:"who casts; empty for the player"`
+	Spell     string   `json:"spell" jsonschema:"the spell's name, e.g. fire bolt, magic missile, cure wounds, hold person"`
+	Targets   []string `json:"targets,omitempty" jsonschema:"who it is aimed at; a name may mean a group for an area spell (the goblins); default: a healing spell the caster, a harmful one the only foe present"`
+	SlotLevel int      `json:"slot_level,omitempty" jsonschema:"spell slot level to spend, higher than the spell's to upcast; default the lowest slot left"`
+	At        string   `json:"at,omitempty" jsonschema:"where an area spell is centred: a character present, whom the area then holds, or the current location"`
+}
+
 // ApplyCondition gives a condition such as poisoned, prone or frightened.
 type ApplyCondition struct {
 	Target    string `json:"target"`
@@ -412,6 +428,7 @@ func (Check) Type() string               { return "ability_check" }
 func (SavingThrow) Type() string         { return "saving_throw" }
 func (Attack) Type() string              { return "attack" }
 func (Damage) Type() string              { return "damage" }
+func (CastSpell) Type() string           { return "cast_spell" }
 func (Heal) Type() string                { return "heal" }
 func (ApplyCondition) Type() string      { return "apply_condition" }
 func (RemoveCondition) Type() string     { return "remove_condition" }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -57,6 +59,16 @@ func (e *Engine) React(ctx context.Context, w *world.State, done []*Resolution, 
 	if w.Combat != nil && acted && !ambushed {
 		if err := e.enemyTurns(ctx, w, r, step, nil); err != nil {
 			return err
+		}
+	}
+	// A Shield ward lasts until its caster's next turn: past the enemies'.
+	if acted {
+		if es := dropShields(w); len(es) > 0 {
+			res := &Resolution{}
+			res.add(Outcome{Action: "spell_ended", Text: "The shimmering ward fades.", Effects: es})
+			if err := step(res); err != nil {
+				return err
+			}
 		}
 	}
 	if err := e.endFight(ctx, w, r, step, acted && !started); err != nil {
@@ -265,16 +277,23 @@ func (e *Engine) enemyTurns(ctx context.Context, w *world.State, r *rand.Rand, s
 		}
 		in := Attack{Attacker: npc.ID, Target: pc.ID}
 		x := &resolver{ctx: ctx, e: e, w: w, r: r, res: &Resolution{Intent: in}}
-		wp, err := x.weaponOf(in, npc, "")
-		if err != nil {
-			return err
+		if i := slices.IndexFunc(held, npc.HasCondition); i >= 0 {
+			x.res.add(Outcome{Actor: npc.ID, Action: "enemy_held", Text: fmt.Sprintf("%s is %s and cannot act.", npc.Name, held[i])})
+		} else {
+			wp, err := x.weaponOf(in, npc, "")
+			if err != nil {
+				return err
+			}
+			adv := Advantage(0)
+			if err := x.strike(npc, pc, wp, adv); err != nil {
+				return err
+			}
+			for i := range x.res.Outcomes {
+				x.res.Outcomes[i].Action = "enemy_attack"
+			}
 		}
-		adv := Advantage(0)
-		if err := x.strike(npc, pc, wp, adv); err != nil {
+		if err := x.endOfTurn(npc); err != nil {
 			return err
-		}
-		for i := range x.res.Outcomes {
-			x.res.Outcomes[i].Action = "enemy_attack"
 		}
 		if err := step(x.res); err != nil {
 			return err
@@ -311,15 +330,19 @@ func (e *Engine) endFight(ctx context.Context, w *world.State, r *rand.Rand, ste
 	res := &Resolution{}
 	if standing == 0 {
 		xp := 50 * max(1, fallen)
-		res.add(Outcome{Action: "combat_ended", Text: "The fight is won.", Details: map[string]any{"outcome": world.Victory},
-			Effects: world.Effects{world.CombatEnded{Outcome: world.Victory}, world.XPGained{Character: pc.ID, Amount: xp, Reason: "victory"}}})
+		// Spells measured in rounds end with the fight.
+		es, text := expireSpells(w, 0)
+		res.add(Outcome{Action: "combat_ended", Text: strings.Join(append([]string{"The fight is won."}, text...), " "), Details: map[string]any{"outcome": world.Victory},
+			Effects: append(world.Effects{world.CombatEnded{Outcome: world.Victory}, world.XPGained{Character: pc.ID, Amount: xp, Reason: "victory"}}, es...)})
 		return step(res)
 	}
 	if !nextRound {
 		return nil
 	}
-	res.add(Outcome{Action: "combat_round", Text: fmt.Sprintf("Round %d.", w.Combat.Round+1),
-		Effects: world.Effects{world.CombatRound{Round: w.Combat.Round + 1}}})
+	next := w.Combat.Round + 1
+	es, text := expireSpells(w, next)
+	res.add(Outcome{Action: "combat_round", Text: strings.Join(append([]string{fmt.Sprintf("Round %d.", next)}, text...), " "),
+		Effects: append(world.Effects{world.CombatRound{Round: next}}, es...)})
 	return step(res)
 }
 

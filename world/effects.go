@@ -357,6 +357,89 @@ func (e Rested) apply(s *State) error {
 	return nil
 }
 
+// SpellSlotSpent spends one spell slot of a level.
+type SpellSlotSpent struct {
+	Character string `json:"character"`
+	Level     int    `json:"level"`
+	Spell     string `json:"spell,omitempty"`
+}
+
+func (SpellSlotSpent) Kind() string { return "spell_slot_spent" }
+func (e SpellSlotSpent) apply(s *State) error {
+	c, err := s.character(e.Character)
+	if err != nil {
+		return err
+	}
+	if c.SlotsLeft(e.Level) <= 0 {
+		return fmt.Errorf("%s has no level %d spell slot left", e.Character, e.Level)
+	}
+	if c.SpellSlotsUsed == nil {
+		c.SpellSlotsUsed = map[int]int{}
+	}
+	c.SpellSlotsUsed[e.Level]++
+	return nil
+}
+
+// ConcentrationStarted begins a caster's concentration on a spell,
+// replacing any other (whose end is its own ConcentrationEnded).
+type ConcentrationStarted struct {
+	Character     string        `json:"character"`
+	Concentration Concentration `json:"concentration"`
+}
+
+func (ConcentrationStarted) Kind() string { return "concentration_started" }
+func (e ConcentrationStarted) apply(s *State) error {
+	c, err := s.character(e.Character)
+	if err != nil {
+		return err
+	}
+	cc := e.Concentration
+	cc.Targets = slices.Clone(cc.Targets)
+	c.Concentration = &cc
+	return nil
+}
+
+// ConcentrationEnded ends a caster's concentration; the conditions it
+// held end through their own ConditionRemoved.
+type ConcentrationEnded struct {
+	Character string `json:"character"`
+	Spell     string `json:"spell"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func (ConcentrationEnded) Kind() string { return "concentration_ended" }
+func (e ConcentrationEnded) apply(s *State) error {
+	c, err := s.character(e.Character)
+	if err != nil {
+		return err
+	}
+	if c.Concentration == nil || !strings.EqualFold(c.Concentration.Spell, e.Spell) {
+		return fmt.Errorf("%s is not concentrating on %q", e.Character, e.Spell)
+	}
+	c.Concentration = nil
+	return nil
+}
+
+// SpellTargetFreed lets one target out of the spell a caster concentrates
+// on (it saved at the end of its turn).
+type SpellTargetFreed struct {
+	Caster string `json:"caster"`
+	Target string `json:"target"`
+}
+
+func (SpellTargetFreed) Kind() string { return "spell_target_freed" }
+func (e SpellTargetFreed) apply(s *State) error {
+	c, err := s.character(e.Caster)
+	if err != nil {
+		return err
+	}
+	if c.Concentration == nil {
+		return fmt.Errorf("%s is not concentrating", e.Caster)
+	}
+	c.Concentration.Targets = slices.DeleteFunc(c.Concentration.Targets, func(x string) bool { return x == e.Target })
+	return nil
+}
+
 // CombatStarted begins a fight with an initiative order.
 type CombatStarted struct {
 	Location string      `json:"location"`

@@ -109,6 +109,8 @@ type Sheet struct {
 	SpellSlotsUsed      map[int]int `json:"spell_slots_used,omitempty"` // level → spent
 	SpellsKnown         []string    `json:"spells_known,omitempty"`
 	Cantrips            []string    `json:"cantrips,omitempty"`
+	// Concentration is the spell the character keeps going, if any.
+	Concentration *Concentration `json:"concentration,omitempty"`
 
 	ClassFeatures     []string `json:"class_features,omitempty"`
 	RacialTraits      []string `json:"racial_traits,omitempty"`
@@ -121,6 +123,28 @@ type Sheet struct {
 	Conditions []string   `json:"conditions,omitempty"`
 	DeathSaves DeathSaves `json:"death_saves,omitzero"`
 	XP         int        `json:"xp,omitempty"`
+}
+
+// Concentration is a spell its caster keeps going (5e): one at a time,
+// ended by casting another, by failing a Constitution save when hurt, by
+// falling unconscious, by a rest, or when its rounds run out.
+type Concentration struct {
+	Spell string `json:"spell"`
+	// Targets are the characters the spell holds with Condition; Save is
+	// the ability they repeat their saving throw with against DC at the
+	// end of each of their turns, when the spell allows it.
+	Targets   []string `json:"targets,omitempty"`
+	Condition string   `json:"condition,omitempty"`
+	Save      string   `json:"save,omitempty"`
+	DC        int      `json:"dc,omitempty"`
+	// EndsRound is the combat round the spell runs out at; 0: it lasts
+	// until something ends it.
+	EndsRound int `json:"ends_round,omitempty"`
+}
+
+// SlotsLeft is how many spell slots of a level the character has unspent.
+func (s *Sheet) SlotsLeft(level int) int {
+	return max(0, s.SpellSlots[level]-s.SpellSlotsUsed[level])
 }
 
 // DeathSaves counts a dying character's death saving throws (5e): three

@@ -26,6 +26,10 @@ func sampleEffects() []Effect {
 		XPGained{Character: "hero", Amount: 50},
 		StatChanged{Character: "hero", Stat: "resolve", From: 3, To: 4},
 		Rested{Character: "hero", Rest: "short", HitDiceSpent: 1},
+		SpellSlotSpent{Character: "hero", Level: 1, Spell: "Magic Missile"},
+		ConcentrationStarted{Character: "hero", Concentration: Concentration{Spell: "Hold Person", Targets: []string{"wolf"}, Condition: "paralyzed", Save: "wisdom", DC: 13, EndsRound: 11}},
+		SpellTargetFreed{Caster: "hero", Target: "wolf"},
+		ConcentrationEnded{Character: "hero", Spell: "Hold Person", Reason: "lost concentration"},
 		CombatStarted{Location: "road", Order: []Combatant{{ID: "hero", Initiative: 15}, {ID: "wolf", Initiative: 9}}, Encounter: "road"},
 		CombatRound{Round: 2},
 		CombatantJoined{Combatant: Combatant{ID: "mira", Initiative: 12}},
@@ -137,7 +141,7 @@ func testState() *State {
 	s.Player = "hero"
 	s.Locations["inn"] = &Location{ID: "inn", Name: "Inn", Items: map[string]int{"rope": 1}, Discoverables: []Discoverable{{ID: "loose-board", Text: "A loose board."}}}
 	s.Locations["road"] = &Location{ID: "road", Name: "Road", Encounter: &Encounter{Creatures: []string{"wolf"}}}
-	s.Characters["hero"] = &Character{ID: "hero", Kind: PC, Name: "Hero", Location: "inn", Sheet: Sheet{HP: 10, MaxHP: 10, Gold: 5, Level: 2}}
+	s.Characters["hero"] = &Character{ID: "hero", Kind: PC, Name: "Hero", Location: "inn", Sheet: Sheet{HP: 10, MaxHP: 10, Gold: 5, Level: 2, SpellSlots: map[int]int{1: 2}}}
 	s.Characters["wolf"] = &Character{ID: "wolf", Kind: Creature, Name: "Wolf", Location: "road", Sheet: Sheet{HP: 11, MaxHP: 11}}
 	s.Items["rope"] = &Item{ID: "rope", Name: "Rope"}
 	s.Factions["guild"] = &Faction{ID: "guild", Name: "Guild"}
@@ -326,6 +330,43 @@ func TestImportanceDecay(t *testing.T) {
 	c := &Consequence{ID: "c", Importance: 0.8, Turn: 5}
 	if got := s.ConsequenceImportance(c); got >= 0.8 || got < 0.76 {
 		t.Errorf("consequence importance = %v", got)
+	}
+}
+
+// Slots are spent one at a time, never below none, and a long rest
+// restores them; concentration ends only on the spell it is on.
+func TestSpellSlotsAndConcentration(t *testing.T) {
+	s := testState()
+	hero := s.Characters["hero"]
+	spend := SpellSlotSpent{Character: "hero", Level: 1, Spell: "Magic Missile"}
+	for range 2 {
+		if err := s.Apply(spend); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hero.SlotsLeft(1) != 0 {
+		t.Fatalf("slots left %d after spending both", hero.SlotsLeft(1))
+	}
+	if err := s.Apply(spend); err == nil {
+		t.Error("a third 1st-level slot was spent from two")
+	}
+	if err := s.Apply(SpellSlotSpent{Character: "hero", Level: 3}); err == nil {
+		t.Error("a 3rd-level slot was spent by a hero without one")
+	}
+	if err := s.Apply(Rested{Character: "hero", Rest: "short"}); err != nil || hero.SlotsLeft(1) != 0 {
+		t.Errorf("a short rest gave slots back: %d left (%v)", hero.SlotsLeft(1), err)
+	}
+	if err := s.Apply(Rested{Character: "hero", Rest: "long"}); err != nil || hero.SlotsLeft(1) != 2 {
+		t.Errorf("after a long rest %d slots left, want 2 (%v)", hero.SlotsLeft(1), err)
+	}
+	if err := s.Apply(ConcentrationStarted{Character: "hero", Concentration: Concentration{Spell: "Bless"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ConcentrationEnded{Character: "hero", Spell: "Hold Person"}); err == nil {
+		t.Error("ended concentration on a spell the hero is not concentrating on")
+	}
+	if err := s.Apply(ConcentrationEnded{Character: "hero", Spell: "bless"}); err != nil || hero.Concentration != nil {
+		t.Errorf("concentration after ending it: %+v (%v)", hero.Concentration, err)
 	}
 }
 
