@@ -63,6 +63,9 @@ type Turn struct {
 
 	nudges   []Nudge
 	fallback string // what played the turn when the pipeline's model failed
+
+	startTime       world.GameTime // game time when the turn began
+	triggersChecked bool           // a model decided the free-text triggers
 }
 
 // Nudges are the table's suggestions for this turn's narration: context
