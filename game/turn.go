@@ -84,7 +84,7 @@ func (t *Turn) NoteSections(_ context.Context, _ access.Level) []contextpack.Sec
 		fmt.Fprintf(&b, "\n- (suggested by %s: %s)", n.By, n.Text)
 	}
 	text := b.String()
-	return []contextpack.Section{{Name: "suggestions", Tier: 3, Text: text, Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "suggestions", Tier: contextpack.TierAuthored, Text: text, Tokens: len(text)/4 + 1}}
 }
 
 // World is the state as the turn has changed it so far. Pipelines must
