@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/app"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm/cassette"
 	"github.com/hearth-rpg/hearth/modelgm"
@@ -119,26 +120,30 @@ func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) er
 		fmt.Fprintf(w, " — %s %s, %d ms, %d prompt + %d completion tokens\n", c.Provider, c.Model, c.Millis,
 			c.Usage.PromptTokens, c.Usage.CompletionTokens)
 		if c.System != "" {
-			fmt.Fprintf(w, "   system prompt: %d tokens\n", tok.Count(c.System))
+			if c.Context == nil || c.Context.System == 0 {
+				fmt.Fprintf(w, "   system prompt: %d tokens\n", tok.Count(c.System))
+			}
 			if full {
 				fmt.Fprintf(w, "%s\n", indent(c.System))
 			}
 		}
 		if pk := c.Context; pk != nil {
 			fmt.Fprintf(w, "   context for %s: %d of %d tokens\n", viewerName(pk.Viewer.Role.String(), pk.Viewer.Character), pk.Tokens, pk.Budget)
+			if pk.System > 0 || pk.Tools > 0 {
+				fmt.Fprintf(w, "   %-13s         %5d tokens, counted first\n", "system prompt", pk.System)
+				fmt.Fprintf(w, "   %-13s         %5d tokens, counted first\n", "tool schemas", pk.Tools)
+			}
 			for _, s := range pk.Sections {
 				stable := ""
 				if s.Stable {
 					stable = ", cached prefix"
 				}
-				fmt.Fprintf(w, "   %-13s tier %d  %5d tokens%s\n", s.Name, s.Tier, s.Tokens, stable)
+				fmt.Fprintf(w, "   %-13s tier %d  %5d tokens (%s)%s\n", s.Name, s.Tier, s.Tokens, contextpack.TierName(s.Tier), stable)
 				if full {
 					fmt.Fprintf(w, "%s\n", indent(s.Text))
 				}
 			}
-			if len(pk.Dropped) > 0 {
-				fmt.Fprintf(w, "   dropped by the budget: %s\n", strings.Join(pk.Dropped, ", "))
-			}
+			printDropped(w, pk.Budget, pk.Dropped)
 		}
 		for _, t := range c.Tools {
 			mark := "→"
@@ -161,6 +166,44 @@ func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) er
 		}
 	}
 	return nil
+}
+
+// printDropped lists what the budget left out and why, lowest
+// precedence first; facts, dropped one by one, are counted together.
+func printDropped(w io.Writer, budget int, drops []contextpack.Drop) {
+	if len(drops) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "   dropped:")
+	drops = slices.Clone(drops)
+	slices.SortStableFunc(drops, func(a, b contextpack.Drop) int { return b.Tier - a.Tier })
+	var facts []contextpack.Drop
+	for _, d := range drops {
+		if strings.HasPrefix(d.What, "fact:") {
+			facts = append(facts, d)
+		}
+	}
+	factsShown := false
+	for _, d := range drops {
+		what := strings.TrimPrefix(d.What, "section:")
+		if strings.HasPrefix(d.What, "fact:") {
+			if factsShown {
+				continue
+			}
+			factsShown = true
+			if len(facts) > 1 {
+				what = fmt.Sprintf("%d facts", len(facts))
+			}
+		}
+		fmt.Fprintf(w, "     %s\n", dropReason(what, d, budget))
+	}
+}
+
+func dropReason(what string, d contextpack.Drop, budget int) string {
+	if d.Tier == 0 { // a turn recorded before drops kept their reasons
+		return what
+	}
+	return fmt.Sprintf("%s (tier %d, %d tokens) because budget %d exceeded by %d", what, d.Tier, d.Tokens, budget, d.Over)
 }
 
 func viewerName(role, character string) string {
