@@ -31,6 +31,9 @@ type turnPasses struct {
 	Prompts     map[string]string `json:"prompts"`
 	Calls       []modelgm.Call    `json:"calls"`
 	Rejection   *rules.Rejection  `json:"rejection"`
+	Resolutions []struct {
+		Outcomes []rules.Outcome `json:"outcomes"`
+	} `json:"resolutions"`
 }
 
 func newContext(g *globals) *cobra.Command {
@@ -102,6 +105,7 @@ func (g *globals) openForInspection(ctx context.Context, db *sqlitestore.DB, id 
 
 func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) error {
 	fmt.Fprintf(w, "Turn %d: %q\n", n, input)
+	printWorldMoves(w, ps)
 	if len(ps.Calls) == 0 {
 		fmt.Fprintf(w, "No model was called: the turn was played offline (interpreter %s, narrator %s).\n",
 			orDash(ps.Interpreter), orDash(ps.Narrator))
@@ -166,6 +170,31 @@ func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) er
 		}
 	}
 	return nil
+}
+
+// printWorldMoves lists what the world did on its own in the turn:
+// consequences that fired (and who decided a trigger in words), clocks,
+// scheduled events.
+func printWorldMoves(w io.Writer, ps turnPasses) {
+	for _, r := range ps.Resolutions {
+		for _, o := range r.Outcomes {
+			switch o.Action {
+			case "consequence":
+				fmt.Fprintf(w, "World: consequence %s fired: %s", o.Target, headline(o.Text))
+				if by, _ := o.Details["checked_by"].(string); by != "" {
+					why, _ := o.Details["why"].(string)
+					fmt.Fprintf(w, " (trigger in words, decided %s: %s)", by, why)
+				}
+				fmt.Fprintln(w)
+			case "clock":
+				fmt.Fprintf(w, "World: %s\n", headline(o.Text))
+			case "clock_full":
+				fmt.Fprintf(w, "World: clock %s is full: %s\n", o.Target, headline(o.Text))
+			case "event":
+				fmt.Fprintf(w, "World: scheduled event %s: %s\n", o.Target, headline(o.Text))
+			}
+		}
+	}
 }
 
 // printDropped lists what the budget left out and why, lowest

@@ -46,3 +46,22 @@ func TestContextShowsTiersAndDrops(t *testing.T) {
 		t.Errorf("drops not listed lowest precedence first:\n%s", out)
 	}
 }
+
+// Offline, hearth context still shows what the world did on its own: the
+// bundled campaign's clock ticked through a night's sleep and fired, and
+// the dawn came during the rest after it.
+func TestContextShowsTheWorldMoving(t *testing.T) {
+	dir := t.TempDir()
+	run(t, strings.NewReader("sleep\nrest\n"), "play", "--new", "--seed", "1", "--data", dir, "--campaign", saltmere)
+	for turn, wants := range map[string][]string{
+		"1": {`World: Clock "Next wreck": 4/4.`, "World: clock next_wreck is full: Out in the fog a bell clangs", "No model was called"},
+		"2": {"World: scheduled event dawn: Dawn comes grey"},
+	} {
+		out := run(t, nil, "context", turn, "--data", dir)
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("hearth context %s lacks %q:\n%s", turn, want, out)
+			}
+		}
+	}
+}
