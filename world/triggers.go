@@ -42,7 +42,8 @@ func (s *State) PendingTriggers() []*Consequence {
 // the situation has them all — the place is where the player is, the
 // character is present or acted on, the item acted on or carried — and
 // this turn brought at least one of them in (entered, met, acted on), so
-// a standing situation fires once, when it arises. A trigger naming no
+// a standing situation fires once, when it arises. The consequence's
+// Target, if it is one of them, counts as named. A trigger naming no
 // entity fires when all its content words are in the player's words or
 // the turn's events. The reason says what matched.
 func (s *State) MatchTrigger(c *Consequence, sit Situation) (bool, string) {
@@ -51,6 +52,10 @@ func (s *State) MatchTrigger(c *Consequence, sit Situation) (bool, string) {
 	}
 	trigger := " " + normalise(c.Trigger) + " "
 	refs := s.namedIn(trigger)
+	if t := c.Target; t != "" && !slices.Contains(refs, t) &&
+		(s.Locations[t] != nil || s.Items[t] != nil || (s.Characters[t] != nil && t != s.Player)) {
+		refs = append(refs, t) // a target named by ID counts as named
+	}
 	if len(refs) == 0 {
 		return wordsMatch(trigger, normalise(sit.Input+" "+strings.Join(sit.Events, " ")))
 	}

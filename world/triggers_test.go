@@ -80,6 +80,19 @@ func TestMatchTrigger(t *testing.T) {
 	}
 }
 
+// A consequence's target counts as named even when its words do not
+// name it: "the old friend" is Maren by target.
+func TestTriggerTargetCountsAsNamed(t *testing.T) {
+	s := village(t)
+	c := &Consequence{ID: "c", Trigger: "the player finds the old friend", Target: "maren"}
+	if ok, _ := s.MatchTrigger(c, Situation{Location: "tavern", Present: []string{"maren"}, Entered: []string{"tavern"}, Touched: []string{"maren"}}); !ok {
+		t.Error("meeting the target did not fire it")
+	}
+	if ok, _ := s.MatchTrigger(c, Situation{Location: "quay", Input: "I find an old friend", Events: []string{"You find the old friend."}}); ok {
+		t.Error("it fired without its target, on words alone")
+	}
+}
+
 // A name inside a longer one does not count as naming its own entity:
 // "the Drowned Lantern" is the tavern, not the lantern item, which the
 // player neither holds nor touches.
