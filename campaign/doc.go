@@ -85,7 +85,11 @@
 // gm_only) and priority 1–5; a consequence has trigger, on
 // (enter_location, take_item, defeat, quest_completed, talk, use_item),
 // target, at, description, severity, importance and then (intents, as the
-// rules package names them).
+// rules package names them); without on, its trigger in words is checked
+// each turn (by the model, else by the places, people and items it names).
+// A clock in campaign.yml has id, name, max, on_full, every (it ticks each
+// time this much game time passes: "1h"), tick_on (effect kinds that tick
+// it), thread (it ticks only while that thread is open) and then.
 //
 // # Archives
 //

@@ -1,6 +1,7 @@
 package contextpack
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,12 +40,18 @@ type Section struct {
 
 // Packet is the assembled context.
 type Packet struct {
-	Viewer   Viewer    `json:"viewer"`
-	Budget   int       `json:"budget"`
-	Tokens   int       `json:"tokens"`
+	Viewer Viewer `json:"viewer"`
+	Budget int    `json:"budget"`
+	// Tokens is all the call spends of the budget: the system prompt, the
+	// tool schemas and the sections.
+	Tokens int `json:"tokens"`
+	// System and Tools are what the system prompt and the tool schemas
+	// cost; they come off the budget before any section.
+	System   int       `json:"system_tokens,omitempty"`
+	Tools    int       `json:"tool_tokens,omitempty"`
 	Sections []Section `json:"sections"`
-	// Dropped names what the budget left out: "fact:<id>", "turns:1-40".
-	Dropped []string `json:"dropped,omitempty"`
+	// Dropped is what the budget left out, lowest precedence first to go.
+	Dropped []Drop `json:"dropped,omitempty"`
 }
 
 // Turn is a past turn, for the recent-play section.
@@ -74,8 +81,16 @@ type Input struct {
 	Summary *Summary
 	// Extra sections (scene lore, retrieved documents) go after the state.
 	Extra []Section
-	// Budget in cl100k tokens; 0 means DefaultBudget.
+	// Budget in cl100k tokens; 0 means DefaultBudget. The system prompt
+	// and the tool schemas count against it.
 	Budget int
+	// System is the call's system prompt and Tools the tools offered with
+	// it, counted against the budget (Messages adds the prompt itself).
+	System string
+	Tools  []llm.Tool
+	// Keep, when set, names the sections the call wants (a subagent's
+	// slice); the others are left out before the budget is spent.
+	Keep func(name string) bool
 }
 
 // Campaign is the stable, authored part of the context.
@@ -83,8 +98,10 @@ type Campaign struct {
 	Title, Genre, Tone, Description, RulesHint string
 }
 
-// DefaultBudget is the packet budget when none is given.
-const DefaultBudget = 4000
+// DefaultBudget is the packet budget when none is given. It covers the
+// system prompt and the tool schemas too, and the general game master's
+// tool schemas alone come to about 4,000 tokens.
+const DefaultBudget = 8000
 
 // MaxFacts is how many facts are considered, most important first.
 const MaxFacts = 60
@@ -124,9 +141,15 @@ func (b *Builder) count(s string) int {
 	return n
 }
 
-// Build assembles the packet for in. Required sections (campaign, state,
-// action) are always present, truncated if they alone exceed the budget;
-// the rest are added in precedence order while they fit.
+// Build assembles the packet for in. The system prompt and the tool
+// schemas are spent first; the required sections (campaign, state,
+// action) are always present, truncated if they alone exceed what is
+// left; the rest are given the budget in precedence order — tier by tier,
+// facts and recent turns line by line — and what does not fit beside
+// everything of higher precedence is dropped and listed. Kept sections
+// appear in a fixed order, stable ones first, whatever their tier. Only a
+// system prompt, tools and action that alone exceed the budget take a
+// packet over it.
 func (b *Builder) Build(in Input) *Packet {
 	budget := in.Budget
 	if budget <= 0 {
@@ -134,94 +157,176 @@ func (b *Builder) Build(in Input) *Packet {
 	}
 	w, v := in.World, in.Viewer
 	p := &Packet{Viewer: v, Budget: budget}
+	keep := func(name string) bool { return in.Keep == nil || in.Keep(name) }
+	if in.System != "" {
+		p.System = b.count(in.System)
+	}
+	p.Tools = b.toolTokens(in.Tools)
+	used := p.System + p.Tools
 
-	campaign := b.section("campaign", 1, true, campaignText(in.Campaign))
-	state := b.section("state", 2, false, stateText(w, v))
-	action := b.section("action", 2, false, actionText(in.Action))
+	campaign := b.section("campaign", TierCanon, true, campaignText(in.Campaign))
+	state := b.section("state", TierState, false, stateText(w, v))
+	action := b.section("action", TierState, false, actionText(in.Action))
+	required := []*Section{&campaign, &state, &action}
+	for _, s := range required {
+		if !keep(s.Name) {
+			*s = Section{}
+		}
+	}
 	// Required sections first; the state gives way if they do not fit.
-	if over := campaign.Tokens + state.Tokens + action.Tokens - budget; over > 0 {
-		state.Text, state.Tokens = b.tok.Truncate(state.Text, max(0, state.Tokens-over))
-		if over := campaign.Tokens + state.Tokens + action.Tokens - budget; over > 0 {
-			campaign.Text, campaign.Tokens = b.tok.Truncate(campaign.Text, max(0, campaign.Tokens-over))
+	if over := used + campaign.Tokens + state.Tokens + action.Tokens - budget; over > 0 {
+		state.Text, state.Tokens = b.truncate(state, state.Tokens-over)
+		if over := used + campaign.Tokens + state.Tokens + action.Tokens - budget; over > 0 {
+			campaign.Text, campaign.Tokens = b.truncate(campaign, campaign.Tokens-over)
 		}
 	}
-	used := campaign.Tokens + state.Tokens + action.Tokens
-	add := func(s Section) bool {
-		if s.Text == "" {
-			return true
-		}
-		if used+s.Tokens > budget {
-			p.Dropped = append(p.Dropped, "section:"+s.Name)
-			return false
-		}
-		used += s.Tokens
-		p.Sections = append(p.Sections, s)
-		return true
+	used += campaign.Tokens + state.Tokens + action.Tokens
+
+	// The optional parts in the order they appear; each fills itself from
+	// what is left when its turn in precedence order comes.
+	type part struct {
+		tier int
+		fill func(left int) (Section, []Drop)
 	}
-	p.Sections = append(p.Sections, campaign, state)
-	add(b.section("characters", 3, false, charactersText(w, v)))
-	add(b.section("quests", 2, false, questsText(w, v)))
-	if v.gm() {
-		add(b.section("consequences", 2, false, consequencesText(w, in.Action)))
-	}
-	add(b.section("whispers", 2, false, whispersText(w, v)))
-	for _, s := range in.Extra {
+	var parts []part
+	whole := func(s Section) {
+		if s.Text == "" || !keep(s.Name) {
+			return
+		}
 		if s.Tokens == 0 {
 			s.Tokens = b.count(s.Text)
 		}
-		add(s)
-	}
-	// Facts, most important first, one by one while they fit.
-	var facts strings.Builder
-	factTokens := b.count("Established facts (canon, authoritative):\n")
-	top := w.TopFacts(MaxFacts, v.Role)
-	for i, f := range top {
-		line := "- " + f.Text + "\n"
-		n := b.count(line)
-		if used+factTokens+n > budget {
-			for _, rest := range top[i:] {
-				p.Dropped = append(p.Dropped, "fact:"+rest.ID)
-			}
-			break
+		if s.Tier == 0 {
+			s.Tier = TierContext // a section that names no tier yields to state and authored prose
 		}
-		facts.WriteString(line)
-		factTokens += n
+		parts = append(parts, part{s.Tier, func(left int) (Section, []Drop) {
+			if s.Tokens > left {
+				return Section{}, []Drop{{What: "section:" + s.Name, Tier: s.Tier, Tokens: s.Tokens, Over: s.Tokens - left}}
+			}
+			return s, nil
+		}})
 	}
-	if facts.Len() > 0 {
-		text := "Established facts (canon, authoritative):\n" + facts.String()
-		used += factTokens
-		p.Sections = append(p.Sections, Section{Name: "facts", Tier: 5, Text: strings.TrimRight(text, "\n"), Tokens: factTokens})
+	whole(b.section("characters", TierAuthored, false, charactersText(w, v)))
+	whole(b.section("quests", TierState, false, questsText(w, v)))
+	if v.gm() {
+		whole(b.section("consequences", TierState, false, consequencesText(w, in.Action)))
+	}
+	whole(b.section("whispers", TierState, false, whispersText(w, v)))
+	for _, s := range in.Extra {
+		whole(s)
+	}
+	if keep("facts") {
+		parts = append(parts, part{TierFacts, func(left int) (Section, []Drop) { return b.facts(w, v, left) }})
 	}
 	if in.Summary != nil && in.Summary.Text != "" {
-		add(b.section("summary", 6, false, fmt.Sprintf(
+		whole(b.section("summary", TierHistory, false, fmt.Sprintf(
 			"Summary of turns %d–%d (narrative, lossy; the facts above take precedence):\n%s",
 			in.Summary.From, in.Summary.To, in.Summary.Text)))
 	}
-	// Recent turns, newest first while they fit, shown oldest first.
-	var recent []string
-	header := "Recent play (oldest first):\n"
-	recentTokens := b.count(header)
-	kept := 0
-	for i := len(in.Recent) - 1; i >= 0; i-- {
-		t := in.Recent[i]
-		line := fmt.Sprintf("Turn %d. Player: %s\nGM: %s\n", t.Number, oneLine(t.Input), oneLine(t.Narrative))
-		n := b.count(line)
-		if used+recentTokens+n > budget {
-			p.Dropped = append(p.Dropped, fmt.Sprintf("turns:%d-%d", in.Recent[0].Number, t.Number))
-			break
+	if keep("recent") {
+		parts = append(parts, part{TierHistory, func(left int) (Section, []Drop) { return b.recent(in.Recent, left) }})
+	}
+
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, c int) int { return parts[a].tier - parts[c].tier })
+	kept := make([]Section, len(parts))
+	for _, i := range order {
+		s, drops := parts[i].fill(max(0, budget-used))
+		used += s.Tokens
+		kept[i] = s
+		p.Dropped = append(p.Dropped, drops...)
+	}
+	for _, s := range []Section{campaign, state} {
+		if s.Name != "" {
+			p.Sections = append(p.Sections, s)
 		}
-		recent = append(recent, line)
-		recentTokens += n
-		kept++
 	}
-	if kept > 0 {
-		slices.Reverse(recent)
-		used += recentTokens
-		p.Sections = append(p.Sections, Section{Name: "recent", Tier: 6, Text: strings.TrimRight(header+strings.Join(recent, ""), "\n"), Tokens: recentTokens})
+	for _, s := range kept {
+		if s.Name != "" {
+			p.Sections = append(p.Sections, s)
+		}
 	}
-	p.Sections = append(p.Sections, action)
+	if action.Name != "" {
+		p.Sections = append(p.Sections, action)
+	}
 	p.Tokens = used
 	return p
+}
+
+// facts is the facts section: the most important first, one by one while
+// they fit in left tokens.
+func (b *Builder) facts(w *world.State, v Viewer, left int) (Section, []Drop) {
+	const header = "Established facts (canon, authoritative):\n"
+	var text strings.Builder
+	n := b.count(header)
+	var drops []Drop
+	top := w.TopFacts(MaxFacts, v.Role)
+	for i, f := range top {
+		line := "- " + f.Text + "\n"
+		c := b.count(line)
+		if n+c > left {
+			over := n + c - left
+			for _, rest := range top[i:] {
+				drops = append(drops, Drop{What: "fact:" + rest.ID, Tier: TierFacts, Tokens: b.count("- " + rest.Text + "\n"), Over: over})
+			}
+			break
+		}
+		text.WriteString(line)
+		n += c
+	}
+	if text.Len() == 0 {
+		return Section{}, drops
+	}
+	return Section{Name: "facts", Tier: TierFacts, Text: strings.TrimRight(header+text.String(), "\n"), Tokens: n}, drops
+}
+
+// recent is the recent-play section: the newest turns while they fit in
+// left tokens, shown oldest first.
+func (b *Builder) recent(turns []Turn, left int) (Section, []Drop) {
+	const header = "Recent play (oldest first):\n"
+	var lines []string
+	n := b.count(header)
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		line := fmt.Sprintf("Turn %d. Player: %s\nGM: %s\n", t.Number, oneLine(t.Input), oneLine(t.Narrative))
+		c := b.count(line)
+		if n+c > left {
+			drop := Drop{What: fmt.Sprintf("turns:%d-%d", turns[0].Number, t.Number), Tier: TierHistory, Tokens: c, Over: n + c - left}
+			if len(lines) == 0 {
+				return Section{}, []Drop{drop}
+			}
+			slices.Reverse(lines)
+			return Section{Name: "recent", Tier: TierHistory, Text: strings.TrimRight(header+strings.Join(lines, ""), "\n"), Tokens: n}, []Drop{drop}
+		}
+		lines = append(lines, line)
+		n += c
+	}
+	if len(lines) == 0 {
+		return Section{}, nil
+	}
+	slices.Reverse(lines)
+	return Section{Name: "recent", Tier: TierHistory, Text: strings.TrimRight(header+strings.Join(lines, ""), "\n"), Tokens: n}, nil
+}
+
+// toolTokens is what the tool schemas cost as a provider sends them.
+func (b *Builder) toolTokens(tools []llm.Tool) int {
+	n := 0
+	for _, t := range tools {
+		js, err := json.Marshal(t)
+		if err != nil {
+			js = []byte(t.Name + t.Description + string(t.Parameters))
+		}
+		n += b.count(string(js))
+	}
+	return n
+}
+
+// truncate shortens a required section to at most n tokens.
+func (b *Builder) truncate(s Section, n int) (string, int) {
+	return b.tok.Truncate(s.Text, max(0, n))
 }
 
 func (b *Builder) section(name string, tier int, stable bool, text string) Section {

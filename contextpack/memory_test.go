@@ -100,7 +100,7 @@ func TestBudgetNeverExceeded(t *testing.T) {
 				}
 				sum += s.Tokens
 			}
-			if sum != p.Tokens || p.Tokens > budget {
+			if sum+p.System+p.Tools != p.Tokens || p.Tokens > budget {
 				t.Fatalf("budget %d: packet has %d tokens (sections sum %d)", budget, p.Tokens, sum)
 			}
 			if budget < 2000 && len(p.Dropped) == 0 {
@@ -149,7 +149,7 @@ func TestDroppedFactsAreRecorded(t *testing.T) {
 	p := builder(t).Build(contextpack.Input{World: w, Viewer: contextpack.GM(), Budget: 700})
 	n := 0
 	for _, d := range p.Dropped {
-		if strings.HasPrefix(d, "fact:") {
+		if strings.HasPrefix(d.What, "fact:") && d.Tier == contextpack.TierFacts && d.Over > 0 {
 			n++
 		}
 	}

@@ -197,7 +197,13 @@ func questsText(w *world.State, v Viewer) string {
 		c := w.Clocks[id]
 		if v.gm() {
 			fmt.Fprintf(&b, "\n- Clock %s: %d/%d", c.Name, c.Value, c.Max)
-			if c.OnFull != "" {
+			if c.Every != "" {
+				fmt.Fprintf(&b, ", ticks every %s of game time", c.Every)
+			}
+			switch {
+			case c.Fired:
+				b.WriteString(" (full: it has happened)")
+			case c.OnFull != "":
 				fmt.Fprintf(&b, " (when full: %s)", c.OnFull)
 			}
 		}
@@ -260,10 +266,44 @@ func consequencesText(w *world.State, action string) string {
 		}
 		fmt.Fprintf(&b, "\n- When %s: %s%s", c.c.Trigger, c.c.Description, mark)
 	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	var soon []*world.ScheduledEvent
+	for _, id := range world.SortedKeys(w.Scheduled) {
+		if ev := w.Scheduled[id]; !ev.Fired {
+			soon = append(soon, ev)
+		}
+	}
+	slices.SortStableFunc(soon, func(a, b *world.ScheduledEvent) int { return int(a.At - b.At) })
+	for i, ev := range soon {
+		if i == 5 {
+			break
+		}
+		fmt.Fprintf(&b, "\n- Scheduled for %s (in %s): %s", ev.At, span(ev.At-w.Time), ev.Description)
+	}
 	if b.Len() == 0 {
 		return ""
 	}
-	return "Pending consequences (GM only):" + b.String()
+	return "Pending consequences and scheduled events (GM only; they happen when their trigger or time comes):" + b.String()
+}
+
+// span says a stretch of game time the way a GM reads it: "2h 10m".
+func span(d world.GameTime) string {
+	if d <= 0 {
+		return "now"
+	}
+	var parts []string
+	if days := d / world.Day; days > 0 {
+		parts = append(parts, fmt.Sprintf("%dd", days))
+	}
+	if h := d % world.Day / world.Hour; h > 0 {
+		parts = append(parts, fmt.Sprintf("%dh", h))
+	}
+	if m := d % world.Hour; m > 0 {
+		parts = append(parts, fmt.Sprintf("%dm", m))
+	}
+	return strings.Join(parts, " ")
 }
 
 func whispersText(w *world.State, v Viewer) string {

@@ -186,7 +186,7 @@ func (t *Turn) BeatSections(ctx context.Context, role access.Level) []contextpac
 	}
 	slices.Sort(lines)
 	text := "Plot beats to bring into this scene:\n" + strings.Join(lines, "\n")
-	return []contextpack.Section{{Name: "plot beats", Tier: 2, Text: text, Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "plot beats", Tier: contextpack.TierState, Text: text, Tokens: len(text)/4 + 1}}
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -337,7 +337,7 @@ func (t *Turn) CallbackSections(_ context.Context, role access.Level) []contextp
 		}
 	}
 	text := b.String()
-	return []contextpack.Section{{Name: "callbacks", Tier: 4, Text: text, Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "callbacks", Tier: contextpack.TierContext, Text: text, Tokens: len(text)/4 + 1}}
 }
 
 // CallbackRate measures how often the story calls back: of the turns

@@ -149,7 +149,7 @@ func (t *Turn) MemorySections(ctx context.Context, role access.Level) []contextp
 	}
 	text := strings.TrimRight(b.String(), "\n")
 	count := func(s string) int { return len(s)/4 + 1 }
-	return []contextpack.Section{{Name: "memories", Tier: 6, Text: "What the player remembers that bears on this:\n" + text, Tokens: count(text) + 10}}
+	return []contextpack.Section{{Name: "memories", Tier: contextpack.TierHistory, Text: "What the player remembers that bears on this:\n" + text, Tokens: count(text) + 10}}
 }
 
 func uniq(ss []string) []string {

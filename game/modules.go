@@ -195,7 +195,7 @@ func (t *Turn) ModuleSections(_ context.Context, role access.Level) []contextpac
 		return nil
 	}
 	text := ModuleContext(t.s.w.Module)
-	return []contextpack.Section{{Name: "module", Tier: 1, Stable: true, Text: text, Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "module", Tier: contextpack.TierCanon, Stable: true, Text: text, Tokens: len(text)/4 + 1}}
 }
 
 // clipText cuts s to n runes, marking the cut.

@@ -643,7 +643,7 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 	if err := s.ensureTip(ctx, resp); err != nil {
 		return nil, err
 	}
-	t := &Turn{s: s, Number: s.head + 1, Input: input, emit: emit, sceneAtStart: s.w.Scene.Number}
+	t := &Turn{s: s, Number: s.head + 1, Input: input, emit: emit, sceneAtStart: s.w.Scene.Number, startTime: s.w.Time}
 	s.input = input
 	defer func() { s.input = "" }()
 	failed := func(err error) (*Response, error) {
@@ -700,6 +700,9 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		t.nudges = append(t.nudges, n)
 	}
 	if err := body(t); err != nil {
+		return failed(err)
+	}
+	if err := t.moveWorld(ctx); err != nil {
 		return failed(err)
 	}
 	if t.fallback != "" {

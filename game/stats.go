@@ -19,7 +19,7 @@ func (t *Turn) StatSections(_ context.Context, role access.Level) []contextpack.
 	if text == "" {
 		return nil
 	}
-	return []contextpack.Section{{Name: "stats", Tier: 2, Text: strings.TrimRight(text, "\n"), Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "stats", Tier: contextpack.TierState, Text: strings.TrimRight(text, "\n"), Tokens: len(text)/4 + 1}}
 }
 
 func statPrompts(w *world.State, role access.Level) string {

@@ -72,6 +72,8 @@ type Turn struct {
 
 	question  string     // the clarifying question the turn ends with
 	answering **Question // the previous turn's question, once read
+	startTime       world.GameTime // game time when the turn began
+	triggersChecked bool           // a model decided the free-text triggers
 }
 
 // Nudges are the table's suggestions for this turn's narration: context
@@ -90,7 +92,7 @@ func (t *Turn) NoteSections(_ context.Context, _ access.Level) []contextpack.Sec
 		fmt.Fprintf(&b, "\n- (suggested by %s: %s)", n.By, n.Text)
 	}
 	text := b.String()
-	return []contextpack.Section{{Name: "suggestions", Tier: 3, Text: text, Tokens: len(text)/4 + 1}}
+	return []contextpack.Section{{Name: "suggestions", Tier: contextpack.TierAuthored, Text: text, Tokens: len(text)/4 + 1}}
 }
 
 // World is the state as the turn has changed it so far. Pipelines must

@@ -52,7 +52,8 @@ type Config struct {
 	Narrator, Interpreter, Planner, Summariser Role
 	// Prompts is the registry (default: the built-in prompts, unpinned).
 	Prompts *prompt.Registry
-	// Budget is the context packet's token budget (default 4000).
+	// Budget is the context packet's token budget, system prompt and tool
+	// schemas included (default contextpack.DefaultBudget).
 	Budget int
 	// Agent holds the agentic loop's limits.
 	Agent agent.Config
@@ -208,6 +209,9 @@ func (p *Pipeline) Play(ctx context.Context, t *game.Turn) error {
 	if err != nil {
 		return err
 	}
+	if err := p.checkTriggers(ctx, t); err != nil {
+		return err
+	}
 	return p.summarise(ctx, t, recent, summary)
 }
 
@@ -271,26 +275,18 @@ func (p *Pipeline) system(t *game.Turn, name string, extra map[string]any) (stri
 	return text, tm.ID(), nil
 }
 
-func (p *Pipeline) packet(ctx context.Context, t *game.Turn, v contextpack.Viewer, recent []contextpack.Turn, summary *contextpack.Summary, keep func(string) bool) *contextpack.Packet {
+// packet builds the context of one call; its system prompt and tools
+// count against the budget, and keep (a subagent's slice, nil for all)
+// leaves sections out before the budget is spent.
+func (p *Pipeline) packet(ctx context.Context, t *game.Turn, v contextpack.Viewer, recent []contextpack.Turn, summary *contextpack.Summary, keep func(string) bool, system string, tools []llm.Tool) *contextpack.Packet {
 	c := t.Campaign()
-	pk := p.builder.Build(contextpack.Input{World: t.World(), Viewer: v, Action: t.Input, Recent: recent, Summary: summary,
+	return p.builder.Build(contextpack.Input{World: t.World(), Viewer: v, Action: t.Input, Recent: recent, Summary: summary,
 		Extra: slices.Concat(t.StatSections(ctx, v.Role), t.BeatSections(ctx, v.Role), t.LoreSections(ctx, v.Role),
 			t.MemorySections(ctx, v.Role), t.NoteSections(ctx, v.Role), t.CallbackSections(ctx, v.Role),
 			t.ModuleSections(ctx, v.Role)),
-		Budget: p.cfg.Budget, Campaign: contextpack.Campaign{Title: c.Title, Genre: c.Genre, Tone: c.Tone,
+		Budget: p.cfg.Budget, System: system, Tools: tools, Keep: keep,
+		Campaign: contextpack.Campaign{Title: c.Title, Genre: c.Genre, Tone: c.Tone,
 			Description: c.Description, RulesHint: c.RulesHint}})
-	if keep != nil {
-		kept := pk.Sections[:0:0]
-		tokens := 0
-		for _, s := range pk.Sections {
-			if keep(s.Name) {
-				kept = append(kept, s)
-				tokens += s.Tokens
-			}
-		}
-		pk.Sections, pk.Tokens = kept, tokens
-	}
-	return pk
 }
 
 // agentic runs the game-master agent (or the routed subagent).
@@ -306,9 +302,14 @@ func (p *Pipeline) agentic(ctx context.Context, t *game.Turn, recent []contextpa
 	if err != nil {
 		return err
 	}
-	pk := p.packet(ctx, t, contextpack.GM(), recent, summary, sub.keep)
 	var uses []ToolUse
-	loop := &agent.Loop{Provider: p.cfg.Narrator.Provider, Tools: p.bind(t, sub.tools, &uses), Config: p.cfg.Agent}
+	bound := p.bind(t, sub.tools, &uses)
+	schemas := make([]llm.Tool, len(bound))
+	for i, b := range bound {
+		schemas[i] = b.Tool
+	}
+	pk := p.packet(ctx, t, contextpack.GM(), recent, summary, sub.keep, system, schemas)
+	loop := &agent.Loop{Provider: p.cfg.Narrator.Provider, Tools: bound, Config: p.cfg.Agent}
 	call := Call{Pass: "agent:" + sub.name, Prompt: pid, Provider: p.cfg.Narrator.Provider.Name(), Model: p.cfg.Narrator.Model,
 		System: system, Context: pk}
 	out, err := loop.Run(ctx, llm.Request{Model: p.cfg.Narrator.Model, Messages: pk.Messages(system)}, p.cfg.Controller,

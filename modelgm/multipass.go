@@ -183,7 +183,7 @@ func (p *Pipeline) interpret(ctx context.Context, t *game.Turn, recent []context
 	if err != nil {
 		return reading{}, err
 	}
-	pk := p.packet(ctx, t, contextpack.GM(), recent, summary, nil)
+	pk := p.packet(ctx, t, contextpack.GM(), recent, summary, nil, system, nil)
 	call := Call{Pass: "interpreter", Prompt: pid, Provider: role.Provider.Name(), Model: role.Model, System: system, Context: pk}
 	msgs := withAnswer(pk.Messages(system), answering)
 	if again != nil {
@@ -282,7 +282,7 @@ func (p *Pipeline) plan(ctx context.Context, t *game.Turn, recent []contextpack.
 	if err != nil {
 		return nil
 	}
-	pk := p.packet(ctx, t, contextpack.GM(), recent, summary, nil)
+	pk := p.packet(ctx, t, contextpack.GM(), recent, summary, nil, system, nil)
 	call := Call{Pass: "planner", Prompt: pid, Provider: role.Provider.Name(), Model: role.Model, System: system, Context: pk}
 	v, rep, err := p.planner.Call(ctx, role.Provider, llm.Request{Model: role.Model, Messages: withAnswer(pk.Messages(system), answering)})
 	call.Report, call.Usage, call.Millis = &rep, rep.Usage, time.Since(start).Milliseconds()
@@ -311,7 +311,7 @@ func (p *Pipeline) narrate(ctx context.Context, t *game.Turn, recent []contextpa
 	if err != nil {
 		return err
 	}
-	pk := p.packet(ctx, t, contextpack.PlayerOf(t.World().Player), recent, summary, nil)
+	pk := p.packet(ctx, t, contextpack.PlayerOf(t.World().Player), recent, summary, nil, system, nil)
 	msgs := pk.Messages(system)
 	var b strings.Builder
 	b.WriteString("What happened this turn (narrate exactly this):\n")

@@ -68,6 +68,7 @@ func init() {
 	register[PerceptionChanged]()
 	register[ClockCreated]()
 	register[ClockTicked]()
+	register[ClockFired]()
 	register[ThreadUpdated]()
 	register[SceneChanged]()
 	register[WhisperSent]()

@@ -957,6 +957,27 @@ func (e ClockTicked) apply(s *State) error {
 		return fmt.Errorf("no clock %q", e.Clock)
 	}
 	c.Value = max(0, min(c.Max, e.To))
+	if c.Value < c.Max {
+		c.Fired = false // it can fill, and fire, again
+	}
+	return nil
+}
+
+// ClockFired records that a full clock's consequence happened.
+type ClockFired struct {
+	Clock string `json:"clock"`
+}
+
+func (ClockFired) Kind() string { return "clock_fired" }
+func (e ClockFired) apply(s *State) error {
+	c := s.Clocks[e.Clock]
+	if c == nil {
+		return fmt.Errorf("no clock %q", e.Clock)
+	}
+	if c.Value < c.Max {
+		return fmt.Errorf("clock %q is at %d/%d, not full", c.ID, c.Value, c.Max)
+	}
+	c.Fired = true
 	return nil
 }
 
@@ -1072,6 +1093,7 @@ const (
 	NoteNudge    = "nudge"    // a suggestion from someone at the table
 	NoteFallback = "fallback" // a model failed and the turn was played offline
 	NoteReroll   = "reroll"   // the player chose to reseed the dice (reroll fate)
+	NoteSkipped  = "skipped"  // a consequence's follow-up no longer fit the world
 )
 
 // Note is something said about a turn rather than done in the world: a

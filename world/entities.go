@@ -2,6 +2,7 @@ package world
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/hearth-rpg/hearth/access"
 )
@@ -311,7 +312,8 @@ type Relationship struct {
 }
 
 // Clock is a progress clock (Blades-style): when Value reaches Max, what it
-// stands for happens.
+// stands for happens: OnFull is told and Then resolved, once, at the end of
+// the turn that filled it.
 type Clock struct {
 	ID     string   `json:"id"`
 	Name   string   `json:"name"`
@@ -319,6 +321,45 @@ type Clock struct {
 	Max    int      `json:"max"`
 	OnFull string   `json:"on_full,omitempty"`
 	Tags   []string `json:"tags,omitempty"`
+	// Every ticks the clock once each time this much game time passes
+	// ("1h", "30m", "1d"); empty: time alone does not move it.
+	Every string `json:"every,omitempty"`
+	// TickOn names effect kinds ("combat_started", "rested") that tick
+	// the clock once in a turn that has any of them.
+	TickOn []string `json:"tick_on,omitempty"`
+	// Thread ties the clock to a story thread: it ticks on its own only
+	// while that thread is open.
+	Thread string `json:"thread,omitempty"`
+	// Then holds intents (as the rules package encodes them) to resolve
+	// when the clock fills.
+	Then []RawIntent `json:"then,omitempty"`
+	// Fired is set when the clock filled and its consequence happened; a
+	// clock ticked back below Max may fill and fire again.
+	Fired bool `json:"fired,omitempty"`
+}
+
+// Full reports whether the clock has filled and not yet fired.
+func (c *Clock) Full() bool { return c.Max > 0 && c.Value >= c.Max && !c.Fired }
+
+// Ticks is how many times the clock ticks by itself between two game
+// times: each multiple of Every passed counts once, so turns that each
+// pass ten minutes still tick an hourly clock on the hour. A clock tied
+// to a thread that is no longer open does not tick.
+func (c *Clock) Ticks(s *State, from, to GameTime) (int, error) {
+	if c.Every == "" || to <= from || c.Fired {
+		return 0, nil
+	}
+	if t := s.Threads[c.Thread]; c.Thread != "" && (t == nil || t.Status != "open") {
+		return 0, nil
+	}
+	every, err := ParseDuration(c.Every)
+	if err != nil {
+		return 0, fmt.Errorf("clock %q: every: %w", c.ID, err)
+	}
+	if every <= 0 {
+		return 0, fmt.Errorf("clock %q: every %q must be longer than no time", c.ID, c.Every)
+	}
+	return int(to/every - from/every), nil
 }
 
 // Thread is an open storyline.

@@ -59,6 +59,8 @@ func sampleEffects() []Effect {
 		PerceptionChanged{NPC: "wolf", From: 0, To: 25},
 		ClockCreated{Clock: Clock{ID: "doom", Name: "Doom", Max: 6}},
 		ClockTicked{Clock: "doom", From: 0, To: 2},
+		ClockTicked{Clock: "doom", From: 2, To: 6},
+		ClockFired{Clock: "doom"},
 		ThreadUpdated{Thread: Thread{ID: "t1", Title: "Who burned the mill?", Status: "open"}},
 		SceneChanged{Scene: Scene{Number: 2, Location: "road", Title: "On the road"}},
 		WhisperSent{Whisper: Whisper{ID: "w1", From: "gm", To: "hero", Text: "You recognise the seal.", Turn: 3}},

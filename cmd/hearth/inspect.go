@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/app"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm/cassette"
 	"github.com/hearth-rpg/hearth/modelgm"
@@ -32,6 +33,9 @@ type turnPasses struct {
 	Rejection   *rules.Rejection  `json:"rejection"`
 	// Clarification is the question the turn asked instead of playing.
 	Clarification *game.Question `json:"clarification"`
+	Resolutions []struct {
+		Outcomes []rules.Outcome `json:"outcomes"`
+	} `json:"resolutions"`
 }
 
 func newContext(g *globals) *cobra.Command {
@@ -103,6 +107,7 @@ func (g *globals) openForInspection(ctx context.Context, db *sqlitestore.DB, id 
 
 func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) error {
 	fmt.Fprintf(w, "Turn %d: %q\n", n, input)
+	printWorldMoves(w, ps)
 	if len(ps.Calls) == 0 {
 		fmt.Fprintf(w, "No model was called: the turn was played offline (interpreter %s, narrator %s).\n",
 			orDash(ps.Interpreter), orDash(ps.Narrator))
@@ -127,26 +132,30 @@ func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) er
 		fmt.Fprintf(w, " — %s %s, %d ms, %d prompt + %d completion tokens\n", c.Provider, c.Model, c.Millis,
 			c.Usage.PromptTokens, c.Usage.CompletionTokens)
 		if c.System != "" {
-			fmt.Fprintf(w, "   system prompt: %d tokens\n", tok.Count(c.System))
+			if c.Context == nil || c.Context.System == 0 {
+				fmt.Fprintf(w, "   system prompt: %d tokens\n", tok.Count(c.System))
+			}
 			if full {
 				fmt.Fprintf(w, "%s\n", indent(c.System))
 			}
 		}
 		if pk := c.Context; pk != nil {
 			fmt.Fprintf(w, "   context for %s: %d of %d tokens\n", viewerName(pk.Viewer.Role.String(), pk.Viewer.Character), pk.Tokens, pk.Budget)
+			if pk.System > 0 || pk.Tools > 0 {
+				fmt.Fprintf(w, "   %-13s         %5d tokens, counted first\n", "system prompt", pk.System)
+				fmt.Fprintf(w, "   %-13s         %5d tokens, counted first\n", "tool schemas", pk.Tools)
+			}
 			for _, s := range pk.Sections {
 				stable := ""
 				if s.Stable {
 					stable = ", cached prefix"
 				}
-				fmt.Fprintf(w, "   %-13s tier %d  %5d tokens%s\n", s.Name, s.Tier, s.Tokens, stable)
+				fmt.Fprintf(w, "   %-13s tier %d  %5d tokens (%s)%s\n", s.Name, s.Tier, s.Tokens, contextpack.TierName(s.Tier), stable)
 				if full {
 					fmt.Fprintf(w, "%s\n", indent(s.Text))
 				}
 			}
-			if len(pk.Dropped) > 0 {
-				fmt.Fprintf(w, "   dropped by the budget: %s\n", strings.Join(pk.Dropped, ", "))
-			}
+			printDropped(w, pk.Budget, pk.Dropped)
 		}
 		for _, t := range c.Tools {
 			mark := "→"
@@ -222,6 +231,69 @@ func printRulesPass(w io.Writer, c modelgm.Call) {
 	if c.Fallback != "" {
 		fmt.Fprintf(w, "   fell back to: %s\n", c.Fallback)
 	}
+}
+
+// printWorldMoves lists what the world did on its own in the turn:
+// consequences that fired (and who decided a trigger in words), clocks,
+// scheduled events.
+func printWorldMoves(w io.Writer, ps turnPasses) {
+	for _, r := range ps.Resolutions {
+		for _, o := range r.Outcomes {
+			switch o.Action {
+			case "consequence":
+				fmt.Fprintf(w, "World: consequence %s fired: %s", o.Target, headline(o.Text))
+				if by, _ := o.Details["checked_by"].(string); by != "" {
+					why, _ := o.Details["why"].(string)
+					fmt.Fprintf(w, " (trigger in words, decided %s: %s)", by, why)
+				}
+				fmt.Fprintln(w)
+			case "clock":
+				fmt.Fprintf(w, "World: %s\n", headline(o.Text))
+			case "clock_full":
+				fmt.Fprintf(w, "World: clock %s is full: %s\n", o.Target, headline(o.Text))
+			case "event":
+				fmt.Fprintf(w, "World: scheduled event %s: %s\n", o.Target, headline(o.Text))
+			}
+		}
+	}
+}
+
+// printDropped lists what the budget left out and why, lowest
+// precedence first; facts, dropped one by one, are counted together.
+func printDropped(w io.Writer, budget int, drops []contextpack.Drop) {
+	if len(drops) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "   dropped:")
+	drops = slices.Clone(drops)
+	slices.SortStableFunc(drops, func(a, b contextpack.Drop) int { return b.Tier - a.Tier })
+	var facts []contextpack.Drop
+	for _, d := range drops {
+		if strings.HasPrefix(d.What, "fact:") {
+			facts = append(facts, d)
+		}
+	}
+	factsShown := false
+	for _, d := range drops {
+		what := strings.TrimPrefix(d.What, "section:")
+		if strings.HasPrefix(d.What, "fact:") {
+			if factsShown {
+				continue
+			}
+			factsShown = true
+			if len(facts) > 1 {
+				what = fmt.Sprintf("%d facts", len(facts))
+			}
+		}
+		fmt.Fprintf(w, "     %s\n", dropReason(what, d, budget))
+	}
+}
+
+func dropReason(what string, d contextpack.Drop, budget int) string {
+	if d.Tier == 0 { // a turn recorded before drops kept their reasons
+		return what
+	}
+	return fmt.Sprintf("%s (tier %d, %d tokens) because budget %d exceeded by %d", what, d.Tier, d.Tokens, budget, d.Over)
 }
 
 func viewerName(role, character string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/contextpack"
 )
 
 // roleFlags are flags over one role's model.
@@ -60,7 +61,7 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.prompts, "prompts", "", "directory of prompt overrides (NAME@VERSION.tmpl)")
 	fs.StringVar(&f.pins, "prompt-versions", "", "prompt versions to use, e.g. narrator@1,interpreter@1 (default: the campaign's pins, else the latest)")
 	fs.StringVar(&f.record, "record", "", "append every model call to this cassette file, for 'hearth replay --cassette'")
-	fs.IntVar(&f.budget, "context-budget", 0, "context packet budget in tokens (default 4000)")
+	fs.IntVar(&f.budget, "context-budget", 0, fmt.Sprintf("context budget in tokens of each model call, system prompt and tool schemas included (default %d)", contextpack.DefaultBudget))
 	fs.BoolVar(&f.plan, "plan", false, "run the planner pass in the multipass pipeline")
 	fs.BoolVar(&f.noSubagents, "no-subagents", false, "agentic pipeline: one game master with every tool, instead of a focused subagent (combat, npc, exploration, rules, worldbuilder) chosen each turn by the interpreter model")
 }
