@@ -70,8 +70,8 @@ type Turn struct {
 	nudges   []Nudge
 	fallback string // what played the turn when the pipeline's model failed
 
-	question  string     // the clarifying question the turn ends with
-	answering **Question // the previous turn's question, once read
+	question        string         // the clarifying question the turn ends with
+	answering       **Question     // the previous turn's question, once read
 	startTime       world.GameTime // game time when the turn began
 	triggersChecked bool           // a model decided the free-text triggers
 }

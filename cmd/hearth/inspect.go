@@ -33,7 +33,7 @@ type turnPasses struct {
 	Rejection   *rules.Rejection  `json:"rejection"`
 	// Clarification is the question the turn asked instead of playing.
 	Clarification *game.Question `json:"clarification"`
-	Resolutions []struct {
+	Resolutions   []struct {
 		Outcomes []rules.Outcome `json:"outcomes"`
 	} `json:"resolutions"`
 }
