@@ -200,6 +200,9 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		return nil, ErrNoText
 	}
 	labels := stripFurniture(lines, raw)
+	for i := range lines {
+		lines[i] = dehyphenate(lines[i])
+	}
 	doc.Pages = make([]ingest.Page, pages)
 	for i := range raw {
 		doc.Pages[i] = ingest.Page{Number: i + 1, Label: labels[i], Text: joinLines(lines[i])}

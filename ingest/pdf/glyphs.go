@@ -19,6 +19,7 @@ type glyph struct {
 	bold                bool
 	brk                 bool // a line break PDFium inserted
 	space               bool // a space, real or inserted; it has no box
+	join                join // how it attaches to the glyph before it (markJoins)
 }
 
 // charBox is one character's loose box in top-down page coordinates.
@@ -170,8 +171,8 @@ func (t *pageText) glyphs(mode measure) ([]glyph, bool) {
 		idx, chars = idx[:0], chars[:0]
 		for k := i; k < j; k++ {
 			r := runes[k]
-			if r == 2 || r == 0xAD { // PDFium's mark for a hyphen at a line end; a soft hyphen
-				r = '-'
+			if r == 2 || r == 0xAD || r == 0xFFFE { // PDFium's marks for a hyphen at a line end; a soft hyphen
+				r = softHyphen
 			} else if r == 0 || r == utf8.RuneError || r >= 0xFFFE || !unicode.IsPrint(r) {
 				continue
 			}
