@@ -150,7 +150,7 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 	defer e.release(ws)
 
 	first := ws[0]
-	if err := first.open(data); err != nil {
+	if err := first.open(ctx, data); err != nil {
 		return nil, err
 	}
 	pages, err := first.pageCount()
@@ -164,7 +164,7 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		return nil, fmt.Errorf("%w: the document has no pages", ErrCorrupt)
 	}
 	for _, w := range ws[1:min(len(ws), pages)] {
-		if err := w.open(data); err != nil {
+		if err := w.open(ctx, data); err != nil {
 			return nil, err
 		}
 	}
@@ -337,7 +337,7 @@ func (e *Extractor) readSome(ctx context.Context, ws []*worker, list []int, mode
 				}
 			}()
 			for i := range next {
-				p, err := w.readPage(i, mode)
+				p, err := w.readPage(ctx, i, mode)
 				if err != nil {
 					errs <- err
 					cancel()
