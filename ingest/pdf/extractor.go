@@ -25,8 +25,9 @@ type Options struct {
 	// first are fast. Default: os.UserCacheDir()/hearth/wazero; when that
 	// cannot be made, no cache is used.
 	CacheDir string
-	// PoolSize is how many PDFium instances run at once. Default
-	// min(2, NumCPU).
+	// PoolSize is how many PDFium instances run at once: one Extract
+	// reads its pages on as many as are free. Default GOMAXPROCS, at most
+	// maxDefaultPool.
 	PoolSize int
 	// MaxPages rejects documents with more pages (ErrTooLarge). Default 5000.
 	MaxPages int
@@ -41,9 +42,13 @@ type Options struct {
 	IgnoreOutline bool
 }
 
+// maxDefaultPool bounds the default pool: every instance holds its own
+// copy of the document and PDFium's caches for it.
+const maxDefaultPool = 8
+
 func (o Options) withDefaults() Options {
 	if o.PoolSize <= 0 {
-		o.PoolSize = min(2, runtime.NumCPU())
+		o.PoolSize = min(maxDefaultPool, runtime.GOMAXPROCS(0))
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 5000
