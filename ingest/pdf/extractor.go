@@ -25,8 +25,9 @@ type Options struct {
 	// first are fast. Default: os.UserCacheDir()/hearth/wazero; when that
 	// cannot be made, no cache is used.
 	CacheDir string
-	// PoolSize is how many PDFium instances run at once. Default
-	// min(2, NumCPU).
+	// PoolSize is how many PDFium instances run at once: one Extract
+	// reads its pages on as many as are free. Default GOMAXPROCS, at most
+	// maxDefaultPool.
 	PoolSize int
 	// MaxPages rejects documents with more pages (ErrTooLarge). Default 5000.
 	MaxPages int
@@ -41,9 +42,13 @@ type Options struct {
 	IgnoreOutline bool
 }
 
+// maxDefaultPool bounds the default pool: every instance holds its own
+// copy of the document and PDFium's caches for it.
+const maxDefaultPool = 8
+
 func (o Options) withDefaults() Options {
 	if o.PoolSize <= 0 {
-		o.PoolSize = min(2, runtime.NumCPU())
+		o.PoolSize = min(maxDefaultPool, runtime.GOMAXPROCS(0))
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 5000
@@ -150,7 +155,7 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 	defer e.release(ws)
 
 	first := ws[0]
-	if err := first.open(data); err != nil {
+	if err := first.open(ctx, data); err != nil {
 		return nil, err
 	}
 	pages, err := first.pageCount()
@@ -164,7 +169,7 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		return nil, fmt.Errorf("%w: the document has no pages", ErrCorrupt)
 	}
 	for _, w := range ws[1:min(len(ws), pages)] {
-		if err := w.open(data); err != nil {
+		if err := w.open(ctx, data); err != nil {
 			return nil, err
 		}
 	}
@@ -200,6 +205,9 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		return nil, ErrNoText
 	}
 	labels := stripFurniture(lines, raw)
+	for i := range lines {
+		lines[i] = dehyphenate(lines[i])
+	}
 	doc.Pages = make([]ingest.Page, pages)
 	for i := range raw {
 		doc.Pages[i] = ingest.Page{Number: i + 1, Label: labels[i], Text: joinLines(lines[i])}
@@ -334,7 +342,7 @@ func (e *Extractor) readSome(ctx context.Context, ws []*worker, list []int, mode
 				}
 			}()
 			for i := range next {
-				p, err := w.readPage(i, mode)
+				p, err := w.readPage(ctx, i, mode)
 				if err != nil {
 					errs <- err
 					cancel()

@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 )
@@ -19,6 +20,7 @@ type glyph struct {
 	bold                bool
 	brk                 bool // a line break PDFium inserted
 	space               bool // a space, real or inserted; it has no box
+	join                join // how it attaches to the glyph before it (markJoins)
 }
 
 // charBox is one character's loose box in top-down page coordinates.
@@ -55,10 +57,44 @@ const (
 	verifyEvery   = 4
 )
 
+// charSource answers for one text page what readGlyphs asks PDFium per
+// character: through go-pdfium (pdfiumText) or directly (rawTextPage).
+type charSource interface {
+	// looseBox is the character's box in PDF coordinates (y up).
+	looseBox(i int) (left, top, right, bottom float32, ok bool)
+	// font is its font size and weight (negative when unknown).
+	font(i int) (size float64, weight int, ok bool)
+}
+
+// pdfiumText is a text page read through go-pdfium's calls.
+type pdfiumText struct {
+	inst pdfium.Pdfium
+	tp   references.FPDF_TEXTPAGE
+}
+
+func (t pdfiumText) looseBox(i int) (left, top, right, bottom float32, ok bool) {
+	r, err := t.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: t.tp, Index: i})
+	if err != nil {
+		return 0, 0, 0, 0, false
+	}
+	return r.Rect.Left, r.Rect.Top, r.Rect.Right, r.Rect.Bottom, true
+}
+
+func (t pdfiumText) font(i int) (size float64, weight int, ok bool) {
+	fs, err := t.inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: t.tp, Index: i})
+	if err != nil {
+		return 0, -1, false
+	}
+	weight = -1
+	if fw, err := t.inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: t.tp, Index: i}); err == nil {
+		weight = fw.FontWeight
+	}
+	return fs.FontSize, weight, true
+}
+
 // pageText is what readGlyphs asks PDFium once per page and character.
 type pageText struct {
-	w             *worker
-	tp            references.FPDF_TEXTPAGE
+	src           charSource
 	runes         []rune
 	boxes         []charBox
 	fonts         []charFont
@@ -72,9 +108,9 @@ func (t *pageText) box(i int) charBox {
 		return b
 	}
 	b := charBox{asked: true}
-	r, err := t.w.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: t.tp, Index: i})
-	if err == nil && !(r.Rect.Right <= r.Rect.Left && r.Rect.Top <= r.Rect.Bottom) {
-		b = charBox{float64(r.Rect.Left), float64(r.Rect.Right), t.height - float64(r.Rect.Top), t.height - float64(r.Rect.Bottom), true, true}
+	l, top, r, bot, ok := t.src.looseBox(i)
+	if ok && !(r <= l && top <= bot) {
+		b = charBox{float64(l), float64(r), t.height - float64(top), t.height - float64(bot), true, true}
 	}
 	t.boxes[i] = b
 	return b
@@ -85,11 +121,8 @@ func (t *pageText) font(i int) charFont {
 		return f
 	}
 	f := charFont{asked: true}
-	if fs, err := t.w.inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: t.tp, Index: i}); err == nil {
-		f.size = fs.FontSize
-	}
-	if fw, err := t.w.inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: t.tp, Index: i}); err == nil {
-		f.bold = fw.FontWeight >= 600
+	if size, weight, ok := t.src.font(i); ok {
+		f.size, f.bold = size, weight >= 600
 	}
 	t.fonts[i] = f
 	return f
@@ -110,11 +143,11 @@ const (
 	measureProbe                // every character, noting whether measuring by the ends would agree
 )
 
-// readGlyphs reads the words of a page. The page text comes in one
-// call, size and weight are asked once per word, and in measureEnds
-// most words are measured by their first and last characters only.
-// endsOK reports, for measureProbe, whether that would have given the
-// same glyphs.
+// readGlyphs reads the words of a page through go-pdfium. The page
+// text comes in one call, size and weight are asked once per word, and
+// in measureEnds most words are measured by their first and last
+// characters only. endsOK reports, for measureProbe, whether that
+// would have given the same glyphs.
 func (w *worker) readGlyphs(page requests.Page, width, height float64, mode measure) (glyphs []glyph, endsOK bool, err error) {
 	tp, err := w.inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
 	if err != nil {
@@ -133,12 +166,19 @@ func (w *worker) readGlyphs(page requests.Page, width, height float64, mode meas
 	if err != nil {
 		return nil, false, err
 	}
-	t := &pageText{w: w, tp: tp.TextPage, runes: runes, boxes: make([]charBox, n), fonts: make([]charFont, n), width: width, height: height}
+	glyphs, endsOK = measureGlyphs(pdfiumText{w.inst, tp.TextPage}, runes, width, height, mode)
+	return glyphs, endsOK, nil
+}
+
+// measureGlyphs makes the glyphs of a page's text as mode says.
+func measureGlyphs(src charSource, runes []rune, width, height float64, mode measure) ([]glyph, bool) {
+	n := len(runes)
+	t := &pageText{src: src, runes: runes, boxes: make([]charBox, n), fonts: make([]charFont, n), width: width, height: height}
 	out, ok := t.glyphs(mode)
 	if !ok && mode == measureEnds {
 		out, _ = t.glyphs(measureChars)
 	}
-	return out, ok, nil
+	return out, ok
 }
 
 // glyphs splits the page text into words and measures them as mode
@@ -170,8 +210,8 @@ func (t *pageText) glyphs(mode measure) ([]glyph, bool) {
 		idx, chars = idx[:0], chars[:0]
 		for k := i; k < j; k++ {
 			r := runes[k]
-			if r == 2 || r == 0xAD { // PDFium's mark for a hyphen at a line end; a soft hyphen
-				r = '-'
+			if r == 2 || r == 0xAD || r == 0xFFFE { // PDFium's marks for a hyphen at a line end; a soft hyphen
+				r = softHyphen
 			} else if r == 0 || r == utf8.RuneError || r >= 0xFFFE || !unicode.IsPrint(r) {
 				continue
 			}

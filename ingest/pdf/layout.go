@@ -52,10 +52,12 @@ func buildSegments(gs []glyph) []seg {
 		prev = nil
 		pendingSpace = false
 	}
+	markJoins(gs)
+	pendingBrk := false
 	for i := range gs {
 		g := &gs[i]
 		if g.brk {
-			flush()
+			pendingBrk = prev != nil
 			continue
 		}
 		if g.space {
@@ -67,9 +69,18 @@ func buildSegments(gs []glyph) []seg {
 			mid := (g.top + g.bottom) / 2
 			sameLine := mid > cur.top-0.2*h && mid < cur.bottom+0.2*h
 			gap := g.x0 - prev.x1
-			if !sameLine || gap > segGap*h || gap < -0.5*h {
+			switch {
+			case g.join == joinGlue:
+			case g.join == joinSpace:
+				b.WriteByte(' ')
+			case !sameLine || gap > segGap*h || gap < -0.5*h || pendingBrk && !continuesAfterBreak(prev, g):
 				flush()
-			} else if pendingSpace || gap > spaceGap*h {
+			case pendingSpace || gap > spaceGap*h:
+				b.WriteByte(' ')
+			case pendingBrk && gap > 0.05*h:
+				// PDFium broke the line here; without a clear gap it is
+				// the next word, with none at all (a superscript, a
+				// letter drawn on its own) the same word.
 				b.WriteByte(' ')
 			}
 		}
@@ -86,10 +97,21 @@ func buildSegments(gs []glyph) []seg {
 			cur.bold += nc
 		}
 		prev = g
-		pendingSpace = false
+		pendingSpace, pendingBrk = false, false
 	}
 	flush()
 	return segs
+}
+
+// continuesAfterBreak reports whether g, after a line break PDFium
+// inserted, still goes on the line of p: at most a segment gap to its
+// right, measured by their boxes (the font size some producers report
+// is far off), and level with it.
+func continuesAfterBreak(p, g *glyph) bool {
+	h := max(p.bottom-p.top, 1)
+	gap := g.x0 - p.x1
+	mid, pmid := (g.top+g.bottom)/2, (p.top+p.bottom)/2
+	return gap > -0.1*h && gap < segGap*h && (mid > p.top && mid < p.bottom || pmid > g.top && pmid < g.bottom)
 }
 
 // gutter is a vertical strip of white space that separates columns.

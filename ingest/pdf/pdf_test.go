@@ -14,7 +14,15 @@ import (
 	"github.com/hearth-rpg/hearth/ingest"
 )
 
-const testdataDir = "../../../shared/testdata/pdf"
+// testdataDir holds the real test PDFs, beside the repository;
+// HEARTH_SHARED_TESTDATA names another place for ../shared/testdata (a
+// worktree sits one level deeper than the main checkout).
+func testdataDir() string {
+	if alt := os.Getenv("HEARTH_SHARED_TESTDATA"); alt != "" {
+		return filepath.Join(alt, "pdf")
+	}
+	return "../../../shared/testdata/pdf"
+}
 
 // The PDFium compile is slow once; every test shares one Extractor and
 // each real PDF is extracted once.
@@ -54,9 +62,9 @@ func extractor(t testing.TB) *Extractor {
 
 func readTestPDF(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testdataDir, name))
+	data, err := os.ReadFile(filepath.Join(testdataDir(), name))
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("test PDF %s not found in %s (shared/testdata absent)", name, testdataDir)
+		t.Skipf("test PDF %s not found in %s (shared/testdata absent; set HEARTH_SHARED_TESTDATA)", name, testdataDir())
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +289,7 @@ func TestBadInput(t *testing.T) {
 		{"encrypted", encryptedPDF(t), ErrEncrypted},
 		{"no text", tinyPDF(""), ErrNoText},
 	}
-	if data, err := os.ReadFile(filepath.Join(testdataDir, "minimal-opend6-srd.pdf")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(testdataDir(), "minimal-opend6-srd.pdf")); err == nil {
 		tests = append(tests, struct {
 			name string
 			data []byte

@@ -11,21 +11,30 @@ import (
 // tinyPDF writes a valid PDF with one page per text, each showing its
 // text in Helvetica, with a correct cross-reference table.
 func tinyPDF(texts ...string) []byte {
+	contents := make([]string, len(texts))
+	for i, t := range texts {
+		if t != "" {
+			contents[i] = fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", t)
+		}
+	}
+	return streamPDF(contents...)
+}
+
+// streamPDF writes a valid PDF with one page per content stream; /F1 is
+// Helvetica, /F2 Courier.
+func streamPDF(contents ...string) []byte {
 	var objs []string
-	n := len(texts)
+	n := len(contents)
 	kids := ""
 	for i := range n {
-		kids += fmt.Sprintf("%d 0 R ", 4+2*i)
+		kids += fmt.Sprintf("%d 0 R ", 5+2*i)
 	}
 	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>")
 	objs = append(objs, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", kids, n))
 	objs = append(objs, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-	for i, t := range texts {
-		content := ""
-		if t != "" {
-			content = fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", t)
-		}
-		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
+	objs = append(objs, "<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>")
+	for i, content := range contents {
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents %d 0 R >>", 6+2*i))
 		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
 	}
 	return writePDF(objs, "")

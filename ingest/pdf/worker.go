@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -22,6 +23,7 @@ type worker struct {
 	failed    bool          // the instance erred; it is killed, not reused
 	imgBudget *atomic.Int64 // images this document may still keep
 	hasImages bool          // the file has image XObjects at all
+	raw       *rawText      // direct calls for page text; nil: go-pdfium's
 }
 
 // rawPage is what a worker read from one page, before the
@@ -34,13 +36,20 @@ type rawPage struct {
 	endsOK        bool // measuring words by their ends agreed (measureProbe)
 }
 
-func (w *worker) open(data []byte) error {
+func (w *worker) open(ctx context.Context, data []byte) error {
 	res, err := w.inst.FPDF_LoadMemDocument(&requests.FPDF_LoadMemDocument{Data: &data})
 	if err != nil {
 		return classifyOpenError(err)
 	}
 	w.doc, w.opened = res.Document, true
 	w.hasImages = imageXObjectRe.Match(data)
+	if r := newRawText(w.inst); r != nil {
+		if err := r.open(ctx, data); err != nil {
+			r.close(ctx)
+		} else {
+			w.raw = r
+		}
+	}
 	return nil
 }
 
@@ -93,7 +102,10 @@ func (w *worker) meta() map[string]string {
 
 // readPage reads page index i (0-based): its lines in reading order and
 // its images. mode says how words are measured.
-func (w *worker) readPage(i int, mode measure) (*rawPage, error) {
+func (w *worker) readPage(ctx context.Context, i int, mode measure) (*rawPage, error) {
+	if w.raw != nil {
+		return w.readPageRaw(ctx, i, mode)
+	}
 	pg, err := w.inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: w.doc, Index: i})
 	if err != nil {
 		w.failed = true
@@ -109,17 +121,61 @@ func (w *worker) readPage(i int, mode measure) (*rawPage, error) {
 	if r, err := w.inst.FPDF_GetPageHeightF(&requests.FPDF_GetPageHeightF{Page: page}); err == nil {
 		rp.height = float64(r.PageHeight)
 	}
-	if rp.width <= 0 || rp.height <= 0 {
-		// A page without a usable size still has text; give it A4.
-		rp.width, rp.height = 595, 842
-	}
-
+	rp.fixSize()
 	glyphs, endsOK, err := w.readGlyphs(page, rp.width, rp.height, mode)
-	rp.endsOK = endsOK
 	if err != nil {
 		w.failed = true
 		return nil, fmt.Errorf("%w: page %d text: %v", ErrCorrupt, i+1, err)
 	}
+	rp.setGlyphs(glyphs, endsOK)
+	if w.wantImages() {
+		rp.images = w.readImages(page, i, rp.height)
+	}
+	return rp, nil
+}
+
+// readPageRaw is readPage through direct calls; go-pdfium loads the
+// page as well only when it may have images to read.
+func (w *worker) readPageRaw(ctx context.Context, i int, mode measure) (*rawPage, error) {
+	pg, err := w.raw.loadPage(ctx, i)
+	if err != nil {
+		w.failed = true
+		return nil, fmt.Errorf("%w: page %d: %v", ErrCorrupt, i+1, err)
+	}
+	defer pg.close()
+	rp := &rawPage{}
+	rp.width, rp.height = pg.size()
+	rp.fixSize()
+	runes, err := pg.runes(w.opts.MaxPageChars)
+	if err != nil {
+		w.failed = true
+		return nil, fmt.Errorf("%w: page %d text: %v", ErrCorrupt, i+1, err)
+	}
+	glyphs, endsOK := measureGlyphs(pg, runes, rp.width, rp.height, mode)
+	if len(runes) == 0 {
+		endsOK = true
+	}
+	rp.setGlyphs(glyphs, endsOK)
+	if w.wantImages() && pg.mayHaveImages() {
+		gp, err := w.inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: w.doc, Index: i})
+		if err == nil {
+			rp.images = w.readImages(requests.Page{ByReference: &gp.Page}, i, rp.height)
+			w.inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: gp.Page})
+		}
+	}
+	return rp, nil
+}
+
+// fixSize gives a page without a usable size A4: it still has text.
+func (rp *rawPage) fixSize() {
+	if rp.width <= 0 || rp.height <= 0 {
+		rp.width, rp.height = 595, 842
+	}
+}
+
+// setGlyphs counts the letters and orders the lines of a page.
+func (rp *rawPage) setGlyphs(glyphs []glyph, endsOK bool) {
+	rp.endsOK = endsOK
 	for _, g := range glyphs {
 		for _, r := range g.text {
 			if unicode.IsLetter(r) {
@@ -128,16 +184,20 @@ func (w *worker) readPage(i int, mode measure) (*rawPage, error) {
 		}
 	}
 	rp.lines = orderLines(buildSegments(glyphs), rp.width, rp.height)
-	if w.opts.MaxImages > 0 && w.imgBudget != nil && w.imgBudget.Load() > 0 && w.hasImages {
-		rp.images = w.readImages(page, i, rp.height)
-	}
-	return rp, nil
+}
+
+func (w *worker) wantImages() bool {
+	return w.opts.MaxImages > 0 && w.imgBudget != nil && w.imgBudget.Load() > 0 && w.hasImages
 }
 
 func (w *worker) close() {
 	if w.inst == nil {
 		return
 	}
+	if w.raw != nil && !w.failed {
+		w.raw.close(context.Background())
+	}
+	w.raw = nil
 	if w.opened && !w.failed {
 		w.inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: w.doc})
 	}
