@@ -124,12 +124,14 @@ type Clarification struct {
 
 // Lore measures the lore the turns were given.
 type Lore struct {
-	Turns           int      `json:"turns"` // turns that recorded lore
-	PassagesPerTurn Dist     `json:"passages_per_turn"`
-	Relevance       Rate     `json:"relevance"` // of passages with key terms recorded
-	CacheHits       Rate     `json:"scene_cache_hits"`
-	Unjudged        int      `json:"unjudged,omitempty"` // passages recorded without key terms
-	Irrelevant      []string `json:"irrelevant,omitempty"`
+	Turns           int  `json:"turns"` // turns that recorded lore
+	PassagesPerTurn Dist `json:"passages_per_turn"`
+	Relevance       Rate `json:"relevance"` // of passages with key terms recorded
+	CacheHits       Rate `json:"scene_cache_hits"`
+	Unjudged        int  `json:"unjudged,omitempty"` // passages recorded without key terms
+	// Irrelevant are the passages offered whose key terms no turn they
+	// were offered to used, in the order first offered.
+	Irrelevant []string `json:"irrelevant,omitempty"`
 }
 
 // Pass is the model calls of one pass name.
@@ -198,6 +200,8 @@ func Evaluate(in Input) *Report {
 	}
 	byPass := map[string]*calls{}
 	var clar int
+	var offeredEver []string
+	relevantEver := map[string]bool{}
 	for _, t := range in.Turns {
 		var es world.Effects
 		_ = json.Unmarshal(t.Effects, &es) // a record it cannot read adds nothing
@@ -297,10 +301,12 @@ func Evaluate(in Input) *Report {
 					continue
 				}
 				r.Lore.Relevance.Of++
+				if !slices.Contains(offeredEver, id) {
+					offeredEver = append(offeredEver, id)
+				}
 				if slices.ContainsFunc(terms, func(w string) bool { return strings.Contains(seen, w) }) {
 					r.Lore.Relevance.N++
-				} else if !slices.Contains(r.Lore.Irrelevant, id) {
-					r.Lore.Irrelevant = append(r.Lore.Irrelevant, id)
+					relevantEver[id] = true
 				}
 			}
 		}
@@ -333,6 +339,11 @@ func Evaluate(in Input) *Report {
 	r.Lore.PassagesPerTurn = dist(perTurn)
 	r.Lore.Relevance = rate(r.Lore.Relevance.N, r.Lore.Relevance.Of)
 	r.Lore.CacheHits = rate(r.Lore.CacheHits.N, r.Lore.Turns)
+	for _, id := range offeredEver {
+		if !relevantEver[id] {
+			r.Lore.Irrelevant = append(r.Lore.Irrelevant, id)
+		}
+	}
 	r.Callbacks = rate(game.CallbackRate(in.Turns))
 	for _, name := range sortedKeys(byPass) {
 		p := byPass[name]

@@ -66,7 +66,11 @@ func (r *Report) Write(w io.Writer) error {
 		}
 	}
 	if len(r.Lore.Irrelevant) > 0 {
-		p("\nLore passages never reflected in their turns: %s\n", strings.Join(r.Lore.Irrelevant, ", "))
+		shown, more := r.Lore.Irrelevant[:min(10, len(r.Lore.Irrelevant))], ""
+		if n := len(r.Lore.Irrelevant) - len(shown); n > 0 {
+			more = fmt.Sprintf(" and %d more (--json lists them)", n)
+		}
+		p("\nLore passages offered but never reflected in their turns: %s%s\n", strings.Join(shown, ", "), more)
 	}
 	if len(r.Flags) == 0 {
 		p("\nFlags: none. Players flag a turn with /flag [turn] reason.\n")

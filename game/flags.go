@@ -65,6 +65,10 @@ func (s *Session) Flag(ctx context.Context, n int, by, reason string) (*Flag, er
 func (s *Session) Flags(ctx context.Context) ([]Flag, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.flags(ctx)
+}
+
+func (s *Session) flags(ctx context.Context) ([]Flag, error) {
 	fs, err := s.st.Flags(ctx, s.branch.ID)
 	if err != nil {
 		return nil, fmt.Errorf("read flags: %w", err)
