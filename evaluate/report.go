@@ -17,12 +17,12 @@ func (r *Report) Write(w io.Writer) error {
 	}
 	p("Evaluation of %s: %d turns, %d player inputs.\n\n", title, r.Turns, r.Inputs)
 	p("  contradictions            %d\n", len(r.Contradictions))
-	p("  invalid actions accepted  %s of the turns the rules rejected", share(rate(r.InvalidActions.Accepted, r.InvalidActions.Rejected)))
+	p("  invalid actions accepted  %s", share(rate(r.InvalidActions.Accepted, r.InvalidActions.Rejected), "of the turns the rules rejected"))
 	if len(r.InvalidActions.AcceptedTurns) > 0 {
 		p(" (turns %s)", ints(r.InvalidActions.AcceptedTurns))
 	}
 	p("; %d refused before a turn\n", r.InvalidActions.Refused)
-	p("  clarification rate        %s of inputs", share(r.Clarification.Rate))
+	p("  clarification rate        %s", share(r.Clarification.Rate, "of inputs"))
 	if len(r.Clarification.Why) > 0 {
 		var why []string
 		for _, k := range sortedKeys(r.Clarification.Why) {
@@ -37,13 +37,13 @@ func (r *Report) Write(w io.Writer) error {
 	} else {
 		p("  lore passages per turn    %s\n", spread(r.Lore.PassagesPerTurn))
 	}
-	p("  lore relevance            %s of passages offered had a key term in the turn", share(r.Lore.Relevance))
+	p("  lore relevance            %s", share(r.Lore.Relevance, "of passages offered had a key term in the turn"))
 	if r.Lore.Unjudged > 0 {
 		p("; %d recorded without key terms", r.Lore.Unjudged)
 	}
 	p("\n")
-	p("  scene-cache hit rate      %s of turns with lore\n", share(r.Lore.CacheHits))
-	p("  callback rate             %s of turns after the first element\n", share(r.Callbacks))
+	p("  scene-cache hit rate      %s\n", share(r.Lore.CacheHits, "of turns with lore"))
+	p("  callback rate             %s\n", share(r.Callbacks, "of turns after the first element"))
 	if len(r.Passes) == 0 {
 		p("  model passes              none recorded (played offline)\n")
 	} else {
@@ -95,12 +95,12 @@ func what(kind string) string {
 	return "the fact"
 }
 
-// share shows a rate as "3/10 (30%)", or "n/a (0 counted)".
-func share(r Rate) string {
+// share shows a rate as "3/10 (30%) of what", or "n/a (none to count)".
+func share(r Rate, of string) string {
 	if r.Share == nil {
 		return "n/a (none to count)"
 	}
-	return fmt.Sprintf("%d/%d (%.0f%%)", r.N, r.Of, 100**r.Share)
+	return fmt.Sprintf("%d/%d (%.0f%%) %s", r.N, r.Of, 100**r.Share, of)
 }
 
 func spread(d Dist) string {
