@@ -214,7 +214,7 @@ func (t *Turn) loreForCommit(ctx context.Context) (*store.SceneLore, *loreTrace,
 		offered = tl.Kept
 	}
 	for _, id := range offered {
-		if terms := KeyTerms(text[id], 6); len(terms) > 0 {
+		if terms := keyTerms(text[id], 6); len(terms) > 0 {
 			if tr.Terms == nil {
 				tr.Terms = map[string][]string{}
 			}
@@ -355,17 +355,17 @@ func firstSentence(s string) string {
 	return s
 }
 
-// KeyTerms are up to n words that identify text: names (capitalised
+// keyTerms are up to n words that identify text: names (capitalised
 // words not opening a sentence) first, then the longest other words;
 // lower-cased, without common words. A passage whose key terms the story
 // never uses was probably not relevant to it.
-func KeyTerms(text string, n int) []string {
+func keyTerms(text string, n int) []string {
 	type cand struct {
 		w    string
 		name bool
 	}
 	var cs []cand
-	seen := map[string]bool{}
+	seen := map[string]int{} // index in cs
 	start := true
 	for _, f := range strings.Fields(text) {
 		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
@@ -373,10 +373,14 @@ func KeyTerms(text string, n int) []string {
 		lw := strings.ToLower(w)
 		name := !start && w != "" && unicode.IsUpper([]rune(w)[0])
 		start = strings.ContainsAny(f[len(f)-1:], ".!?:")
-		if len([]rune(lw)) < 4 || stopWords[lw] || seen[lw] {
+		if len([]rune(lw)) < 4 || stopWords[lw] {
 			continue
 		}
-		seen[lw] = true
+		if i, ok := seen[lw]; ok {
+			cs[i].name = cs[i].name || name // a name that first opened a sentence
+			continue
+		}
+		seen[lw] = len(cs)
 		cs = append(cs, cand{lw, name})
 	}
 	slices.SortStableFunc(cs, func(a, b cand) int {
