@@ -236,6 +236,18 @@ func (s *Session) turns(ctx context.Context, from, to int) ([]TurnRecord, error)
 	return out, nil
 }
 
+// Transcript is a game's JSON export: the current branch's turns, and the
+// flags players raised on them.
+type Transcript struct {
+	Session  string       `json:"session"`
+	Title    string       `json:"title"`
+	Campaign string       `json:"campaign"`
+	Seed     uint64       `json:"seed"`
+	Branch   string       `json:"branch"`
+	Turns    []TurnRecord `json:"turns"`
+	Flags    []Flag       `json:"flags,omitempty"`
+}
+
 // Export writes the transcript of the current branch up to the current turn
 // as "json" or "markdown".
 func (s *Session) Export(ctx context.Context, w io.Writer, format string) error {
@@ -247,14 +259,11 @@ func (s *Session) Export(ctx context.Context, w io.Writer, format string) error 
 	}
 	switch strings.ToLower(format) {
 	case "json":
-		doc := struct {
-			Session  string       `json:"session"`
-			Title    string       `json:"title"`
-			Campaign string       `json:"campaign"`
-			Seed     uint64       `json:"seed"`
-			Branch   string       `json:"branch"`
-			Turns    []TurnRecord `json:"turns"`
-		}{s.meta.ID, s.cfg.Title, s.meta.Campaign, s.meta.Seed, s.branch.Name, turns}
+		flags, err := s.flags(ctx)
+		if err != nil {
+			return err
+		}
+		doc := Transcript{s.meta.ID, s.cfg.Title, s.meta.Campaign, s.meta.Seed, s.branch.Name, turns, flags}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)

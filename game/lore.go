@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/contextpack"
@@ -27,6 +29,10 @@ type loreTrace struct {
 	// timed effects to the next turn.
 	Turn         *lore.TurnLore  `json:"turn,omitempty"`
 	KeywordState *lorebook.State `json:"keyword_state,omitempty"`
+	// Terms are the key words of each passage the turn's lore offered
+	// (Turn.Kept when a model read lore, else the scene cache's), so
+	// evaluation can judge relevance from the record alone.
+	Terms map[string][]string `json:"terms,omitempty"`
 }
 
 // Lore returns the lore cache of the scene the turn is in. The cache is
@@ -187,14 +193,32 @@ func (t *Turn) loreForCommit(ctx context.Context) (*store.SceneLore, *loreTrace,
 		return nil, nil, nil
 	}
 	tr := &loreTrace{Scene: c.Scene, Prepared: t.lorePrepared, Turn: t.turnLore, KeywordState: t.keywordState}
+	text := map[string]string{}
 	for _, ps := range [][]lore.Passage{c.Atmosphere, c.Discoverable, c.ThreadConnections} {
 		for _, p := range ps {
 			tr.Passages = append(tr.Passages, p.ID)
+			text[p.ID] = p.Text
 		}
 	}
 	for _, b := range c.NPCBriefings {
 		for _, p := range b.Passages {
 			tr.Passages = append(tr.Passages, p.ID)
+			text[p.ID] = p.Text
+		}
+	}
+	offered := tr.Passages
+	if tl := t.turnLore; tl != nil {
+		for _, p := range tl.Keyword {
+			text[p.ID] = p.Text
+		}
+		offered = tl.Kept
+	}
+	for _, id := range offered {
+		if terms := keyTerms(text[id], 6); len(terms) > 0 {
+			if tr.Terms == nil {
+				tr.Terms = map[string][]string{}
+			}
+			tr.Terms[id] = terms
 		}
 	}
 	if !t.lorePrepared {
@@ -329,4 +353,61 @@ func firstSentence(s string) string {
 		return s[:200] + "…"
 	}
 	return s
+}
+
+// keyTerms are up to n words that identify text: names (capitalised
+// words not opening a sentence) first, then the longest other words;
+// lower-cased, without common words. A passage whose key terms the story
+// never uses was probably not relevant to it.
+func keyTerms(text string, n int) []string {
+	type cand struct {
+		w    string
+		name bool
+	}
+	var cs []cand
+	seen := map[string]int{} // index in cs
+	start := true
+	for _, f := range strings.Fields(text) {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		lw := strings.ToLower(w)
+		name := !start && w != "" && unicode.IsUpper([]rune(w)[0])
+		start = strings.ContainsAny(f[len(f)-1:], ".!?:")
+		if len([]rune(lw)) < 4 || stopWords[lw] {
+			continue
+		}
+		if i, ok := seen[lw]; ok {
+			cs[i].name = cs[i].name || name // a name that first opened a sentence
+			continue
+		}
+		seen[lw] = len(cs)
+		cs = append(cs, cand{lw, name})
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int {
+		if a.name != b.name {
+			if a.name {
+				return -1
+			}
+			return 1
+		}
+		return len([]rune(b.w)) - len([]rune(a.w))
+	})
+	var out []string
+	for _, c := range cs[:min(n, len(cs))] {
+		out = append(out, c.w)
+	}
+	return out
+}
+
+// stopWords are words too common to identify a passage; written once
+// here and only read.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`that this with from have were they their there them then than what when where which while
+		who whom whose will would could should about after before into over under upon your yours been being does done
+		each every some many much more most other such only also just very even still here these those because through
+		against between among always never often ever again once both either neither nor shall might must itself`) {
+		stopWords[w] = true
+	}
 }

@@ -501,7 +501,7 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 		return s.play(ctx, input, []rules.Intent{rules.DeathSave{}}, emit)
 	} else if pc != nil && pc.HasCondition("dead") {
 		text := fmt.Sprintf("%s is dead. /restore N goes back to an earlier turn; /restore N --reroll lets the dice fall anew.", pc.Name)
-		s.refuse(input, "not played", text)
+		s.refuse(input, Refused, text) // the rules of death, not a misunderstanding
 		return s.reply(text, emit), nil
 	}
 	if s.opts.Pipeline != nil {
@@ -521,6 +521,9 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 	case in.Query != "":
 		return s.reply(Query(s.w, in.Query), emit), nil
 	case in.Confirm != "" && len(in.Intents) > 0:
+		// Kept like a refusal, so evaluation can count the questions the
+		// game asked instead of playing (its clarification rate).
+		s.refuse(input, Asked, in.Confirm)
 		s.await = &pending{input: input, intents: in.Intents}
 		r := s.reply(in.Confirm+" (yes/no)", emit)
 		r.Awaiting = Awaiting{Kind: Confirmation, Prompt: in.Confirm}
@@ -530,7 +533,7 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 		if text == "" {
 			text = "Nothing happens. (Type help for ideas.)"
 		}
-		s.refuse(input, "not played", text)
+		s.refuse(input, NotPlayed, text)
 		return s.reply(text, emit), nil
 	}
 	if rej := s.refusal(ctx, in.Intents[0]); rej != nil {
@@ -539,7 +542,7 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 		if err != nil {
 			return nil, fmt.Errorf("narrate: %w", err)
 		}
-		s.refuse(input, "refused", rej.Reason)
+		s.refuse(input, Refused, rej.Reason)
 		r := &Response{Turn: s.head, Narrative: text, Rejected: rej.Reason, Awaiting: Awaiting{Kind: FreeForm}}
 		return r, nil
 	}
@@ -547,8 +550,30 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 }
 
 // NoteRefused is the kind of note kept for input that was answered
-// without a turn: refused by the rules, or not understood.
+// without a turn: refused by the rules, not understood, or answered with
+// a question to confirm it.
 const NoteRefused = "refused"
+
+// How input was answered without a turn, as a NoteRefused note says.
+const (
+	Refused   = "refused"          // the rules refused it
+	NotPlayed = "not played"       // it was not understood
+	Asked     = "asked to confirm" // the game asked before playing it
+)
+
+// ReadRefusal splits a NoteRefused note's text into the input, how it
+// was answered (Refused, NotPlayed, Asked) and why.
+func ReadRefusal(text string) (input, how, why string, ok bool) {
+	q, err := strconv.QuotedPrefix(text)
+	if err != nil {
+		return "", "", "", false
+	}
+	if input, err = strconv.Unquote(q); err != nil {
+		return "", "", "", false
+	}
+	how, why, ok = strings.Cut(strings.TrimPrefix(text[len(q):], " "), ": ")
+	return input, how, why, ok
+}
 
 // refusal is the rules' refusal of in as the world stands, if they refuse
 // it; it rolls scratch dice and changes nothing.

@@ -74,6 +74,7 @@ func (s *suite) routes() []route {
 		{pattern: "GET /api/sessions/{id}/config", method: "GET", path: "/api/sessions/" + g + "/config"},
 		{pattern: "PUT /api/sessions/{id}/config", method: "PUT", path: "/api/sessions/" + g + "/config", body: `{"speed":"fast"}`},
 		{pattern: "GET /api/sessions/{id}/turns", method: "GET", path: "/api/sessions/" + g + "/turns?from=1&to=5"},
+		{pattern: "POST /api/sessions/{id}/turns/{n}/flag", method: "POST", path: "/api/sessions/" + g + "/turns/1/flag", body: `{"reason":"anonymous complaint"}`},
 		{pattern: "POST /api/sessions/{id}/restore", method: "POST", path: "/api/sessions/" + g + "/restore", body: `{"turn":0}`},
 		{pattern: "GET /api/sessions/{id}/forks", method: "GET", path: "/api/sessions/" + g + "/forks"},
 		{pattern: "POST /api/sessions/{id}/forks", method: "POST", path: "/api/sessions/" + g + "/forks", body: `{"name":"x"}`},
@@ -578,9 +579,41 @@ func (s *suite) gameREST() {
 			s.t.Errorf("a player listed the campaigns: %d %.200s", code, body)
 		}
 	}
+	s.flags(g)
 	// Positive control: the GM sees the campaign with the secrets.
 	if code, body := s.get(s.f.gm, "/api/campaigns"); code != 200 || !strings.Contains(body, `"name":"vault"`) {
 		s.t.Errorf("GM's campaigns: %d %.300s", code, body)
+	}
+}
+
+// flags attacks POST /api/sessions/{id}/turns/{n}/flag. Any player may
+// flag a turn (flags change nothing in the game), but only in their own
+// name, only on a turn played, and the answer is their flag alone: never
+// the turn's narration, whispers or secrets.
+func (s *suite) flags(g string) {
+	const pat = "POST /api/sessions/{id}/turns/{n}/flag"
+	code, body := s.player("flag a turn", pat, "POST", g+"/turns/1/flag", `{"reason":"the harbour was calmer a turn ago"}`)
+	var f struct {
+		By, Reason string
+	}
+	json.Unmarshal([]byte(body), &f)
+	if code != http.StatusCreated || f.By != "ann" {
+		s.t.Errorf("a player's own flag: %d %.200s", code, body)
+	}
+	for _, a := range []struct{ name, path, body string }{
+		{"in the GM's name", g + "/turns/1/flag", `{"reason":"x","by":"gm"}`},
+		{"with a role", g + "/turns/1/flag", `{"reason":"x","role":"gm","view":"gm"}`},
+		{"on a turn not played", g + "/turns/99999/flag", `{"reason":"x"}`},
+		{"on turn zero", g + "/turns/0/flag", `{"reason":"x"}`},
+		{"on a negative turn", g + "/turns/-1/flag", `{"reason":"x"}`},
+		{"without a reason", g + "/turns/1/flag", `{"reason":""}`},
+		{"with an endless reason", g + "/turns/1/flag", `{"reason":"` + strings.Repeat("x", 5000) + `"}`},
+		{"through a path trick", "/api/sessions/..%2f" + s.f.game + "/turns/1/flag", `{"reason":"x"}`},
+		{"on a turn by a path trick", g + "/turns/1%2f..%2f2/flag", `{"reason":"x"}`},
+	} {
+		if code, body := s.player("flag "+a.name, pat, "POST", a.path, a.body); code < 400 {
+			s.t.Errorf("a player flagged %s: %d %.200s", a.name, code, body)
+		}
 	}
 }
 

@@ -110,6 +110,22 @@ type Episode struct {
 // Open reports whether the episode has not ended.
 func (e Episode) Open() bool { return e.EndedAt.IsZero() }
 
+// Flag is a player's complaint about a committed turn ("the innkeeper
+// was dead two turns ago"), kept for evaluation and prompt tuning. It is
+// stored beside the turn, never in it: turns are append-only history, so
+// flagging changes no state and starts no branch.
+type Flag struct {
+	ID        int64
+	SessionID string
+	// BranchID is the branch the turn is stored under (a turn shared
+	// by forks is stored once, under the branch that played it).
+	BranchID  string
+	Turn      int
+	By        string // who flagged it: a user's name, "" when unknown
+	Reason    string
+	CreatedAt time.Time
+}
+
 // Snapshot is the full state after turn Turn on branch BranchID.
 type Snapshot struct {
 	SessionID string
@@ -176,6 +192,13 @@ type Store interface {
 	EndEpisode(ctx context.Context, sessionID string, lastTurn int, summary string) (*Episode, error)
 	// Episodes lists a session's episodes in order.
 	Episodes(ctx context.Context, sessionID string) ([]Episode, error)
+
+	// AddFlag stores f and sets f.ID, f.SessionID and f.CreatedAt. The
+	// turn must be stored under f.BranchID, else ErrNotFound.
+	AddFlag(ctx context.Context, f *Flag) error
+	// Flags lists the flags on the turns of the branch's line, by turn
+	// and then in the order they were made.
+	Flags(ctx context.Context, branchID string) ([]Flag, error)
 
 	Close() error
 }

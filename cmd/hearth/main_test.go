@@ -76,14 +76,14 @@ func onlySession(t *testing.T, dir string) (*game.Session, *sqlitestore.DB) {
 }
 
 func TestHelpIsComplete(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"play", "--help"}, {"sessions", "--help"}, {"export", "--help"}, {"verify", "--help"}, {"version", "--help"}, {"pack", "--help"}, {"pack", "validate", "--help"}, {"pack", "index", "--help"}, {"search", "--help"}, {"skill", "--help"}, {"skill", "run", "--help"}, {"ingest", "--help"}, {"library", "--help"}, {"library", "get", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"play", "--help"}, {"sessions", "--help"}, {"export", "--help"}, {"verify", "--help"}, {"version", "--help"}, {"pack", "--help"}, {"pack", "validate", "--help"}, {"pack", "index", "--help"}, {"search", "--help"}, {"skill", "--help"}, {"skill", "run", "--help"}, {"ingest", "--help"}, {"library", "--help"}, {"library", "get", "--help"}, {"eval", "--help"}} {
 		out := run(t, nil, args...)
 		if !strings.Contains(out, "Usage:") {
 			t.Errorf("hearth %v: no usage:\n%s", args, out)
 		}
 	}
 	out := run(t, nil, "play", "--help")
-	for _, want := range []string{"/restore N", "/fork NAME", "/branches", "/export", "/quit", "--campaign", "--seed", "--data", "--new"} {
+	for _, want := range []string{"/restore N", "/fork NAME", "/branches", "/export", "/flag [N] REASON", "/quit", "--campaign", "--seed", "--data", "--new"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("play --help lacks %q", want)
 		}

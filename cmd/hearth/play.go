@@ -57,6 +57,8 @@ Commands (start with a slash):
   /switch NAME        continue another branch from its latest turn
   /branches           list branches
   /export [md|json] [FILE]  write a transcript (default markdown to the screen)
+  /flag [N] REASON    flag turn N (default the last) as wrong, with why; it
+                      changes nothing in the game ('hearth eval' lists flags)
   /quit               leave (also "quit" or Ctrl-D)
 
 Input can be piped from a file: each line is one command, echoed after the
@@ -250,7 +252,7 @@ func repl(ctx context.Context, g *globals, s *game.Session) error {
 
 // slashCommands are what Tab completes a word starting with "/" to.
 var slashCommands = []string{"/help", "/look", "/sheet", "/inventory", "/quests", "/roll", "/save", "/turns",
-	"/restore", "/fork", "/switch", "/branches", "/export", "/quit"}
+	"/restore", "/fork", "/switch", "/branches", "/export", "/flag", "/quit"}
 
 // words are what Tab may complete to: the slash commands, and what the
 // player can see here — people, things, exits — and carries; hidden exits
@@ -437,6 +439,23 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 			}
 			fmt.Fprintf(out, "%s %-16s %s%s\n", mark, b.Name, g.t("cli.play.branch_tip", map[string]any{"Tip": b.Tip}), from)
 		}
+	case "/flag":
+		// The reason as typed, spacing kept, after the command and turn.
+		n, reason := 0, strings.TrimSpace(line[len(fields[0]):])
+		if len(args) > 0 {
+			if v, err := strconv.Atoi(args[0]); err == nil {
+				n, reason = v, strings.TrimSpace(reason[len(args[0]):])
+			}
+		}
+		if reason == "" {
+			fmt.Fprintln(out, g.t("cli.play.flag_usage", nil))
+			return false, nil
+		}
+		f, err := s.Flag(ctx, n, "", reason)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprintln(out, g.t("cli.play.flagged", map[string]any{"Turn": f.Turn, "ID": s.ID()}))
 	case "/export":
 		format, file := "markdown", ""
 		for _, a := range args {

@@ -82,6 +82,7 @@
 //	GET    /api/sessions/{id}/config             Config
 //	PUT    /api/sessions/{id}/config             ConfigUpdate → Config
 //	GET    /api/sessions/{id}/turns?from=&to=    TurnsPage (at most 500 turns)
+//	POST   /api/sessions/{id}/turns/{n}/flag     {reason} → 201 game.Flag (any user who may play)
 //	POST   /api/sessions/{id}/restore            {turn} → SessionInfo
 //	GET    /api/sessions/{id}/forks              {forks: [game.BranchInfo]}
 //	POST   /api/sessions/{id}/forks              {name, description?} → 201 game.BranchInfo
@@ -89,6 +90,11 @@
 //	POST   /api/sessions/{id}/forks/{name}/switch → SessionInfo
 //	GET    /api/sessions/{id}/compare?a=&b=      Comparison
 //	GET    /api/sessions/{id}/transcript?format=json|md  attachment
+//
+// A flag is a player's complaint about a turn, for 'hearth eval' and
+// prompt tuning: it names the user who sent it, is kept beside the turn
+// (the GM's JSON transcript lists the flags) and changes nothing in the
+// game, its clients or its branches.
 //
 // Adventure modules (seed 002 FR56–FR59), an assistant or the GM only:
 //

@@ -166,6 +166,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/sessions/{id}/config", s.getConfig)
 	mux.HandleFunc("PUT /api/sessions/{id}/config", s.putConfig)
 	mux.HandleFunc("GET /api/sessions/{id}/turns", s.turns)
+	mux.HandleFunc("POST /api/sessions/{id}/turns/{n}/flag", s.flagTurn)
 	mux.HandleFunc("POST /api/sessions/{id}/restore", s.restore)
 	mux.HandleFunc("GET /api/sessions/{id}/forks", s.forks)
 	mux.HandleFunc("POST /api/sessions/{id}/forks", s.fork)

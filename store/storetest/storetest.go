@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentAppendsOneWinner", testConcurrentAppend},
 		{"SceneLoreFollowsTheLine", testSceneLore},
 		{"Episodes", testEpisodes},
+		{"FlagsFollowTheLine", testFlags},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -584,5 +585,60 @@ func testEpisodes(t *testing.T, s store.Store) {
 	}
 	if eps, _ := s.Episodes(ctx, "a"); len(eps) != 0 {
 		t.Errorf("episodes outlived their session: %+v", eps)
+	}
+}
+
+func testFlags(t *testing.T, s store.Store) {
+	a := newSession(t, s, "a")
+	appendN(t, s, a.Branch, 1, 6)
+	alt := &store.Branch{SessionID: "a", Name: "alt", ParentID: a.Branch, ForkTurn: 3}
+	if err := s.CreateBranch(ctx, alt); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, alt.ID, 4, 5)
+	for _, f := range []store.Flag{
+		{BranchID: a.Branch, Turn: 2, By: "ann", Reason: "the innkeeper was dead"},
+		{BranchID: a.Branch, Turn: 5, By: "bob", Reason: "only on main"},
+		{BranchID: alt.ID, Turn: 4, Reason: "only on alt"},
+		{BranchID: a.Branch, Turn: 2, By: "bob", Reason: "second on the same turn"},
+	} {
+		if err := s.AddFlag(ctx, &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.ID == 0 || f.SessionID != "a" || f.CreatedAt.IsZero() {
+			t.Errorf("added: %+v", f)
+		}
+	}
+	for _, bad := range []store.Flag{
+		{BranchID: alt.ID, Turn: 2, Reason: "turn 2 is stored under main"},
+		{BranchID: a.Branch, Turn: 9, Reason: "not played"},
+		{BranchID: "missing", Turn: 1, Reason: "no branch"},
+	} {
+		if err := s.AddFlag(ctx, &bad); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: %v", bad.Reason, err)
+		}
+	}
+	reasons := func(branch string) []string {
+		fs, err := s.Flags(ctx, branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range fs {
+			out = append(out, fmt.Sprintf("%d %s %s", f.Turn, f.By, f.Reason))
+		}
+		return out
+	}
+	if got, want := reasons(alt.ID), []string{"2 ann the innkeeper was dead", "2 bob second on the same turn", "4  only on alt"}; !slices.Equal(got, want) {
+		t.Errorf("alt's flags: %q, want %q", got, want)
+	}
+	if got, want := reasons(a.Branch), []string{"2 ann the innkeeper was dead", "2 bob second on the same turn", "5 bob only on main"}; !slices.Equal(got, want) {
+		t.Errorf("main's flags: %q, want %q", got, want)
+	}
+	if err := s.DeleteSession(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := s.Flags(ctx, a.Branch); err == nil && len(fs) != 0 {
+		t.Errorf("flags outlived their session: %+v", fs)
 	}
 }
