@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/anthropic"
@@ -35,7 +36,22 @@ var gameRoles = []string{"narrator", "interpreter", "planner", "summariser"}
 // shares its provider.
 func (a *App) Role(name string) config.Role {
 	r, _ := a.cfg.Models.Role(name)
+	r.ContextWindow = a.contextWindow()
 	return r
+}
+
+// answerReserve is the room a context window keeps for the model's
+// answer beside the context budget (system prompt, tools and context).
+const answerReserve = 2048
+
+// contextWindow is the context a model is asked to hold: the budget a
+// turn's prompt may fill and room for the answer.
+func (a *App) contextWindow() int {
+	budget := a.cfg.Models.ContextBudget
+	if budget <= 0 {
+		budget = contextpack.DefaultBudget
+	}
+	return budget + answerReserve
 }
 
 // Offline reports whether role name plays without a model.
@@ -70,7 +86,7 @@ func NewProvider(ctx context.Context, r config.Role, timeout time.Duration) (llm
 		// gives it the tool calls the agentic pipeline plays by.
 		return offline.New(offline.WithToolCalls(offlinegm.ToolCalls)), nil
 	case "ollama":
-		p, err = ollama.New(r.BaseURL, ollama.WithModel(r.Model))
+		p, err = ollama.New(r.BaseURL, ollama.WithModel(r.Model), ollama.WithContextWindow(r.ContextWindow))
 	case "openai":
 		p, err = openai.New(r.BaseURL, key)
 	case "anthropic":
@@ -210,6 +226,7 @@ func (a *App) MemberRole(m world.PartyMember) config.Role {
 		}
 	}
 	r.Model = m.Controller.Model
+	r.ContextWindow = a.contextWindow()
 	return r
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -93,6 +94,9 @@ func TestPartyAgentUsesTheMembersModel(t *testing.T) {
 		{member("anthropic", "claude"), config.Role{Provider: "anthropic", Model: "claude"}},
 	}
 	for _, tt := range roles {
+		// The default budget and room for the answer: what Ollama is
+		// asked to hold, so it cuts no prompt.
+		tt.want.ContextWindow = contextpack.DefaultBudget + 2048
 		if r := a.MemberRole(tt.m); r != tt.want {
 			t.Errorf("%s: role %+v, want %+v", tt.m.Controller.Label(), r, tt.want)
 		}

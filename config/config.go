@@ -133,6 +133,10 @@ type Role struct {
 	APIKeyEnv  string `toml:"api_key_env"`  // environment variable holding the key
 	APIKeyFile string `toml:"api_key_file"` // file holding the key
 	APIKey     Secret `toml:"api_key" secret:"true"`
+	// ContextWindow is the context the model is asked to hold, in tokens
+	// (Ollama's num_ctx); not read from the file: the application sets it
+	// from the context budget. 0 leaves the server's default.
+	ContextWindow int `toml:"-"`
 }
 
 // Images configures scene illustration (seed 002 v2.1). It is off

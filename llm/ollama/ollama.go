@@ -25,6 +25,7 @@ const name = "ollama"
 type Provider struct {
 	client *api.Client
 	model  string
+	window int // num_ctx sent with every chat; 0: the server's default
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -35,6 +36,7 @@ type Option func(*config)
 type config struct {
 	httpClient *http.Client
 	model      string
+	window     int
 }
 
 // WithHTTPClient sets the HTTP client used for every call. The client is
@@ -47,6 +49,14 @@ func WithHTTPClient(c *http.Client) Option {
 // WithModel sets the model used when a Request (or Embed) names none.
 func WithModel(model string) Option {
 	return func(cfg *config) { cfg.model = model }
+}
+
+// WithContextWindow asks the server to hold n tokens of context
+// (num_ctx) on every chat. Ollama's default (2,048 or 4,096 tokens by
+// version) silently cuts longer prompts from the front, system prompt
+// first; the same n on every call keeps the model from being reloaded.
+func WithContextWindow(n int) Option {
+	return func(cfg *config) { cfg.window = n }
 }
 
 // New returns a Provider for the server at baseURL (DefaultBaseURL when
@@ -79,7 +89,7 @@ func New(baseURL string, opts ...Option) (*Provider, error) {
 		base = http.DefaultTransport
 	}
 	hc.Transport = recorder{base: base}
-	return &Provider{client: api.NewClient(u, hc), model: cfg.model}, nil
+	return &Provider{client: api.NewClient(u, hc), model: cfg.model, window: cfg.window}, nil
 }
 
 // Name returns "ollama".
@@ -94,7 +104,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	if model == "" {
 		return nil, &llm.Error{Provider: name, Kind: llm.BadRequest, Message: "no model given"}
 	}
-	areq, err := chatRequest(model, req)
+	areq, err := chatRequest(model, req, p.window)
 	if err != nil {
 		return nil, &llm.Error{Provider: name, Kind: llm.BadRequest, Message: "building chat request: " + err.Error(), Err: err}
 	}
@@ -222,7 +232,7 @@ func (p *Provider) Embed(ctx context.Context, model string, texts []string) ([][
 }
 
 // chatRequest converts req into the SDK's request.
-func chatRequest(model string, req llm.Request) (*api.ChatRequest, error) {
+func chatRequest(model string, req llm.Request, window int) (*api.ChatRequest, error) {
 	stream := true
 	out := &api.ChatRequest{Model: model, Stream: &stream}
 	for i, m := range req.Messages {
@@ -279,8 +289,11 @@ func chatRequest(model string, req llm.Request) (*api.ChatRequest, error) {
 	if len(req.Schema) > 0 {
 		out.Format = req.Schema
 	}
-	if req.Temperature != nil || req.MaxTokens > 0 {
+	if req.Temperature != nil || req.MaxTokens > 0 || window > 0 {
 		out.Options = map[string]any{}
+		if window > 0 {
+			out.Options["num_ctx"] = window
+		}
 		if req.Temperature != nil {
 			out.Options["temperature"] = *req.Temperature
 		}

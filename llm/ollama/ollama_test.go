@@ -26,12 +26,12 @@ type ollamaServer struct {
 	bodies   map[string][]map[string]any
 }
 
-func newServer(t *testing.T, handlers map[string]func(http.ResponseWriter, *http.Request, map[string]any)) (*ollamaServer, *Provider) {
+func newServer(t *testing.T, handlers map[string]func(http.ResponseWriter, *http.Request, map[string]any), opts ...Option) (*ollamaServer, *Provider) {
 	t.Helper()
 	s := &ollamaServer{t: t, handlers: handlers, bodies: map[string][]map[string]any{}}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	p, err := New(srv.URL, WithModel("llama3.2"))
+	p, err := New(srv.URL, append([]Option{WithModel("llama3.2")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,6 +218,29 @@ func TestChatRequestBody(t *testing.T) {
 				t.Fatalf("%d chat requests, want 1", n)
 			}
 			tt.check(t, s.bodies["/api/chat"][0])
+		})
+	}
+}
+
+// A context window goes with every chat as num_ctx, beside the call's
+// own options, so Ollama neither cuts the prompt nor reloads the model.
+func TestContextWindowSentAsNumCtx(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		req  llm.Request
+		want string
+	}{
+		{"alone", llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "look"}}}, `{"num_ctx":10240}`},
+		{"with options", llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "look"}}, MaxTokens: 50}, `{"num_ctx":10240,"num_predict":50}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, p := newServer(t, map[string]func(http.ResponseWriter, *http.Request, map[string]any){
+				"POST /api/chat": ndjson(chunk("ok"), final("stop", 1, 1)),
+			}, WithContextWindow(10240))
+			if _, err := p.Chat(context.Background(), tt.req, nil); err != nil {
+				t.Fatal(err)
+			}
+			wantJSON(t, "options", s.bodies["/api/chat"][0]["options"], tt.want)
 		})
 	}
 }
