@@ -255,7 +255,7 @@ identical requests.`,
 						return err
 					}
 				}
-				return replay(ctx, g, a, orig, c, tape, mode)
+				return replay(ctx, g, a, orig, c, tape, mode, f.pipeline)
 			}()
 		},
 	}

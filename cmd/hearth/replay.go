@@ -13,8 +13,6 @@ import (
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
-	"github.com/hearth-rpg/hearth/modelgm"
-	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 // replayStats adds up a replay, as the evaluation tracker reports it.
@@ -25,50 +23,48 @@ type replayStats struct {
 }
 
 func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *campaign.Campaign,
-	tape []cassette.Interaction, mode cassette.Mode) error {
+	tape []cassette.Interaction, mode cassette.Mode, pipeline string) error {
 	dir, err := os.MkdirTemp("", "hearth-replay-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	scratch, err := sqlitestore.Open(ctx, dir, sqlitestore.WithSynchronousNormal())
-	if err != nil {
-		return err
+	// A scratch App over a scratch data directory, prepared as play
+	// prepares a game (lore, beats, memories, the pipeline), so the replay
+	// asks the models what the original asked, and nothing of the
+	// original's data directory is written.
+	cfg := *a.Config()
+	cfg.Storage.DataDir, cfg.Database.URL = dir, ""
+	if pipeline == "" {
+		pipeline = recordedPipeline(ctx, orig)
 	}
-	defer scratch.Close()
-
-	var pl *modelgm.Pipeline
-	docs := modelgm.NewCampaignDocs(c)
-	camp := orig.Campaign()
-	cfg := a.Config()
+	if pipeline != "" {
+		cfg.Models.Pipeline = pipeline
+	}
+	var player *cassette.Player
+	opts := app.Options{Config: &cfg, Logger: a.Logger(), Hooks: g.hooks(), Plan: a.Plan(), SynchronousNormal: true}
 	if tape != nil {
-		player := cassette.NewPlayer("cassette", mode, tape)
-		reg, err := a.Prompts(camp.Prompts)
-		if err != nil {
-			return err
-		}
-		role := modelgm.Role{Provider: player, Model: a.Role("narrator").Model}
-		pl, err = modelgm.New(modelgm.Config{Mode: cmpOr(cfg.Models.Pipeline, camp.Pipeline), Narrator: role, Prompts: reg,
-			Budget: cfg.Models.ContextBudget, Documents: docs, Plan: a.Plan()})
-		if err != nil {
-			return err
-		}
-	} else if pl, err = a.ModelPipeline(ctx, cmpOr(cfg.Models.Pipeline, camp.Pipeline), camp.Prompts, docs); err != nil {
-		return err
+		player = cassette.NewPlayer("cassette", mode, tape)
+		opts.Replay = player
 	}
-	rs, err := game.New(ctx, scratch, c, orig.Seed(), game.Options{})
+	sa, err := app.Open(ctx, opts)
 	if err != nil {
 		return err
 	}
-	if pl != nil {
-		rs.UsePipeline(pl)
+	defer sa.Close()
+	rs, err := sa.NewGame(ctx, c, orig.Seed(), game.Options{})
+	if err != nil {
+		return err
+	}
+	if err := sa.Prepare(ctx, rs); err != nil {
+		return err
 	}
 	turns, err := orig.Turns(ctx, 1, orig.Turn())
 	if err != nil {
 		return err
 	}
 	engine := "offline"
-	if pl != nil {
+	if pl := rs.Pipeline(); pl != nil && pl.Name() != "" {
 		engine = pl.Name()
 	}
 	fmt.Fprintf(g.stdout, "%s\n\n", g.t("cli.replay.start", map[string]any{"Turns": len(turns), "ID": orig.ID(), "Seed": orig.Seed(), "Engine": engine}))
@@ -77,6 +73,12 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 		resp, err := rs.Act(ctx, t.Input)
 		if err == nil && resp.Awaiting.Kind == game.Confirmation {
 			resp, err = rs.Act(ctx, "yes")
+		}
+		// The pipeline falls back offline when a call fails; an exact
+		// replay must not, so the first mismatch ends it.
+		if player != nil && mode == cassette.Exact && player.Mismatch() != nil {
+			m := player.Mismatch()
+			return errors.New(g.t("cli.replay.mismatch", map[string]any{"Turn": t.Number, "Pass": failedPass(ctx, rs), "Err": m.Error()}))
 		}
 		if err != nil {
 			return g.fail("cli.replay.failed", map[string]any{"Turn": t.Number}, err)
@@ -124,6 +126,11 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 		}
 		fmt.Fprintf(g.stdout, "turn %3d  %-40q %s\n", t.Number, truncate(t.Input, 38), strings.Join(line, "; "))
 	}
+	if player != nil {
+		if err := cassetteSummary(g, player.Stats(), mode); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(g.stdout, "\n%d turns: %d with the same narration, %d with the same effects; %d rejected, %d invalid tool calls, %d repairs, %d fallbacks; %d prompt + %d completion tokens; %d ms in models.\n",
 		st.turns, st.sameText, st.sameEffects, st.rejected, st.invalid, st.repairs, st.fallbacks,
 		st.usage.PromptTokens, st.usage.CompletionTokens, st.millis)
@@ -136,6 +143,54 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 	rr, re := game.CallbackRate(replayed)
 	fmt.Fprintf(g.stdout, "callback rate: %s originally, %s replayed.\n", rate(or, oe), rate(rr, re))
 	return nil
+}
+
+// cassetteSummary says how the cassette answered: in exact mode every
+// recorded call must have been asked for, in order mode how many calls
+// diverged from the recording.
+func cassetteSummary(g *globals, st cassette.Stats, mode cassette.Mode) error {
+	if mode == cassette.Exact && st.Unused > 0 {
+		return errors.New(g.t("cli.replay.unused", map[string]any{"Unused": st.Unused, "Recorded": st.Recorded, "First": st.FirstUnused}))
+	}
+	if mode == cassette.Exact {
+		fmt.Fprintf(g.stdout, "\n%s\n", g.t("cli.replay.matched", map[string]any{"Matched": st.Matched, "Calls": st.Calls}))
+		return nil
+	}
+	fmt.Fprintf(g.stdout, "\n%s\n", g.t("cli.replay.diverged", map[string]any{"Diverged": st.Diverged, "Calls": st.Calls, "Unused": st.Unused}))
+	return nil
+}
+
+// failedPass names the pass of the replay's latest turn whose model call
+// failed, e.g. "interpreter" or "agent:exploration".
+func failedPass(ctx context.Context, rs *game.Session) string {
+	recs, err := rs.Turns(ctx, rs.Turn(), rs.Turn())
+	if err != nil || len(recs) == 0 {
+		return "?"
+	}
+	var ps turnPasses
+	_ = json.Unmarshal(recs[0].Passes, &ps)
+	for _, c := range ps.Calls {
+		if c.Error != "" {
+			return c.Pass
+		}
+	}
+	return "?"
+}
+
+// recordedPipeline is the pipeline the original game's latest turn
+// played with, "" when none is recorded.
+func recordedPipeline(ctx context.Context, s *game.Session) string {
+	recs, err := s.Turns(ctx, 1, s.Turn())
+	if err != nil {
+		return ""
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		var ps turnPasses
+		if json.Unmarshal(recs[i].Passes, &ps) == nil && ps.Pipeline != "" {
+			return ps.Pipeline
+		}
+	}
+	return ""
 }
 
 // rate shows n of all as a percentage.

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeOpenAI is a local server speaking the OpenAI chat completions wire
+// format as a real one does: every completion and every tool call gets a
+// fresh id and the time it was made. It answers from what it is asked: a
+// request with tools gets a tool call until a tool has answered, then a
+// narration; a request for JSON gets the interpreter's intents; any other
+// request a narration.
+func fakeOpenAI(t *testing.T) *httptest.Server {
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"object":"list","data":[{"id":"tiny","object":"model","owned_by":"test"}]}`)
+			return
+		}
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+			Tools          []json.RawMessage `json:"tools"`
+			ResponseFormat json.RawMessage   `json:"response_format"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/chat/completions" || len(req.Messages) == 0 {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		n++
+		id := fmt.Sprintf("chatcmpl-%d-%d", n, time.Now().UnixNano())
+		mu.Unlock()
+		last := req.Messages[len(req.Messages)-1]
+		input := ""
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				input, _ = m.Content.(string)
+			}
+		}
+		north := strings.Contains(strings.ToLower(input), "north")
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta string, finish string) {
+			fin := "null"
+			if finish != "" {
+				fin = fmt.Sprintf("%q", finish)
+			}
+			fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chat.completion.chunk\",\"created\":%d,\"model\":\"tiny\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%s}]}\n\n",
+				id, time.Now().Unix(), delta, fin)
+		}
+		text := func(s string) {
+			b, _ := json.Marshal(s)
+			chunk(`{"role":"assistant","content":`+string(b)+`}`, "")
+			chunk(`{}`, "stop")
+		}
+		switch {
+		case len(req.Tools) > 0 && last.Role != "tool":
+			name, args := "look", `{}`
+			if north {
+				name, args = "move", `{"destination":"north"}`
+			}
+			a, _ := json.Marshal(args)
+			chunk(fmt.Sprintf(`{"role":"assistant","tool_calls":[{"index":0,"id":"call_%s","type":"function","function":{"name":%q,"arguments":%s}}]}`, id, name, a), "")
+			chunk(`{}`, "tool_calls")
+		case len(req.ResponseFormat) > 0:
+			intent := `{"intents":[{"type":"look","args":{}}]}`
+			if north {
+				intent = `{"intents":[{"type":"move","args":{"destination":"north"}}]}`
+			}
+			text(intent)
+		case north:
+			text("You shoulder north into the Drowned Lantern; the talk stops.")
+		default:
+			text("Salt wind, wet rope, gulls over the harbour.")
+		}
+		fmt.Fprintf(w, "data: {\"id\":%q,\"object\":\"chat.completion.chunk\",\"created\":%d,\"model\":\"tiny\",\"choices\":[],\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":9,\"total_tokens\":59}}\n\ndata: [DONE]\n\n", id, time.Now().Unix())
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// runFail runs the binary expecting it to fail, and returns its stdout and
+// stderr together.
+func runFail(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(hearthBin, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(), "HEARTH_DATA="+t.TempDir())
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("hearth %s succeeded, want a failure:\n%s", strings.Join(args, " "), out.String())
+	}
+	return out.String()
+}
+
+// recordGame plays a few turns with a model over HTTP, recording every
+// call, and returns the data directory, the game's id and the cassette.
+func recordGame(t *testing.T, pipeline string) (dir, id, tape string) {
+	t.Helper()
+	srv := fakeOpenAI(t)
+	dir = t.TempDir()
+	tape = filepath.Join(dir, "tape.jsonl")
+	out := run(t, strings.NewReader("look\ngo north\nlook around\n"), "play", "--new", "--seed", "7", "--data", dir,
+		"--provider", "openai", "--base-url", srv.URL+"/v1", "--api-key-env", "HEARTH_TEST_NO_KEY", "--model", "tiny",
+		"--pipeline", pipeline, "--record", tape)
+	if !strings.Contains(out, "Drowned Lantern") {
+		t.Fatalf("play output:\n%s", out)
+	}
+	srv.Close() // the model is gone; only the cassette answers
+	s, db := onlySession(t, dir)
+	id = s.ID()
+	db.Close()
+	return dir, id, tape
+}
+
+// A cassette recorded by this build replays with --exact, every call
+// matched, in either pipeline, whatever volatile ids and times the server
+// put in its answers. Edited, it stops at the first mismatch and names
+// it; in order, it answers anyway and counts the call that diverged.
+func TestReplayExactMatchesAFreshRecording(t *testing.T) {
+	for _, tt := range []struct{ pipeline, pass string }{{"agentic", "agent:"}, {"multipass", "interpreter pass"}} {
+		t.Run(tt.pipeline, func(t *testing.T) {
+			dir, id, tape := recordGame(t, tt.pipeline)
+			rep := run(t, nil, "replay", id, "--data", dir, "--cassette", tape, "--exact")
+			if !strings.Contains(rep, "3 with the same narration, 3 with the same effects") || strings.Contains(rep, "fell back") {
+				t.Errorf("replay:\n%s", rep)
+			}
+			calls := strings.Count(mustRead(t, tape), `"op":"chat"`)
+			if want := fmt.Sprintf("%d of %d model calls matched the cassette exactly.", calls, calls); calls < 6 || !strings.Contains(rep, want) {
+				t.Errorf("want %q in:\n%s", want, rep)
+			}
+
+			// Turn 2's first call (after turn 1's two and its narrative
+			// element extraction) edited by hand.
+			edited := filepath.Join(dir, "edited.jsonl")
+			editCall(t, tape, edited, 4, func(req map[string]any) {
+				m := req["messages"].([]any)[0].(map[string]any)
+				m["content"] = strings.Replace(m["content"].(string), "Saltmere", "Saltmarsh", 1)
+			})
+			out := runFail(t, "replay", id, "--data", dir, "--cassette", edited, "--exact")
+			for _, want := range []string{"stopped at turn 2 (" + tt.pass, "call 4 differs from recorded call 4 at messages[0].content", `recorded …"`, `Lantern of Saltmarsh\" `, `replayed …"`} {
+				if !strings.Contains(out, want) {
+					t.Errorf("exact replay of an edited cassette lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(out, "with the same narration") {
+				t.Errorf("an exact replay went on after a mismatch:\n%s", out)
+			}
+
+			inOrder := run(t, nil, "replay", id, "--data", dir, "--cassette", edited)
+			if want := fmt.Sprintf("1 of %d model calls diverged from the cassette", calls); !strings.Contains(inOrder, want) ||
+				!strings.Contains(inOrder, "3 with the same narration") {
+				t.Errorf("want %q in:\n%s", want, inOrder)
+			}
+		})
+	}
+}
+
+// editCall copies a cassette, changing the recorded request of its n-th
+// chat call (from 1) with edit.
+func editCall(t *testing.T, from, to string, n int, edit func(req map[string]any)) {
+	t.Helper()
+	var out []string
+	chat := 0
+	for _, line := range strings.Split(strings.TrimSpace(mustRead(t, from)), "\n") {
+		var in map[string]any
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatal(err)
+		}
+		if in["op"] == "chat" {
+			if chat++; chat == n {
+				edit(in["request"].(map[string]any))
+				b, _ := json.Marshal(in)
+				line = string(b)
+			}
+		}
+		out = append(out, line)
+	}
+	if err := os.WriteFile(to, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
