@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strings"
 	"time"
@@ -147,15 +148,20 @@ func ShortError(err error) string {
 }
 
 // Prompts is the prompt registry for a campaign's pins: the configured
-// overrides directory and versions win over the campaign's.
+// overrides directory, and the configured versions over the campaign's
+// prompt by prompt (a campaign pinning narrator@2 keeps it when the
+// configuration pins only interpreter@2).
 func (a *App) Prompts(campaignPins map[string]int) (*prompt.Registry, error) {
-	pins := campaignPins
+	pins := maps.Clone(campaignPins)
 	if v := a.cfg.Models.PromptVersions; v != "" {
 		p, err := prompt.ParsePins(v)
 		if err != nil {
 			return nil, err
 		}
-		pins = p
+		if pins == nil {
+			pins = map[string]int{}
+		}
+		maps.Copy(pins, p)
 	}
 	return prompt.New(a.cfg.Models.Prompts, pins)
 }
