@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hearth-rpg/hearth/app"
@@ -13,6 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/cassette"
+	"github.com/hearth-rpg/hearth/prompt"
 )
 
 // replayStats adds up a replay, as the evaluation tracker reports it.
@@ -22,8 +25,16 @@ type replayStats struct {
 	millis                                                              int64
 }
 
-func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *campaign.Campaign,
-	tape []cassette.Interaction, mode cassette.Mode, pipeline string) error {
+// replayOptions are how a replay runs.
+type replayOptions struct {
+	tape     []cassette.Interaction // nil: the configured models answer
+	mode     cassette.Mode
+	pipeline string // "": the one the original played with
+	prompts  bool   // show the prompt versions per turn
+}
+
+func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *campaign.Campaign, ro replayOptions) error {
+	tape, mode, pipeline := ro.tape, ro.mode, ro.pipeline
 	dir, err := os.MkdirTemp("", "hearth-replay-")
 	if err != nil {
 		return err
@@ -69,6 +80,7 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 	}
 	fmt.Fprintf(g.stdout, "%s\n\n", g.t("cli.replay.start", map[string]any{"Turns": len(turns), "ID": orig.ID(), "Seed": orig.Seed(), "Engine": engine}))
 	var st replayStats
+	pv := promptChanges{}
 	for _, t := range turns {
 		resp, err := rs.Act(ctx, t.Input)
 		if err == nil && resp.Awaiting.Kind == game.Confirmation {
@@ -125,6 +137,18 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 			}
 		}
 		fmt.Fprintf(g.stdout, "turn %3d  %-40q %s\n", t.Number, truncate(t.Input, 38), strings.Join(line, "; "))
+		if ro.prompts {
+			var op turnPasses
+			_ = json.Unmarshal(t.Passes, &op)
+			fmt.Fprintf(g.stdout, "          prompts: %s\n", pv.turn(op.Prompts, ps.Prompts))
+		}
+	}
+	if ro.prompts {
+		reg, err := sa.Prompts(rs.Campaign().Prompts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stdout, "\n%s", pv.summary(reg))
 	}
 	if player != nil {
 		if err := cassetteSummary(g, player.Stats(), mode); err != nil {
@@ -175,6 +199,81 @@ func failedPass(ctx context.Context, rs *game.Session) string {
 		}
 	}
 	return "?"
+}
+
+// promptChanges counts, per change of a prompt's version between the
+// original and the replay ("narrator@1 → narrator@2"), the turns it
+// happened on.
+type promptChanges map[[2]string]int
+
+// turn is one turn's prompt versions, "name@v" where the original and the
+// replay ran the same version, "name@v → name@w" where they did not.
+func (pc promptChanges) turn(orig, replayed map[string]string) string {
+	names := slices.Sorted(maps.Keys(orig))
+	for n := range replayed {
+		if _, ok := orig[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		a, b := cmpOr(orig[n], "—"), cmpOr(replayed[n], "—")
+		if a == b {
+			out = append(out, a)
+			continue
+		}
+		pc[[2]string{a, b}]++
+		out = append(out, a+" → "+b)
+	}
+	if len(out) == 0 {
+		return "none (no model ran)"
+	}
+	return strings.Join(out, ", ")
+}
+
+// summary lists the changes with what the newer version of each says it
+// changed, from the registry's notes.
+func (pc promptChanges) summary(reg *prompt.Registry) string {
+	if len(pc) == 0 {
+		return "Prompt versions: the same on every turn.\n"
+	}
+	var b strings.Builder
+	b.WriteString("Prompt versions changed:\n")
+	for _, ch := range slices.SortedFunc(maps.Keys(pc), func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) }) {
+		fmt.Fprintf(&b, "  %s → %s on %d turn(s)", ch[0], ch[1], pc[ch])
+		if notes := newerNotes(reg, ch[0], ch[1]); notes != "" {
+			fmt.Fprintf(&b, ": %s", notes)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// newerNotes is the notes of the newer of two versions of a prompt (what
+// it changed), "" when it has none or is not in the registry.
+func newerNotes(reg *prompt.Registry, a, b string) string {
+	var name string
+	newest := 0
+	for _, id := range []string{a, b} {
+		pins, err := prompt.ParsePins(id)
+		if err != nil {
+			continue
+		}
+		for n, v := range pins {
+			if v > newest {
+				name, newest = n, v
+			}
+		}
+	}
+	if newest == 0 {
+		return ""
+	}
+	tm, err := reg.Version(name, newest)
+	if err != nil {
+		return ""
+	}
+	return tm.Notes
 }
 
 // recordedPipeline is the pipeline the original game's latest turn

@@ -111,14 +111,15 @@ func runFail(t *testing.T, args ...string) string {
 
 // recordGame plays a few turns with a model over HTTP, recording every
 // call, and returns the data directory, the game's id and the cassette.
-func recordGame(t *testing.T, pipeline string) (dir, id, tape string) {
+// More arguments go to hearth play.
+func recordGame(t *testing.T, pipeline string, more ...string) (dir, id, tape string) {
 	t.Helper()
 	srv := fakeOpenAI(t)
 	dir = t.TempDir()
 	tape = filepath.Join(dir, "tape.jsonl")
-	out := run(t, strings.NewReader("look\ngo north\nlook around\n"), "play", "--new", "--seed", "7", "--data", dir,
-		"--provider", "openai", "--base-url", srv.URL+"/v1", "--api-key-env", "HEARTH_TEST_NO_KEY", "--model", "tiny",
-		"--pipeline", pipeline, "--record", tape)
+	out := run(t, strings.NewReader("look\ngo north\nlook around\n"), append([]string{"play", "--new", "--seed", "7", "--data", dir,
+		"--provider", "openai", "--base-url", srv.URL + "/v1", "--api-key-env", "HEARTH_TEST_NO_KEY", "--model", "tiny",
+		"--pipeline", pipeline, "--record", tape}, more...)...)
 	if !strings.Contains(out, "Drowned Lantern") {
 		t.Fatalf("play output:\n%s", out)
 	}
@@ -204,4 +205,52 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Prompt versions: a campaign pins narrator@2, every turn records it, and
+// a replay shows per turn which versions ran originally and in the
+// replay, and what a changed version changed.
+func TestReplayPromptVersions(t *testing.T) {
+	camp := filepath.Join(t.TempDir(), "saltmere")
+	if err := os.CopyFS(camp, os.DirFS(saltmere)); err != nil {
+		t.Fatal(err)
+	}
+	yml := filepath.Join(camp, "campaign.yml")
+	if err := os.WriteFile(yml, []byte(mustRead(t, yml)+"\nprompts:\n  narrator: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir, id, tape := recordGame(t, "multipass", "--campaign", camp)
+
+	same := run(t, nil, "replay", id, "--data", dir, "--cassette", tape, "--exact", "--prompt-versions")
+	if strings.Count(same, "prompts: interpreter@1, narrator@2\n") != 3 || !strings.Contains(same, "Prompt versions: the same on every turn.") ||
+		!strings.Contains(same, "9 of 9 model calls matched") {
+		t.Errorf("replay with the campaign's pins:\n%s", same)
+	}
+
+	other := run(t, nil, "replay", id, "--data", dir, "--cassette", tape, "--prompt", "narrator@1", "--prompt", "interpreter@2", "--prompt-versions")
+	for _, want := range []string{
+		"prompts: interpreter@1 → interpreter@2, narrator@2 → narrator@1\n",
+		"interpreter@1 → interpreter@2 on 3 turn(s): interpreter@2: for small models.",
+		"narrator@2 → narrator@1 on 3 turn(s): narrator@2: for small models. A hard word limit",
+		"6 of 9 model calls diverged from the cassette",
+	} {
+		if !strings.Contains(other, want) {
+			t.Errorf("replay with other versions lacks %q:\n%s", want, other)
+		}
+	}
+	if strings.Contains(other, "Status") {
+		t.Errorf("a template's status line is shown as what it changed:\n%s", other)
+	}
+
+	// Exact refuses the other versions, naming the prompt that changed.
+	out := runFail(t, "replay", id, "--data", dir, "--cassette", tape, "--exact", "--prompt", "interpreter@2")
+	if !strings.Contains(out, "stopped at turn 1 (interpreter pass): call 1 differs from recorded call 1 at messages[0].content") {
+		t.Errorf("exact replay with another interpreter:\n%s", out)
+	}
+
+	// The flag's old meaning gets a pointer to the new one.
+	out = runFail(t, "replay", id, "--data", dir, "--prompt-versions", "narrator@1")
+	if !strings.Contains(out, "to run narrator@1, write --prompt narrator@1") {
+		t.Errorf("old --prompt-versions use:\n%s", out)
+	}
 }
