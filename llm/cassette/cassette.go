@@ -122,6 +122,7 @@ type Player struct {
 	mu    sync.Mutex
 	all   []Interaction
 	keys  []string // Key of each recorded request, computed by this build
+	keyed bool     // some interaction has a key: scripts have none
 	used  []bool
 	seen  []llm.Request
 	stats Stats
@@ -178,6 +179,7 @@ func NewPlayer(name string, mode Mode, all []Interaction) *Player {
 		default:
 			p.keys[i] = in.Key
 		}
+		p.keyed = p.keyed || p.keys[i] != ""
 		if in.Op == "chat" {
 			p.stats.Recorded++
 		}
@@ -304,7 +306,7 @@ func (p *Player) Remaining() int {
 
 func (p *Player) take(op string, req *llm.Request) (Interaction, error) {
 	key := ""
-	if req != nil {
+	if req != nil && p.keyed {
 		key = Key(*req)
 	}
 	p.mu.Lock()
