@@ -247,6 +247,9 @@ for. Record each game to a cassette of its own for --exact.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			session = args[0]
 			ctx := cmd.Context()
+			if exact && cassetteFile == "" {
+				return usageError{errors.New(g.t("cli.replay.exact_needs_cassette", nil))}
+			}
 			f.pins = strings.Join(pins, ",")
 			if _, err := f.load(g); err != nil {
 				return err
@@ -273,6 +276,10 @@ for. Record each game to a cassette of its own for --exact.`,
 				if cassetteFile != "" {
 					if tape, err = cassette.Load(cassetteFile); err != nil {
 						return err
+					}
+					if len(tape) == 0 {
+						// Without calls it would replay with the configured models.
+						return errors.New(g.t("cli.replay.empty_cassette", map[string]any{"File": cassetteFile}))
 					}
 				}
 				return replay(ctx, g, a, orig, c, replayOptions{tape: tape, mode: mode, pipeline: f.pipeline, prompts: showPrompts})

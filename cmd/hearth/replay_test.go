@@ -248,6 +248,23 @@ func TestReplayPromptVersions(t *testing.T) {
 		t.Errorf("exact replay with another interpreter:\n%s", out)
 	}
 
+	// --exact needs calls to compare with.
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--exact"}, "--exact compares with a recording: add --cassette FILE"},
+		{[]string{"--exact", "--cassette", empty}, "holds no model calls; record a game with 'hearth play --record"},
+	} {
+		if out := runFail(t, append([]string{"replay", id, "--data", dir}, tt.args...)...); !strings.Contains(out, tt.want) {
+			t.Errorf("replay %v: want %q in:\n%s", tt.args, tt.want, out)
+		}
+	}
+
 	// The flag's old meaning gets a pointer to the new one.
 	out = runFail(t, "replay", id, "--data", dir, "--prompt-versions", "narrator@1")
 	if !strings.Contains(out, "to run narrator@1, write --prompt narrator@1") {
