@@ -16,6 +16,7 @@ import (
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
@@ -39,6 +40,10 @@ type Options struct {
 	// Record, when set, receives every model call of the games' pipelines
 	// as a cassette (llm/cassette).
 	Record Recorder
+	// Replay, when set, answers every model call of the games' pipelines
+	// (a cassette.Player): each role plays with a model, whatever the
+	// configuration says, and no server is asked whether it is up.
+	Replay llm.Provider
 	// Plan runs the planner pass in the multipass pipeline.
 	Plan bool
 	// NoSubagents plays agentic turns with one game master holding every

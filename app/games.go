@@ -151,12 +151,12 @@ func (a *App) Prepare(ctx context.Context, s *game.Session) error {
 	}
 	if pl != nil {
 		s.UsePipeline(pl)
-		if p, err := a.Provider(ctx, "narrator"); err == nil {
+		if p, err := a.gameProvider(ctx, "narrator"); err == nil {
 			// The DM's model lists the adventure modules it knows.
 			s.UseModuleFinder(modelgm.ModuleFinder{Role: modelgm.Role{Provider: p, Model: a.Role("narrator").Model}})
 		}
-		if !a.Offline("summariser") {
-			if p, err := a.Provider(ctx, "summariser"); err == nil {
+		if a.online("summariser") {
+			if p, err := a.gameProvider(ctx, "summariser"); err == nil {
 				s.UseMemorySummariser(modelgm.MemorySummariser{Role: modelgm.Role{Provider: p, Model: a.Role("summariser").Model}})
 				s.UseElementExtractor(modelgm.ElementExtractor{Role: modelgm.Role{Provider: p, Model: a.Role("summariser").Model}})
 			}

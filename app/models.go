@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strings"
 	"time"
@@ -163,15 +164,20 @@ func ShortError(err error) string {
 }
 
 // Prompts is the prompt registry for a campaign's pins: the configured
-// overrides directory and versions win over the campaign's.
+// overrides directory, and the configured versions over the campaign's
+// prompt by prompt (a campaign pinning narrator@2 keeps it when the
+// configuration pins only interpreter@2).
 func (a *App) Prompts(campaignPins map[string]int) (*prompt.Registry, error) {
-	pins := campaignPins
+	pins := maps.Clone(campaignPins)
 	if v := a.cfg.Models.PromptVersions; v != "" {
 		p, err := prompt.ParsePins(v)
 		if err != nil {
 			return nil, err
 		}
-		pins = p
+		if pins == nil {
+			pins = map[string]int{}
+		}
+		maps.Copy(pins, p)
 	}
 	return prompt.New(a.cfg.Models.Prompts, pins)
 }
@@ -187,21 +193,18 @@ func (a *App) NoSubagents() bool { return a.opts.NoSubagents }
 // nil to play offline: when the narrator is offline, or its server
 // cannot be reached.
 func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[string]int, docs modelgm.Documents) (*modelgm.Pipeline, error) {
-	if a.Offline("narrator") {
+	if !a.online("narrator") {
 		return nil, nil
 	}
 	roles := map[string]modelgm.Role{}
 	for _, name := range gameRoles {
-		p, err := a.Provider(ctx, name)
+		p, err := a.gameProvider(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("%s model: %w", name, err)
 		}
-		if a.opts.Record != nil {
-			p = cassette.NewRecorder(p, a.opts.Record)
-		}
 		roles[name] = modelgm.Role{Provider: p, Model: a.Role(name).Model}
 	}
-	if !a.Reachable(ctx, "narrator", roles["narrator"].Provider) {
+	if a.opts.Replay == nil && !a.Reachable(ctx, "narrator", roles["narrator"].Provider) {
 		return nil, nil
 	}
 	reg, err := a.Prompts(campaignPins)
@@ -211,6 +214,28 @@ func (a *App) ModelPipeline(ctx context.Context, mode string, campaignPins map[s
 	return modelgm.New(modelgm.Config{Mode: mode, Narrator: roles["narrator"], Interpreter: roles["interpreter"], Planner: roles["planner"],
 		Summariser: roles["summariser"], Prompts: reg, Budget: a.cfg.Models.ContextBudget, Documents: docs, Plan: a.opts.Plan,
 		NoSubagents: a.opts.NoSubagents, Logger: a.log})
+}
+
+// online reports whether role name plays with a model: a configured one,
+// or the recording a replay answers from.
+func (a *App) online(name string) bool { return a.opts.Replay != nil || !a.Offline(name) }
+
+// gameProvider is role name's provider as games use it: the replay's
+// recording when replaying, else the configured provider, recorded when
+// the App records. Every model call a game makes goes through it, so a
+// cassette holds all of them.
+func (a *App) gameProvider(ctx context.Context, name string) (llm.Provider, error) {
+	if a.opts.Replay != nil {
+		return a.opts.Replay, nil
+	}
+	p, err := a.Provider(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if a.opts.Record != nil {
+		p = cassette.NewRecorder(p, a.opts.Record)
+	}
+	return p, nil
 }
 
 // MemberRole is the model configuration of a party member's agent: the
@@ -237,12 +262,15 @@ func (a *App) MemberRole(m world.PartyMember) config.Role {
 // member's next turn.
 func (a *App) PartyAgent(ctx context.Context, m world.PartyMember) (game.Agent, error) {
 	r := a.MemberRole(m)
-	p, err := NewProvider(ctx, r, a.cfg.Models.Timeout)
-	if err != nil {
-		return nil, fmt.Errorf("the model of %s: %w", m.Character, err)
-	}
-	if a.opts.Record != nil {
-		p = cassette.NewRecorder(p, a.opts.Record)
+	var p llm.Provider = a.opts.Replay
+	if p == nil {
+		var err error
+		if p, err = NewProvider(ctx, r, a.cfg.Models.Timeout); err != nil {
+			return nil, fmt.Errorf("the model of %s: %w", m.Character, err)
+		}
+		if a.opts.Record != nil {
+			p = cassette.NewRecorder(p, a.opts.Record)
+		}
 	}
 	return modelgm.NewPartyAgent(modelgm.Role{Provider: p, Model: r.Model}), nil
 }

@@ -117,3 +117,42 @@ func TestPartyAgentUsesTheMembersModel(t *testing.T) {
 		t.Errorf("decided %q; the server saw %q", words, got)
 	}
 }
+
+// The configuration's prompt versions win over a campaign's pins prompt
+// by prompt; unpinned prompts keep their defaults.
+func TestPromptPinsMerge(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		config   string
+		campaign map[string]int
+		want     map[string]string
+	}{
+		{"defaults", "", nil, map[string]string{"narrator": "narrator@1", "interpreter": "interpreter@1"}},
+		{"campaign pin", "", map[string]int{"narrator": 2}, map[string]string{"narrator": "narrator@2", "interpreter": "interpreter@1"}},
+		{"config over campaign", "narrator@1", map[string]int{"narrator": 2}, map[string]string{"narrator": "narrator@1", "interpreter": "interpreter@1"}},
+		{"config and campaign together", "interpreter@2", map[string]int{"narrator": 2}, map[string]string{"narrator": "narrator@2", "interpreter": "interpreter@2"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config.Default()
+			cfg.Storage.DataDir = t.TempDir()
+			cfg.Models.PromptVersions = tt.config
+			a, err := app.Open(context.Background(), app.Options{Config: cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			reg, err := a.Prompts(tt.campaign)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, want := range tt.want {
+				if tm, err := reg.Get(name); err != nil || tm.ID() != want {
+					t.Errorf("%s: %v, %v; want %s", name, tm, err, want)
+				}
+			}
+			if tt.campaign != nil && len(tt.campaign) != 1 {
+				t.Errorf("the campaign's pins were changed: %v", tt.campaign)
+			}
+		})
+	}
+}

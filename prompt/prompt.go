@@ -20,7 +20,36 @@ type Template struct {
 	Name    string
 	Version int
 	Source  string // "builtin" or the override file's path
-	tmpl    *template.Template
+	// Notes say what this version changed and why: the template's leading
+	// {{/* … */}} comment, without its Status line.
+	Notes string
+	// Candidate is a version on trial ("Status: candidate" in its notes):
+	// it runs only where pinned, and unpinned prompts keep the latest
+	// version that is not one.
+	Candidate bool
+	tmpl      *template.Template
+}
+
+// header reads a template's leading comment: its notes and whether it
+// is a candidate.
+func header(body string) (notes string, candidate bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(body, " \t\r\n"), "{{/*")
+	if !ok {
+		return "", false
+	}
+	text, _, ok := strings.Cut(rest, "*/}}")
+	if !ok {
+		return "", false
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Status:"); ok {
+			candidate = strings.EqualFold(strings.TrimSpace(v), "candidate")
+			continue
+		}
+		lines = append(lines, strings.TrimSpace(l))
+	}
+	return strings.TrimSpace(strings.Join(lines, " ")), candidate
 }
 
 // ID is "name@version".
@@ -45,7 +74,8 @@ type Registry struct {
 // New loads the built-in prompts and then, when dir is not empty, the
 // overrides in dir (files NAME@VERSION.tmpl; an override with the same name
 // and version replaces the built-in one). pins maps prompt names to the
-// versions to use; unpinned prompts use their latest version.
+// versions to use; unpinned prompts use their latest version that is not a
+// candidate.
 func New(dir string, pins map[string]int) (*Registry, error) {
 	r := &Registry{all: map[string]map[int]*Template{}, pins: map[string]int{}}
 	if err := r.load(builtin, "prompts", "builtin"); err != nil {
@@ -95,12 +125,14 @@ func (r *Registry) load(fsys fs.FS, dir, source string) error {
 		if r.all[name] == nil {
 			r.all[name] = map[int]*Template{}
 		}
-		r.all[name][v] = &Template{Name: name, Version: v, Source: src, tmpl: t}
+		notes, candidate := header(string(body))
+		r.all[name][v] = &Template{Name: name, Version: v, Source: src, Notes: notes, Candidate: candidate, tmpl: t}
 	}
 	return nil
 }
 
-// Get returns the pinned version of a prompt, or its latest.
+// Get returns the pinned version of a prompt, else its latest version
+// that is not a candidate (the latest candidate when all are).
 func (r *Registry) Get(name string) (*Template, error) {
 	if v, ok := r.pins[name]; ok {
 		return r.Version(name, v)
@@ -109,9 +141,15 @@ func (r *Registry) Get(name string) (*Template, error) {
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("no prompt named %q; prompts: %s", name, strings.Join(r.Names(), ", "))
 	}
-	latest := 0
-	for v := range vs {
+	latest, settled := 0, 0
+	for v, t := range vs {
 		latest = max(latest, v)
+		if !t.Candidate {
+			settled = max(settled, v)
+		}
+	}
+	if settled > 0 {
+		return vs[settled], nil
 	}
 	return vs[latest], nil
 }

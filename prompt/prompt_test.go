@@ -96,3 +96,61 @@ func TestParsePins(t *testing.T) {
 		t.Fatal("want an error")
 	}
 }
+
+// The second versions of the narrator and interpreter are candidates:
+// they run where pinned, say what they changed, and the defaults stay
+// the first versions until a measured run prefers them.
+func TestVersionsPinsAndCandidates(t *testing.T) {
+	d := data{Title: "Saltmere", Genre: "fantasy", Player: "Kestrel", System: "d20", Intents: "  look: Examines.", Words: 120}
+	for _, tt := range []struct {
+		name      string
+		pins      map[string]int
+		want      string
+		candidate bool
+		notes     string // in the notes; "" when there are none
+		renders   string // in the rendered text
+	}{
+		{"narrator", nil, "narrator@1", false, "", "Two to four short paragraphs"},
+		{"interpreter", nil, "interpreter@1", false, "", "Answer with one JSON object"},
+		{"narrator", map[string]int{"narrator": 2}, "narrator@2", true, "hard word limit", "120 words at most"},
+		{"interpreter", map[string]int{"interpreter": 2}, "interpreter@2", true, "one filled-in example", `{"intents": [{"type": "move"`},
+		{"narrator", map[string]int{"interpreter": 2}, "narrator@1", false, "", "Kestrel"},
+		{"dm", nil, "dm@1", false, "", "Saltmere"},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			r, err := New("", tt.pins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tm, err := r.Get(tt.name)
+			if err != nil || tm.ID() != tt.want {
+				t.Fatalf("Get(%s) = %v, %v; want %s", tt.name, tm, err, tt.want)
+			}
+			if tm.Candidate != tt.candidate || (tt.notes == "") != (tm.Notes == "") || !strings.Contains(tm.Notes, tt.notes) || strings.Contains(tm.Notes, "Status") {
+				t.Errorf("candidate %v, notes %q", tm.Candidate, tm.Notes)
+			}
+			out, err := tm.Render(d)
+			if err != nil || !strings.Contains(out, tt.renders) || strings.Contains(out, "{{") || strings.Contains(out, "Status:") || strings.HasPrefix(out, "\n") {
+				t.Errorf("render: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+func TestHeader(t *testing.T) {
+	for _, tt := range []struct {
+		body, notes string
+		candidate   bool
+	}{
+		{"Tell it.", "", false},
+		{"{{/* v2: shorter.\n  Status: candidate\n*/}}\nTell it.", "v2: shorter.", true},
+		{"\n{{/* v3: clearer\nover two lines. */}}Tell it.", "v3: clearer over two lines.", false},
+		{"{{/* Status: settled */}}Tell it.", "", false},
+		{"{{/* never closed", "", false},
+	} {
+		notes, candidate := header(tt.body)
+		if notes != tt.notes || candidate != tt.candidate {
+			t.Errorf("header(%q) = %q, %v; want %q, %v", tt.body, notes, candidate, tt.notes, tt.candidate)
+		}
+	}
+}

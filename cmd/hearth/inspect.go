@@ -12,12 +12,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/contextpack"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/llm/cassette"
 	"github.com/hearth-rpg/hearth/modelgm"
+	"github.com/hearth-rpg/hearth/prompt"
 	"github.com/hearth-rpg/hearth/rules"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
 	"github.com/hearth-rpg/hearth/tokens"
@@ -339,28 +341,49 @@ func headline(s string) string {
 func newReplay(g *globals) *cobra.Command {
 	f := &modelFlags{}
 	var session, cassetteFile string
-	var exact bool
+	var exact, showPrompts bool
+	var pins []string
 	cmd := &cobra.Command{
 		Use:   "replay SESSION",
 		Short: g.t("cli.short.replay", nil),
 		Long: `Replay the player's inputs of a saved game (its current branch) in a scratch
-copy — the original is never touched — with the same campaign and dice seed,
-and print per turn what changed: the narration, the effects, rejections,
-repairs and fallbacks, tokens and latency.
+copy — the original is never touched — with the same campaign, dice seed and
+pipeline, and print per turn what changed: the narration, the effects,
+rejections, repairs and fallbacks, tokens and latency.
 
 The models answer from a cassette recorded with 'hearth play --record FILE'
 (--cassette FILE), so a run can be replayed without the model; or from any
-configured model (--provider, --model) to compare models; --prompt-versions
-or --prompts compare prompt versions. By default a cassette answers in the
-order it was recorded even when the prompts changed; --exact only accepts
-identical requests.`,
+configured model (--provider, --model) to compare models. --prompt runs other
+prompt versions than the campaign's pins, --prompts a directory of overrides;
+--prompt-versions shows per turn which versions ran originally and in the
+replay, and what the changed ones changed.
+
+By default a cassette answers in the order it was recorded even when the
+requests changed, and the replay counts the calls that diverged. --exact
+accepts only the requests the cassette recorded (compared without the model
+name and the servers' tool call ids) and stops at the first that differs,
+naming the turn, the pass and the field; every recorded call must be asked
+for. Record each game to a cassette of its own for --exact.`,
 		Example: `  hearth play --new --provider ollama --model llama3.2 --record saltmere.jsonl
-  hearth replay 3f9a1c2b7d10 --cassette saltmere.jsonl
-  hearth replay 3f9a1c2b7d10 --provider ollama --model qwen3 --prompt-versions narrator@1`,
-		Args: cobra.ExactArgs(1),
+  hearth replay 3f9a1c2b7d10 --cassette saltmere.jsonl --exact
+  hearth replay 3f9a1c2b7d10 --cassette saltmere.jsonl --prompt narrator@2 --prompt-versions
+  hearth replay 3f9a1c2b7d10 --provider ollama --model qwen3 --prompt interpreter@2`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// --prompt-versions once took the versions to run.
+			if len(args) == 2 && showPrompts {
+				if _, err := prompt.ParsePins(args[1]); err == nil {
+					return usageError{errors.New(g.t("cli.replay.prompt_flag", map[string]any{"Pins": args[1]}))}
+				}
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			session = args[0]
 			ctx := cmd.Context()
+			if exact && cassetteFile == "" {
+				return usageError{errors.New(g.t("cli.replay.exact_needs_cassette", nil))}
+			}
+			f.pins = strings.Join(pins, ",")
 			if _, err := f.load(g); err != nil {
 				return err
 			}
@@ -387,14 +410,28 @@ identical requests.`,
 					if tape, err = cassette.Load(cassetteFile); err != nil {
 						return err
 					}
+					if len(tape) == 0 {
+						// Without calls it would replay with the configured models.
+						return errors.New(g.t("cli.replay.empty_cassette", map[string]any{"File": cassetteFile}))
+					}
 				}
-				return replay(ctx, g, a, orig, c, tape, mode)
+				return replay(ctx, g, a, orig, c, replayOptions{tape: tape, mode: mode, pipeline: f.pipeline, prompts: showPrompts})
 			}()
 		},
 	}
-	f.add(cmd.Flags())
+	// Replay shows prompt versions with --prompt-versions and runs others
+	// with --prompt; the other model flags are play's.
+	models := pflag.NewFlagSet("models", pflag.ContinueOnError)
+	f.add(models)
+	models.VisitAll(func(fl *pflag.Flag) {
+		if fl.Name != "prompt-versions" {
+			cmd.Flags().AddFlag(fl)
+		}
+	})
 	cmd.Flags().StringVar(&cassetteFile, "cassette", "", "answer model calls from this recording instead of a model")
-	cmd.Flags().BoolVar(&exact, "exact", false, "with --cassette, fail on any request not recorded exactly")
+	cmd.Flags().BoolVar(&exact, "exact", false, "with --cassette, accept only the recorded requests and stop at the first that differs")
+	cmd.Flags().StringSliceVar(&pins, "prompt", nil, "prompt versions to run instead of the campaign's pins, e.g. narrator@2,interpreter@2 (repeatable)")
+	cmd.Flags().BoolVar(&showPrompts, "prompt-versions", false, "show per turn which prompt versions ran originally and in the replay, and what changed")
 	return cmd
 }
 

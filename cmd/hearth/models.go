@@ -59,7 +59,7 @@ func (f *modelFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.role.APIKeyFile, "api-key-file", "", "file holding the API key")
 	fs.StringVar(&f.pipeline, "pipeline", "", "turn pipeline: agentic or multipass with a model, or skills (plans of skill invocations, no model needed); default: the campaign's choice, else agentic")
 	fs.StringVar(&f.prompts, "prompts", "", "directory of prompt overrides (NAME@VERSION.tmpl)")
-	fs.StringVar(&f.pins, "prompt-versions", "", "prompt versions to use, e.g. narrator@1,interpreter@1 (default: the campaign's pins, else the latest)")
+	fs.StringVar(&f.pins, "prompt-versions", "", "prompt versions to use over the campaign's pins, e.g. narrator@2,interpreter@1 (unpinned prompts use their default version)")
 	fs.StringVar(&f.record, "record", "", "append every model call to this cassette file, for 'hearth replay --cassette'")
 	fs.IntVar(&f.budget, "context-budget", 0, fmt.Sprintf("context budget in tokens of each model call, system prompt and tool schemas included (default %d)", contextpack.DefaultBudget))
 	fs.BoolVar(&f.plan, "plan", false, "run the planner pass in the multipass pipeline")

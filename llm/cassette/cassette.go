@@ -3,13 +3,12 @@ package cassette
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/hearth-rpg/hearth/llm"
@@ -35,13 +34,6 @@ type Failure struct {
 	Kind    llm.ErrorKind `json:"kind"`
 	Status  int           `json:"status,omitempty"`
 	Message string        `json:"message"`
-}
-
-// Key identifies a chat request: equal requests have equal keys.
-func Key(req llm.Request) string {
-	b, _ := json.Marshal(req)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
 }
 
 // Recorder is a Provider that passes calls to another and records them.
@@ -112,23 +104,56 @@ func (r *Recorder) Embed(ctx context.Context, model string, texts []string) ([][
 type Mode int
 
 const (
-	// Exact answers a request only with an interaction recorded for an
-	// identical request (each used once, in order), and fails otherwise.
+	// Exact answers a request only with an interaction recorded for the
+	// same request (Canonical; each used once, the earliest first), and
+	// fails otherwise, remembering the first mismatch.
 	Exact Mode = iota
 	// InOrder prefers an exact match and otherwise answers with the next
-	// unused interaction of the same kind: replaying with changed prompts.
+	// unused interaction of the same kind, counting the call as diverged:
+	// replaying with changed prompts.
 	InOrder
 )
 
 // Player is a Provider that answers from recorded interactions. Safe for
 // concurrent use.
 type Player struct {
-	name string
-	mode Mode
-	mu   sync.Mutex
-	all  []Interaction
-	used []bool
-	seen []llm.Request
+	name  string
+	mode  Mode
+	mu    sync.Mutex
+	all   []Interaction
+	keys  []string // Key of each recorded request, computed by this build
+	keyed bool     // some interaction has a key: scripts have none
+	used  []bool
+	seen  []llm.Request
+	stats Stats
+	first *Mismatch
+}
+
+// Stats counts what a Player was asked and how it answered.
+type Stats struct {
+	Calls    int // chat calls asked
+	Matched  int // answered with the recording of the same request
+	Diverged int // asked something not recorded (answered in order, or not at all)
+	Recorded int // chat calls in the cassette
+	Unused   int // recorded chat calls never played
+	// FirstUnused is the number (from 1) of the first recorded chat call
+	// never played, 0 when all were.
+	FirstUnused int
+}
+
+// Mismatch is a chat request an exact Player could not match, compared
+// with the recorded call it expected next: the earliest not yet played.
+type Mismatch struct {
+	Call     int // the call asked, from 1
+	Recorded int // the recorded call compared with, from 1; 0 when none was left
+	Difference
+}
+
+func (m *Mismatch) Error() string {
+	if m.Recorded == 0 {
+		return fmt.Sprintf("call %d has no recorded call left to match", m.Call)
+	}
+	return fmt.Sprintf("call %d differs from recorded call %d at %s", m.Call, m.Recorded, m.Difference)
 }
 
 // Requests returns the chat requests received so far, for tests to check
@@ -142,9 +167,52 @@ func (p *Player) Requests() []llm.Request {
 // ErrNoAnswer is returned when a Player has nothing recorded for a call.
 var ErrNoAnswer = errors.New("the cassette has no answer for this call")
 
-// NewPlayer plays back interactions.
+// NewPlayer plays back interactions. Recorded requests are keyed anew,
+// so a cassette is matched by what it recorded, not by a key an earlier
+// build (or a hand edit) left in it.
 func NewPlayer(name string, mode Mode, all []Interaction) *Player {
-	return &Player{name: name, mode: mode, all: all, used: make([]bool, len(all))}
+	p := &Player{name: name, mode: mode, all: all, keys: make([]string, len(all)), used: make([]bool, len(all))}
+	for i, in := range all {
+		switch {
+		case in.Op == "chat" && in.Request != nil:
+			p.keys[i] = Key(*in.Request)
+		default:
+			p.keys[i] = in.Key
+		}
+		p.keyed = p.keyed || p.keys[i] != ""
+		if in.Op == "chat" {
+			p.stats.Recorded++
+		}
+	}
+	return p
+}
+
+// Stats reports the calls so far.
+func (p *Player) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := p.stats
+	n := 0
+	for i, in := range p.all {
+		if in.Op != "chat" {
+			continue
+		}
+		n++
+		if !p.used[i] {
+			st.Unused++
+			if st.FirstUnused == 0 {
+				st.FirstUnused = n
+			}
+		}
+	}
+	return st
+}
+
+// Mismatch is the first call an exact Player could not answer, or nil.
+func (p *Player) Mismatch() *Mismatch {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.first
 }
 
 // Script is a player answering chat calls with the given interactions in
@@ -236,27 +304,67 @@ func (p *Player) Remaining() int {
 	return n
 }
 
-func (p *Player) take(op, key string) (Interaction, error) {
+func (p *Player) take(op string, req *llm.Request) (Interaction, error) {
+	key := ""
+	if req != nil && p.keyed {
+		key = Key(*req)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if op == "chat" {
+		p.stats.Calls++
+	}
 	next := -1
 	for i, in := range p.all {
 		if p.used[i] || in.Op != op {
 			continue
 		}
-		if key != "" && in.Key == key {
+		if key != "" && p.keys[i] == key {
 			p.used[i] = true
+			if op == "chat" {
+				p.stats.Matched++
+			}
 			return in, nil
 		}
 		if next < 0 {
 			next = i
 		}
 	}
+	if op == "chat" && key != "" {
+		p.stats.Diverged++
+	}
 	if next < 0 || (p.mode == Exact && key != "") {
-		return Interaction{}, fmt.Errorf("%s %s: %w", p.name, op, ErrNoAnswer)
+		err := fmt.Errorf("%s %s: %w", p.name, op, ErrNoAnswer)
+		if op == "chat" && p.mode == Exact {
+			m := p.mismatch(*req, next)
+			if p.first == nil {
+				p.first = m
+			}
+			err = fmt.Errorf("%s %s: %w: %w", p.name, op, ErrNoAnswer, m)
+		}
+		return Interaction{}, err
 	}
 	p.used[next] = true
 	return p.all[next], nil
+}
+
+// mismatch compares req with the recorded interaction at next (-1: none).
+func (p *Player) mismatch(req llm.Request, next int) *Mismatch {
+	m := &Mismatch{Call: p.stats.Calls}
+	if next < 0 {
+		return m
+	}
+	for i := 0; i <= next; i++ {
+		if p.all[i].Op == "chat" {
+			m.Recorded++
+		}
+	}
+	var recorded llm.Request
+	if r := p.all[next].Request; r != nil {
+		recorded = *r
+	}
+	m.Difference, _ = Diff(Canonical(recorded), Canonical(req))
+	return m
 }
 
 func (in Interaction) err(provider string) error {
@@ -270,7 +378,7 @@ func (p *Player) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk) e
 	p.mu.Lock()
 	p.seen = append(p.seen, req)
 	p.mu.Unlock()
-	in, err := p.take("chat", Key(req))
+	in, err := p.take("chat", &req)
 	if err != nil {
 		return nil, err
 	}
@@ -290,12 +398,14 @@ func (p *Player) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk) e
 	if in.Response == nil {
 		return nil, &llm.Error{Provider: p.name, Kind: llm.Malformed, Message: "recorded answer has no response"}
 	}
+	// A copy: callers rename tool calls in place (agent ids).
 	resp := *in.Response
+	resp.Message.ToolCalls = slices.Clone(resp.Message.ToolCalls)
 	return &resp, nil
 }
 
 func (p *Player) Models(ctx context.Context) ([]llm.Model, error) {
-	in, err := p.take("models", "")
+	in, err := p.take("models", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +413,7 @@ func (p *Player) Models(ctx context.Context) ([]llm.Model, error) {
 }
 
 func (p *Player) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
-	in, err := p.take("embed", Key(llm.Request{Model: model, Messages: []llm.Message{{Content: fmt.Sprint(texts)}}}))
+	in, err := p.take("embed", &llm.Request{Model: model, Messages: []llm.Message{{Content: fmt.Sprint(texts)}}})
 	if err != nil {
 		return nil, err
 	}
