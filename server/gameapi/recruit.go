@@ -58,7 +58,10 @@ func (s *Server) controller(ctx context.Context, who string, c ControllerRequest
 		}
 		known, names, err := s.models(ctx)
 		if err != nil {
-			return world.Controller{}, err
+			s.log.Warn("list the models a party member may play with", "err", err)
+			p := problem("gameapi.party_models_unavailable", "Model", clip(model))
+			p.Code = hearth.Unavailable
+			return world.Controller{}, p
 		}
 		if !slices.Contains(names, model) || (provider != "" && provider != known) {
 			list := strings.Join(names, ", ")
