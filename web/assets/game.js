@@ -91,7 +91,8 @@ export class GameView {
     this.sceneList = h("div", {id: "scene-images"});
     this.sceneGo = images.generate ? h("button", {type: "button", id: "scene-generate", onclick: () => this.generateImage()}, t("scene.generate")) : null;
     replace(this.scene, h("h2", {id: "scene-h"}, t("scene.title")), this.sceneGo, this.sceneBar, this.sceneStatus, this.sceneList);
-    this.scene.hidden = false;
+    // Without a provider the section shows only images drawn before.
+    this.scene.hidden = !images.generate;
     this.loadImages();
   }
 
@@ -110,6 +111,7 @@ export class GameView {
   renderImages(list) {
     const t = this.t;
     const shown = [...list].reverse();
+    if (shown.length) this.scene.hidden = false;
     replace(this.sceneList, shown.length ? shown.map((im) => h("figure", {"data-image": im.id, "data-turn": String(im.turn_number ?? im.turn ?? "")},
       image(im.image_url, im.prompt || t("scene.alt")),
       h("figcaption", {}, t("scene.caption", {turn: im.turn_number ?? im.turn ?? "?"}))))
