@@ -182,8 +182,9 @@ export class PartyPanel {
     const t = this.t, name = p.name || p.character, id = `member-model-${p.character}`;
     const sel = modelSelect(t, id, this.view.models || [], agentModel(p.controller));
     sel.dataset.member = p.character;
+    // Not disabled while it saves: that would take the keyboard's focus.
     sel.addEventListener("change", async () => {
-      sel.disabled = true;
+      sel.setAttribute("aria-busy", "true");
       try {
         await this.app.api.put(`/api/sessions/${encodeURIComponent(this.view.id)}/party/${encodeURIComponent(p.character)}/controller`,
           {kind: "ai", model: sel.value || undefined});
@@ -192,7 +193,7 @@ export class PartyPanel {
         sel.value = agentModel(p.controller);
         this.app.fail(e);
       } finally {
-        sel.disabled = false;
+        sel.removeAttribute("aria-busy");
       }
     });
     return h("div", {class: "model-pick"}, h("label", {for: id, class: "meta"}, t("party.model_for", {name})), sel);

@@ -254,7 +254,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	run(t, ctx, "model from the sidebar",
 		chromedp.WaitVisible("#member-model-"+brienne, chromedp.ByQuery),
 		change("#member-model-"+brienne, "fake-b"),
-		chromedp.WaitVisible(`#party li[data-character="`+brienne+`"] #member-model-`+brienne+`:not([disabled])`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#party li[data-character="`+brienne+`"] #member-model-`+brienne+`:not([aria-busy])`, chromedp.ByQuery),
 		chromedp.Poll(`document.querySelector('#party li[data-character="`+brienne+`"] .controller').textContent.includes("openai/fake-b")`, nil),
 		chromedp.Poll(`document.getElementById("member-model-`+brienne+`").value === "fake-b"`, nil))
 	assertAccessible(t, ctx, "party-game-models")
