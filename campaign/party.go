@@ -2,10 +2,12 @@ package campaign
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/pack"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -125,5 +127,66 @@ func (c *Campaign) newParty(w *world.State, rename func(kind, id string) string)
 	if c.Meta.Player != "" {
 		w.Player = rename(kindCharacter, c.Meta.Player)
 	}
+	return nil
+}
+
+// Recruit is a character from outside the campaign (a player's character
+// library) who joins a new game's party, and who plays it.
+type Recruit struct {
+	Sheet      *world.Character
+	Controller world.Controller
+}
+
+// NewStateWithParty is NewState with a party of recruits in place of the
+// campaign's own player characters, who leave the world. The recruits
+// start together where the campaign starts, with its starting items and
+// stats, in the order given; the first acts first. A party that cannot
+// play (empty, too large, an id twice or one the campaign already uses, a
+// controller that cannot play) is Invalid. The sheets become the state's:
+// pass ones nothing else holds.
+func (c *Campaign) NewStateWithParty(party []Recruit) (*world.State, error) {
+	if len(party) == 0 || len(party) > world.MaxParty {
+		return nil, hearth.Errorf(hearth.Invalid, "a party has 1 to %d characters; %d were given", world.MaxParty, len(party))
+	}
+	if len(c.external) > 0 {
+		return nil, fmt.Errorf("campaign %s uses entities of its packs; play it through NewScenario", c.Meta.Title)
+	}
+	return c.newState(seeding{party: party})
+}
+
+// recruit replaces w's player characters with the recruits.
+func (c *Campaign) recruit(w *world.State, party []Recruit) error {
+	gone := map[string]bool{}
+	for id, ch := range w.Characters {
+		if ch.Kind == world.PC {
+			gone[id] = true
+		}
+	}
+	for _, p := range c.Meta.Party {
+		gone[p.ID] = true
+	}
+	for id := range gone {
+		delete(w.Characters, id)
+	}
+	w.Relationships = slices.DeleteFunc(w.Relationships, func(r world.Relationship) bool { return gone[r.A] || gone[r.B] })
+	w.Party, w.Player = nil, ""
+	for i, r := range party {
+		if r.Sheet == nil || r.Sheet.ID == "" {
+			return hearth.Errorf(hearth.Invalid, "party member %d has no character sheet", i+1)
+		}
+		id := r.Sheet.ID
+		if w.Characters[id] != nil {
+			return hearth.Errorf(hearth.Invalid, "%q is in the party twice, or is already one of the campaign's characters", id)
+		}
+		ch := *r.Sheet
+		ch.Kind, ch.Location = world.PC, ""
+		w.Characters[id] = &ch
+		e := PartyEntry{Controller: r.Controller.Kind, User: r.Controller.User, Provider: r.Controller.Provider,
+			Model: r.Controller.Model, Backstory: ch.Backstory}
+		if err := w.Apply(world.PartyMemberAdded{Member: e.member(i, &ch)}); err != nil {
+			return hearth.Errorf(hearth.Invalid, "party member %s: %v", ch.Name, err)
+		}
+	}
+	w.Player = w.Party[0].Character
 	return nil
 }

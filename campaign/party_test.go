@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -80,5 +81,82 @@ func TestPlayerStaysAGameOfOne(t *testing.T) {
 	}
 	if w.Player != "hero" || len(w.Party) != 0 || len(w.Members()) != 1 {
 		t.Errorf("acting %q, party %+v", w.Player, w.Party)
+	}
+}
+
+func TestNewStateWithPartyReplacesTheCampaignsOwn(t *testing.T) {
+	files := partyCampaign("party: [hero, bo, cy]\n")
+	files["player_character_constraints.yml"] = "starting_items: [rope]\n"
+	c, err := Load(context.Background(), writeCampaign(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := func(id, name, class string) *world.Character {
+		return &world.Character{ID: id, Name: name, Kind: world.PC, Location: "yard",
+			Sheet: world.Sheet{Class: class, HP: 9, MaxHP: 9, Backstory: name + " left home.", PersonalityTraits: []string{"Calm."}}}
+	}
+	w, err := c.NewStateWithParty([]Recruit{
+		{Sheet: sheet("ch_1", "Ilse", "fighter"), Controller: world.Controller{Kind: world.ControllerAI}},
+		{Sheet: sheet("ch_2", "Odo", "wizard"), Controller: world.Controller{Kind: world.ControllerHuman, User: "ann"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Party) != 2 || w.Player != "ch_1" || w.Party[1].Controller.User != "ann" {
+		t.Fatalf("acting %q, party %+v", w.Player, w.Party)
+	}
+	for _, id := range []string{"hero", "bo", "cy"} {
+		if w.Characters[id] != nil {
+			t.Errorf("the campaign's own %s is still in the world", id)
+		}
+	}
+	if w.Characters["ann"] == nil {
+		t.Error("the campaign's NPC left with its player characters")
+	}
+	for _, m := range w.Party {
+		ch := w.Characters[m.Character]
+		if ch.Kind != world.PC || ch.Location != "hall" || ch.Inventory["rope"] != 1 {
+			t.Errorf("%s: kind %s at %q with %v; recruits start at the start with the starting items", m.Character, ch.Kind, ch.Location, ch.Inventory)
+		}
+		if m.Colour == "" || m.Class != ch.Class || m.Personality.Backstory != ch.Name+" left home." || m.Personality.Traits != "Calm." {
+			t.Errorf("member %+v", m)
+		}
+	}
+	if w.Scene.Location != "hall" || !w.Locations["hall"].Visited {
+		t.Errorf("scene %+v", w.Scene)
+	}
+}
+
+func TestNewStateWithPartyRefusesWhatCannotPlay(t *testing.T) {
+	c, err := Load(context.Background(), writeCampaign(t, minimal()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ai := world.Controller{Kind: world.ControllerAI}
+	one := func(id string, ctl world.Controller) Recruit {
+		return Recruit{Sheet: &world.Character{ID: id, Name: id}, Controller: ctl}
+	}
+	seven := make([]Recruit, 7)
+	for i := range seven {
+		seven[i] = one(string(rune('a'+i)), ai)
+	}
+	for _, tt := range []struct {
+		name  string
+		party []Recruit
+		want  string
+	}{
+		{"none", nil, "a party has 1 to 6"},
+		{"seven", seven, "a party has 1 to 6"},
+		{"twice", []Recruit{one("x", ai), one("x", ai)}, `"x" is in the party twice`},
+		{"an NPC's id", []Recruit{one("ann", ai)}, `"ann" is in the party twice, or is already one of the campaign's`},
+		{"no sheet", []Recruit{{Controller: ai}}, "has no character sheet"},
+		{"human without user", []Recruit{one("x", world.Controller{Kind: world.ControllerHuman})}, "a human controller names its user"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.NewStateWithParty(tt.party)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || hearth.ErrorCode(err) != hearth.Invalid {
+				t.Errorf("got %v (%s), want Invalid %q", err, hearth.ErrorCode(err), tt.want)
+			}
+		})
 	}
 }

@@ -209,4 +209,5 @@ func (s *Scenario) addPackEntities(w *world.State) error {
 type seeding struct {
 	add    func(w *world.State) error   // before the state is copied: pack entities
 	rename func(kind, id string) string // a campaign reference as the state knows it
+	party  []Recruit                    // replaces the campaign's party when set
 }

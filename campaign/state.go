@@ -95,7 +95,11 @@ func (c *Campaign) newState(sd seeding) (*world.State, error) {
 		}
 	}
 
-	if len(c.Meta.Party) > 0 {
+	if sd.party != nil {
+		if err := c.recruit(w, sd.party); err != nil {
+			return nil, err
+		}
+	} else if len(c.Meta.Party) > 0 {
 		if err := c.newParty(w, rename); err != nil {
 			return nil, err
 		}

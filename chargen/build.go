@@ -2,6 +2,7 @@ package chargen
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -109,6 +110,34 @@ type WeaponAttack struct {
 
 func invalid(format string, args ...any) error { return hearth.Errorf(hearth.Invalid, format, args...) }
 
+// FieldError is a refused build and the Choices field (by its JSON name:
+// "race", "scores", "skills" …) whose choice the rule refused, so that a
+// form can show the refusal beside that field.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Field returns the Choices field a refused build names, or "".
+func Field(err error) string {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.Field
+	}
+	return ""
+}
+
+// at names the field of err, unless a closer one is named already.
+func at(field string, err error) error {
+	if err == nil || Field(err) != "" {
+		return err
+	}
+	return &FieldError{Field: field, Err: err}
+}
+
 // norm lower-cases an ID and joins words with underscores, so "Half-Elf",
 // "half elf" and "half_elf" are one.
 func norm(s string) string {
@@ -149,50 +178,50 @@ const MaxLevel = 20
 func Build(c Choices) (*Character, error) {
 	c.Name = strings.TrimSpace(c.Name)
 	if c.Name == "" {
-		return nil, invalid("a character needs a name")
+		return nil, at("name", invalid("a character needs a name"))
 	}
 	if len(c.Name) > 100 {
-		return nil, invalid("a character's name is at most 100 bytes; this one is %d", len(c.Name))
+		return nil, at("name", invalid("a character's name is at most 100 bytes; this one is %d", len(c.Name)))
 	}
 	if c.Level == 0 {
 		c.Level = 1
 	}
 	if c.Level < 1 || c.Level > MaxLevel {
-		return nil, invalid("level %d is outside 1–%d", c.Level, MaxLevel)
+		return nil, at("level", invalid("level %d is outside 1–%d", c.Level, MaxLevel))
 	}
 	c.Race, c.Subrace, c.Class, c.Background = norm(c.Race), norm(c.Subrace), norm(c.Class), norm(c.Background)
 	race, err := resolveRace(c.Race, c.Subrace)
 	if err != nil {
-		return nil, err
+		return nil, at("race", err)
 	}
 	class, ok := classes[c.Class]
 	if !ok {
-		return nil, invalid("unknown class %q; the SRD classes are %s", c.Class, list(sortedKeys(classes)))
+		return nil, at("class", invalid("unknown class %q; the SRD classes are %s", c.Class, list(sortedKeys(classes))))
 	}
 	bg, ok := backgrounds[c.Background]
 	if !ok {
-		return nil, invalid("unknown background %q; choose one of %s", c.Background, list(sortedKeys(backgrounds)))
+		return nil, at("background", invalid("unknown background %q; choose one of %s", c.Background, list(sortedKeys(backgrounds))))
 	}
 	ch := &Character{Choices: c, RaceName: race.Name, ClassName: class.Name, BackgroundName: bg.Name, Size: race.Size,
 		HitDie: class.HitDie, ProficiencyBonus: ProficiencyBonus(c.Level), BackgroundFeature: bg.Feature, Gold: bg.Gold}
 	if err := ch.scores(race); err != nil {
-		return nil, err
+		return nil, at("scores", err)
 	}
 	if err := ch.skills(race, class, bg); err != nil {
-		return nil, err
+		return nil, at("skills", err)
 	}
 	if err := ch.languages(race, bg); err != nil {
-		return nil, err
+		return nil, at("extra_languages", err)
 	}
 	ch.proficiencies(race, class, bg)
 	if err := ch.fightingStyle(class); err != nil {
-		return nil, err
+		return nil, at("fighting_style", err)
 	}
 	if err := ch.defense(race, class); err != nil {
-		return nil, err
+		return nil, at("armor", err)
 	}
 	if err := ch.weapon(); err != nil {
-		return nil, err
+		return nil, at("weapon", err)
 	}
 	ch.derive(race, class)
 	return ch, nil
@@ -317,17 +346,17 @@ func (ch *Character) scores(race Race) error {
 		a = norm(a)
 		switch {
 		case !slices.Contains(Abilities, a):
-			return invalid("unknown ability %q in ability_bonuses", a)
+			return at("ability_bonuses", invalid("unknown ability %q in ability_bonuses", a))
 		case slices.Contains(chosen, a):
-			return invalid("%s raises %d different abilities by 1; %s was chosen twice", article(race.Name), race.ChooseBonus, a)
+			return at("ability_bonuses", invalid("%s raises %d different abilities by 1; %s was chosen twice", article(race.Name), race.ChooseBonus, a))
 		case race.Bonus[a] > 0:
-			return invalid("%s raises abilities other than those its race already raises; %s is raised already", article(race.Name), a)
+			return at("ability_bonuses", invalid("%s raises abilities other than those its race already raises; %s is raised already", article(race.Name), a))
 		}
 		chosen = append(chosen, a)
 		ch.Abilities[a]++
 	}
 	if len(chosen) != race.ChooseBonus {
-		return invalid("%s chooses %d abilities to raise by 1 (ability_bonuses); %d were chosen", article(race.Name), race.ChooseBonus, len(chosen))
+		return at("ability_bonuses", invalid("%s chooses %d abilities to raise by 1 (ability_bonuses); %d were chosen", article(race.Name), race.ChooseBonus, len(chosen)))
 	}
 	ch.AbilityBonuses = chosen
 	ch.Modifiers = map[string]int{}
@@ -389,7 +418,7 @@ func (ch *Character) skills(race Race, class Class, bg Background) error {
 		return err
 	}
 	if ch.RaceSkills, err = choose(ch.RaceSkills, sortedKeys(SkillAbility), race.ChooseSkills, article(race.Name), "race_skills"); err != nil {
-		return err
+		return at("race_skills", err)
 	}
 	ch.Proficient = sortedKeys(granted)
 	ch.SkillBonus = map[string]int{}
@@ -407,17 +436,17 @@ func (ch *Character) skills(race Race, class Class, bg Background) error {
 		s = norm(s)
 		switch {
 		case s == "thieves'_tools" || s == "thieves_tools":
-			return invalid("expertise in thieves' tools is not modelled; choose skills")
+			return at("expertise", invalid("expertise in thieves' tools is not modelled; choose skills"))
 		case !slices.Contains(ch.Proficient, s):
-			return invalid("expertise doubles a proficiency; %s is not one of this character's skills (%s)", s, list(ch.Proficient))
+			return at("expertise", invalid("expertise doubles a proficiency; %s is not one of this character's skills (%s)", s, list(ch.Proficient)))
 		case slices.Contains(exp, s):
-			return invalid("expertise in %s was chosen twice", s)
+			return at("expertise", invalid("expertise in %s was chosen twice", s))
 		}
 		exp = append(exp, s)
 		ch.SkillBonus[s] = 2 * ch.ProficiencyBonus
 	}
 	if len(exp) != want {
-		return invalid("%s of level %d chooses %d skills for expertise; %d were chosen", article(class.Name), ch.Level, want, len(exp))
+		return at("expertise", invalid("%s of level %d chooses %d skills for expertise; %d were chosen", article(class.Name), ch.Level, want, len(exp)))
 	}
 	ch.Expertise = exp
 	return nil
@@ -489,7 +518,7 @@ func (ch *Character) defense(race Race, class Class) error {
 	shield := 0
 	if ch.Shield {
 		if !slices.Contains(class.Armor, "shields") {
-			return invalid("%s is not proficient with shields (armor: %s)", article(class.Name), armorList(class.Armor))
+			return at("shield", invalid("%s is not proficient with shields (armor: %s)", article(class.Name), armorList(class.Armor)))
 		}
 		shield = 2
 	}

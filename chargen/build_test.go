@@ -208,41 +208,43 @@ func TestBuildRefuses(t *testing.T) {
 		name string
 		mut  func(*Choices)
 		want string
+		// field is the Choices field the refusal names, for a form.
+		field string
 	}{
 		{"point buy 29", func(c *Choices) {
 			c.Scores = map[string]int{"strength": 15, "dexterity": 15, "constitution": 15, "intelligence": 10, "wisdom": 8, "charisma": 8}
-		}, "point buy spends 29 points; the budget is 27"},
-		{"point buy 16", func(c *Choices) { c.Scores["strength"] = 16 }, "point buy scores are 8–15 before racial increases; strength is 16"},
-		{"missing score", func(c *Choices) { delete(c.Scores, "wisdom") }, "missing wisdom"},
-		{"bad standard array", func(c *Choices) { c.Method = StandardArrayMethod }, "the standard array assigns 15, 14, 13, 12, 10 and 8 once each"},
-		{"unknown method", func(c *Choices) { c.Method = "wishes" }, `unknown ability score method "wishes"`},
-		{"skill twice", func(c *Choices) { c.Skills = []string{"athletics", "athletics"} }, "athletics is already granted by the soldier background"},
-		{"chosen twice", func(c *Choices) { c.Skills = []string{"perception", "perception"} }, "a fighter chooses 2 skills from acrobatics, animal_handling, athletics, history, insight, intimidation, perception, survival; perception was chosen twice"},
-		{"not a class skill", func(c *Choices) { c.Skills = []string{"arcana", "perception"} }, "arcana is not one of them"},
-		{"too few skills", func(c *Choices) { c.Skills = []string{"perception"} }, "a fighter chooses 2 skills (skills)"},
-		{"unknown class", func(c *Choices) { c.Class = "necromancer" }, `unknown class "necromancer"`},
-		{"subrace needed", func(c *Choices) { c.Race = "elf" }, "an elf chooses a subrace: high_elf"},
-		{"wrong subrace", func(c *Choices) { c.Race, c.Subrace = "dwarf", "high_elf" }, `"high_elf" is not a dwarf subrace`},
-		{"no fighting style", func(c *Choices) { c.FightingStyle = "" }, "a fighter chooses a fighting style"},
+		}, "point buy spends 29 points; the budget is 27", "scores"},
+		{"point buy 16", func(c *Choices) { c.Scores["strength"] = 16 }, "point buy scores are 8–15 before racial increases; strength is 16", "scores"},
+		{"missing score", func(c *Choices) { delete(c.Scores, "wisdom") }, "missing wisdom", "scores"},
+		{"bad standard array", func(c *Choices) { c.Method = StandardArrayMethod }, "the standard array assigns 15, 14, 13, 12, 10 and 8 once each", "scores"},
+		{"unknown method", func(c *Choices) { c.Method = "wishes" }, `unknown ability score method "wishes"`, "scores"},
+		{"skill twice", func(c *Choices) { c.Skills = []string{"athletics", "athletics"} }, "athletics is already granted by the soldier background", "skills"},
+		{"chosen twice", func(c *Choices) { c.Skills = []string{"perception", "perception"} }, "a fighter chooses 2 skills from acrobatics, animal_handling, athletics, history, insight, intimidation, perception, survival; perception was chosen twice", "skills"},
+		{"not a class skill", func(c *Choices) { c.Skills = []string{"arcana", "perception"} }, "arcana is not one of them", "skills"},
+		{"too few skills", func(c *Choices) { c.Skills = []string{"perception"} }, "a fighter chooses 2 skills (skills)", "skills"},
+		{"unknown class", func(c *Choices) { c.Class = "necromancer" }, `unknown class "necromancer"`, "class"},
+		{"subrace needed", func(c *Choices) { c.Race = "elf" }, "an elf chooses a subrace: high_elf", "race"},
+		{"wrong subrace", func(c *Choices) { c.Race, c.Subrace = "dwarf", "high_elf" }, `"high_elf" is not a dwarf subrace`, "race"},
+		{"no fighting style", func(c *Choices) { c.FightingStyle = "" }, "a fighter chooses a fighting style", "fighting_style"},
 		{"wizard in chain mail", func(c *Choices) {
 			c.Class, c.Skills, c.FightingStyle, c.Armor = "wizard", []string{"arcana", "history"}, "", "chain_mail"
-		}, "a wizard is not proficient with heavy armor (armor: none)"},
+		}, "a wizard is not proficient with heavy armor (armor: none)", "armor"},
 		{"monk shield", func(c *Choices) {
 			c.Class, c.Skills, c.FightingStyle, c.Shield = "monk", []string{"acrobatics", "stealth"}, "", true
-		}, "a monk is not proficient with shields"},
+		}, "a monk is not proficient with shields", "shield"},
 		{"rogue without expertise", func(c *Choices) {
 			c.Class, c.FightingStyle, c.Skills = "rogue", "", []string{"stealth", "perception", "acrobatics", "deception"}
-		}, "a rogue of level 1 chooses 2 skills for expertise; 0 were chosen"},
+		}, "a rogue of level 1 chooses 2 skills for expertise; 0 were chosen", "expertise"},
 		{"half-elf bonus on charisma", func(c *Choices) {
 			c.Race, c.AbilityBonuses, c.RaceSkills = "half_elf", []string{"charisma", "wisdom"}, []string{"arcana", "history"}
-		}, "charisma is raised already"},
+		}, "charisma is raised already", "ability_bonuses"},
 		{"half-elf no skills", func(c *Choices) {
 			c.Race, c.AbilityBonuses = "half_elf", []string{"strength", "wisdom"}
-		}, "a half-elf chooses 2 skills (race_skills)"},
-		{"too many languages", func(c *Choices) { c.ExtraLanguages = []string{"Elvish", "Orc"} }, "give 1 extra languages; 2 were chosen"},
-		{"known language", func(c *Choices) { c.ExtraLanguages = []string{"common"} }, "Common is already known"},
-		{"level 21", func(c *Choices) { c.Level = 21 }, "level 21 is outside 1–20"},
-		{"no name", func(c *Choices) { c.Name = " " }, "a character needs a name"},
+		}, "a half-elf chooses 2 skills (race_skills)", "race_skills"},
+		{"too many languages", func(c *Choices) { c.ExtraLanguages = []string{"Elvish", "Orc"} }, "give 1 extra languages; 2 were chosen", "extra_languages"},
+		{"known language", func(c *Choices) { c.ExtraLanguages = []string{"common"} }, "Common is already known", "extra_languages"},
+		{"level 21", func(c *Choices) { c.Level = 21 }, "level 21 is outside 1–20", "level"},
+		{"no name", func(c *Choices) { c.Name = " " }, "a character needs a name", "name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,6 +257,9 @@ func TestBuildRefuses(t *testing.T) {
 			}
 			if hearth.ErrorCode(err) != hearth.Invalid || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v (%s); want Invalid naming %q", err, hearth.ErrorCode(err), tt.want)
+			}
+			if got := Field(err); got != tt.field {
+				t.Errorf("the refusal names field %q, want %q", got, tt.field)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -138,5 +139,59 @@ func TestUncommittedPlayKeepsTheActor(t *testing.T) {
 	r, err := s.PlayTurn(ctx, game.Play{Input: "", Agent: "ivy"}, nil)
 	if err != nil || r.Committed || s.World().Player != "wren" {
 		t.Errorf("empty input as ivy: %v %+v, acting %q", err, r, s.World().Player)
+	}
+}
+
+// A game whose party comes from outside the campaign (a character
+// library) starts with it at the campaign's start, and reopening,
+// restoring to turn 0 and replay keep it.
+func TestNewGameWithRecruitedParty(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	party := []campaign.Recruit{
+		{Sheet: &world.Character{ID: "ch_a", Name: "Ilse", Sheet: world.Sheet{Class: "fighter", HP: 12, MaxHP: 12}},
+			Controller: world.Controller{Kind: world.ControllerAI}},
+		{Sheet: &world.Character{ID: "ch_b", Name: "Odo", Sheet: world.Sheet{Class: "wizard", HP: 7, MaxHP: 7}},
+			Controller: world.Controller{Kind: world.ControllerHuman, User: "ann"}},
+	}
+	s, err := game.New(ctx, db, loadParty(t), 5, game.Options{Party: party})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(w *world.State) []string {
+		var out []string
+		for _, m := range w.Members() {
+			out = append(out, m.Character+"@"+w.Characters[m.Character].Location+":"+m.Controller.Label())
+		}
+		return out
+	}
+	want := "[ch_a@gate:offline ch_b@gate:ann]"
+	if got := fmt.Sprint(ids(s.World())); got != want {
+		t.Fatalf("party %s, want %s", got, want)
+	}
+	if s.World().Characters["wren"] != nil {
+		t.Error("the campaign's own party is still in the world")
+	}
+	if _, err := s.PlayTurn(ctx, game.Play{Input: "go north", Agent: "ch_a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ChangeController(ctx, "ch_a", world.Controller{Kind: world.ControllerAI, Provider: "openai", Model: "fake"}, "gail"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Verify(ctx); err != nil {
+		t.Errorf("replay: %v", err)
+	}
+	s2, err := game.Open(ctx, db, s.ID(), game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s2.World().Member("ch_a").Controller.Label(); got != "openai/fake" {
+		t.Errorf("reopened: ch_a played by %q", got)
+	}
+	if err := s2.Restore(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(ids(s2.World())); got != want {
+		t.Errorf("restored to turn 0: party %s, want %s", got, want)
 	}
 }

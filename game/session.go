@@ -57,6 +57,11 @@ type Options struct {
 	// Name names a new game ("Thursday group"); New uses it, default the
 	// campaign's title. The campaign itself keeps its own title.
 	Name string
+	// Party, when set, is a new game's party in place of the campaign's
+	// own player characters (characters of a library): New starts them
+	// where the campaign starts. The state at turn 0 holds them, so
+	// restore and replay keep them.
+	Party []campaign.Recruit
 }
 
 func (o Options) withDefaults() Options {
@@ -184,7 +189,11 @@ type pending struct {
 // New starts a playthrough of campaign c, stored in st. A zero seed picks a
 // random one; the seed is stored, so the game is reproducible.
 func New(ctx context.Context, st store.Store, c *campaign.Campaign, seed uint64, opts Options) (*Session, error) {
-	w, err := c.NewState()
+	newState := c.NewState
+	if opts.Party != nil {
+		newState = func() (*world.State, error) { return c.NewStateWithParty(opts.Party) }
+	}
+	w, err := newState()
 	if err != nil {
 		return nil, fmt.Errorf("new game of %s: %w", c.Meta.Title, err)
 	}

@@ -53,6 +53,7 @@ func (s *suite) routes() []route {
 		{pattern: "DELETE /api/conversations/{id}", method: "DELETE", path: "/api/conversations/" + s.gmConversation},
 		{pattern: "GET /api/characters/options", method: "GET", path: "/api/characters/options"},
 		{pattern: "POST /api/characters", method: "POST", path: "/api/characters", body: characterBody("Intruder")},
+		{pattern: "POST /api/characters/preview", method: "POST", path: "/api/characters/preview", body: characterBody("Intruder")},
 		{pattern: "GET /api/characters", method: "GET", path: "/api/characters"},
 		{pattern: "GET /api/characters/{id}", method: "GET", path: "/api/characters/" + s.bobCharacter},
 		{pattern: "DELETE /api/characters/{id}", method: "DELETE", path: "/api/characters/" + s.bobCharacter},
@@ -84,6 +85,7 @@ func (s *suite) routes() []route {
 		{pattern: "GET /api/sessions/{id}/transcript", method: "GET", path: "/api/sessions/" + g + "/transcript?format=json"},
 		{pattern: "GET /api/sessions/{id}/callbacks", method: "GET", path: "/api/sessions/" + g + "/callbacks"},
 		{pattern: "GET /api/sessions/{id}/modules", method: "GET", path: "/api/sessions/" + g + "/modules"},
+		{pattern: "PUT /api/sessions/{id}/party/{character}/controller", method: "PUT", path: "/api/sessions/" + s.f.party + "/party/kit/controller", body: `{"kind":"none"}`},
 		{pattern: "POST /api/sessions/{id}/module", method: "POST", path: "/api/sessions/" + g + "/module", body: `{"number":1}`},
 		{pattern: "POST /api/sessions/{id}/images/generate-current", method: "POST", path: "/api/sessions/" + g + "/images/generate-current"},
 		{pattern: "POST /api/sessions/{id}/images/generate-best", method: "POST", path: "/api/sessions/" + g + "/images/generate-best"},
@@ -499,6 +501,11 @@ func (s *suite) characters() {
 		}
 	}
 	s.player("create character", "POST /api/characters", "POST", "/api/characters", characterBody("Ann's own"))
+	for _, b := range []string{characterBody("Preview"), strings.Replace(characterBody("Forged"), `{`, `{"id":"`+id+`",`, 1)} {
+		if code, body := s.player("preview character "+b[:20], "POST /api/characters/preview", "POST", "/api/characters/preview", b); strings.Contains(body, id) {
+			s.t.Errorf("a preview answered with another user's character: %d %.200s", code, body)
+		}
+	}
 	s.player("character options", "GET /api/characters/options", "GET", "/api/characters/options?role=gm", "")
 	_, body := s.get(s.f.bob, "/api/characters/"+id)
 	s.mustHave("bob's character after a player's attempts", body, characterMarker)

@@ -456,6 +456,11 @@ func (s *suite) partyREST() {
 		{"POST /api/sessions/{id}/forks", "POST", g + "/forks", `{"name":"peek"}`},
 		{"POST /api/sessions/{id}/restore", "POST", g + "/restore", `{"turn":1}`},
 		{"GET /api/sessions/{id}/config", "GET", g + "/config", ""},
+		{ctl, "PUT", g + "/party/kit/controller", `{"kind":"human","user":"ann"}`},
+		{ctl, "PUT", g + "/party/wren/controller", `{"kind":"ai","model":"x","role":"gm"}`},
+		{ctl, "PUT", g + "/party/..%2fkit/controller", `{"kind":"none"}`},
+		{ctl, "PUT", "/api/sessions/" + s.f.game + "/party/kit/controller", `{"kind":"none"}`},
+		{"POST /api/sessions", "POST", "/api/sessions", `{"campaign":"party","party":[{"character":"` + s.bobCharacter + `","controller":"human","user":"ann"}]}`},
 	} {
 		code, body := s.player("party "+a.method+" "+a.path, a.pat, a.method, a.path, a.body)
 		if a.method != "GET" && code < 400 {
@@ -465,4 +470,24 @@ func (s *suite) partyREST() {
 	// bob reads his own whispers through the same routes.
 	_, body := s.get(s.f.bob, g+"/transcript?format=json")
 	s.mustHave("bob's party transcript", body, gmWhisperMarker)
+
+	// The GM changes controllers of this game's members only: a member
+	// of another game, or of none, is not found; one bob holds is his
+	// until he lets go.
+	for _, a := range []struct {
+		path string
+		want int
+	}{
+		{"/api/sessions/" + s.f.game + "/party/kit/controller", http.StatusNotFound},
+		{g + "/party/tomas/controller", http.StatusNotFound},
+		{"/api/sessions/nope/party/kit/controller", http.StatusNotFound},
+		{g + "/party/kit/controller", http.StatusConflict},
+	} {
+		if code, b := s.do(request{name: "GM controller " + a.path, route: ctl, key: s.f.gm, method: "PUT", path: a.path, body: `{"kind":"none"}`}); code != a.want {
+			s.t.Errorf("the GM's PUT %s: %d, want %d: %.200s", a.path, code, a.want, b)
+		}
+	}
 }
+
+// ctl is the route that changes who plays a party member.
+const ctl = "PUT /api/sessions/{id}/party/{character}/controller"

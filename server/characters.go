@@ -46,6 +46,44 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, status int, c char
 	api.JSON(w, status, characterView{Saved: c, Sheet: sheet})
 }
 
+// buildRefused answers a refused build: code and message as every error,
+// and the Choices field the rule names, so that a form can show the
+// refusal beside it.
+func (s *Server) buildRefused(w http.ResponseWriter, r *http.Request, err error) {
+	field := chargen.Field(err)
+	if field == "" || hearth.ErrorCode(err) != hearth.Invalid {
+		s.fail(w, r, err)
+		return
+	}
+	var b struct {
+		Error struct {
+			Code    hearth.Code `json:"code"`
+			Message string      `json:"message"`
+			Field   string      `json:"field"`
+		} `json:"error"`
+	}
+	b.Error.Code, b.Error.Message, b.Error.Field = hearth.Invalid, hearth.ErrorMessage(err), field
+	api.JSON(w, http.StatusBadRequest, b)
+}
+
+// previewCharacter is POST /api/characters/preview: the build the choices
+// make, with everything the rules derive (the rolls of a rolled method's
+// seed among it), or the rule it breaks; nothing is saved and no
+// backstory written, so a creation wizard may ask at every step. It takes
+// the body POST /api/characters takes.
+func (s *Server) previewCharacter(w http.ResponseWriter, r *http.Request) {
+	var in createCharacter
+	if !api.DecodeOrError(w, r, &in, s.o.MaxBodyBytes) {
+		return
+	}
+	ch, err := chargen.Build(in.Choices)
+	if err != nil {
+		s.buildRefused(w, r, err)
+		return
+	}
+	api.JSON(w, http.StatusOK, ch)
+}
+
 func (s *Server) characterOptions(w http.ResponseWriter, r *http.Request) {
 	api.JSON(w, http.StatusOK, chargen.Options())
 }
@@ -61,7 +99,7 @@ func (s *Server) createCharacter(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, err := chargen.Build(in.Choices)
 	if err != nil {
-		s.fail(w, r, err)
+		s.buildRefused(w, r, err)
 		return
 	}
 	teller := s.o.Storyteller

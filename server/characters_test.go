@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -122,4 +123,65 @@ func TestCharacterOptions(t *testing.T) {
 			t.Errorf("rogue: %d skills from %v", cl.SkillCount, cl.SkillChoices)
 		}
 	}
+}
+
+// TestCharacterPreview: the wizard's step-by-step check builds without
+// saving or a backstory, shows a rolled method's rolls, and names the
+// field a refusal is about, as POST /api/characters does.
+func TestCharacterPreview(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	resp := f.do("POST", "/api/characters/preview", f.plKey, fighterBody("Kestrel"))
+	wantStatus(t, resp, http.StatusOK, "")
+	ch := decode[chargen.Character](t, resp)
+	if ch.MaxHP != 12 || ch.AC != 17 || ch.PointsSpent != 25 || ch.Story != nil {
+		t.Errorf("preview %+v", ch)
+	}
+	rolled := fighterBody("Rolf")
+	rolled["method"], rolled["seed"] = "rolled", 42
+	delete(rolled, "scores")
+	ch = decode[chargen.Character](t, f.do("POST", "/api/characters/preview", f.plKey, rolled))
+	if want := chargen.Roll(42); fmt.Sprint(ch.Rolls) != fmt.Sprint(want) || ch.Scores["strength"] != want[0] {
+		t.Errorf("rolled with seed 42: rolls %v scores %v, want %v", ch.Rolls, ch.Scores, want)
+	}
+	if l := decode[[]chargen.Saved](t, f.do("GET", "/api/characters", f.plKey, nil)); len(l) != 0 {
+		t.Errorf("previews were saved: %+v", l)
+	}
+
+	type refusal struct {
+		Error struct {
+			Code    hearth.Code `json:"code"`
+			Message string      `json:"message"`
+			Field   string      `json:"field"`
+		} `json:"error"`
+	}
+	for _, tt := range []struct {
+		name, path string
+		mut        func(map[string]any)
+		field      string
+		want       string
+	}{
+		{"over budget", "/api/characters/preview", func(b map[string]any) {
+			b["scores"] = map[string]int{"strength": 15, "dexterity": 15, "constitution": 15, "intelligence": 10, "wisdom": 8, "charisma": 8}
+		}, "scores", "the budget is 27"},
+		{"over budget, saving", "/api/characters", func(b map[string]any) {
+			b["scores"] = map[string]int{"strength": 15, "dexterity": 15, "constitution": 15, "intelligence": 10, "wisdom": 8, "charisma": 8}
+		}, "scores", "the budget is 27"},
+		{"no name", "/api/characters", func(b map[string]any) { b["name"] = "" }, "name", "needs a name"},
+		{"subrace", "/api/characters/preview", func(b map[string]any) { b["race"] = "elf" }, "race", "chooses a subrace"},
+		{"style", "/api/characters/preview", func(b map[string]any) { b["fighting_style"] = "" }, "fighting_style", "fighting style"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := fighterBody("Bad")
+			tt.mut(b)
+			resp := f.do("POST", tt.path, f.plKey, b)
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400", resp.StatusCode)
+			}
+			e := decode[refusal](t, resp)
+			if e.Error.Code != hearth.Invalid || e.Error.Field != tt.field || !strings.Contains(e.Error.Message, tt.want) {
+				t.Errorf("error %+v, want field %q and %q", e.Error, tt.field, tt.want)
+			}
+		})
+	}
+	wantStatus(t, f.do("POST", "/api/characters/preview", "", fighterBody("Anon")), http.StatusUnauthorized, "")
 }

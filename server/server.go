@@ -215,6 +215,7 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("POST /api/images/{id}/deliver", s.deliverImage)
 	mux.HandleFunc("GET /api/characters/options", s.characterOptions)
 	mux.HandleFunc("POST /api/characters", s.createCharacter)
+	mux.HandleFunc("POST /api/characters/preview", s.previewCharacter)
 	mux.HandleFunc("GET /api/characters", s.listCharacters)
 	mux.HandleFunc("GET /api/characters/{id}", s.getCharacter)
 	mux.HandleFunc("DELETE /api/characters/{id}", s.deleteCharacter)

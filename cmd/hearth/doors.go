@@ -90,6 +90,7 @@ func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err
 	}
 	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Campaigns: d.campaigns, Prepare: a.Prepare, Logger: log,
 		Images: draw, ImageStore: images, ImageSize: a.Config().Images.Size,
+		Characters: d.chars, Users: d.userNames, Models: d.partyModels,
 		OriginPatterns: originHosts(a.Config().Server.CORSOrigins)})
 	return d, nil
 }
@@ -123,6 +124,35 @@ func (d *doors) campaigns(ctx context.Context) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// userNames names the users a party member may be given to.
+func (d *doors) userNames(ctx context.Context) ([]string, error) {
+	us, err := d.keys.Users(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(us))
+	for i, u := range us {
+		names[i] = u.Name
+	}
+	return names, nil
+}
+
+// partyModels are the models a party member's agent may play with: those
+// of the assistant's provider, as GET /api/models lists them; the party
+// agent reaches them with the server and key of the role that uses that
+// provider (app.MemberRole).
+func (d *doors) partyModels(ctx context.Context) (string, []string, error) {
+	ms, err := d.chat.Models(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return d.chat.Provider().Name(), names, nil
 }
 
 // observe sends every model call of the assistant to fn (the metrics).

@@ -90,6 +90,18 @@
 //	POST   /api/sessions/{id}/forks/{name}/switch → SessionInfo
 //	GET    /api/sessions/{id}/compare?a=&b=      Comparison
 //	GET    /api/sessions/{id}/transcript?format=json|md  attachment
+//	PUT    /api/sessions/{id}/party/{character}/controller  ControllerRequest → MemberController (assistant or GM)
+//
+// A new game's party may come from the character library
+// (CreateRequest.Party, Options.Characters): each PartyPick names a
+// character of the creator's library (a GM's: anyone's) and who plays it,
+// checked against Options.Users and Options.Models; the party replaces
+// the campaign's own player characters at its start (game.Options.Party),
+// so it is the game's from turn 0. The controller route changes a member's
+// controller during play as a DM turn (controller_changed), so replay and
+// restore keep it; it answers 409 while a human holds the member by
+// drop-in. The detail's images says whether the viewer may have a scene
+// drawn.
 //
 // A flag is a player's complaint about a turn, for 'hearth eval' and
 // prompt tuning: it names the user who sent it, is kept beside the turn

@@ -283,3 +283,32 @@ func TestSceneImageProviderFails(t *testing.T) {
 		t.Errorf("stored after a failure: %+v %v", recs, err)
 	}
 }
+
+// The detail tells a page whether to offer the generate button: only to
+// an assistant or the GM of a server that can draw, and nothing at all
+// when the server keeps no images.
+func TestSceneImagesInTheDetail(t *testing.T) {
+	db := openImages(t, filepath.Join(t.TempDir(), "hearth.db"))
+	prov, _ := providers[0].start(t)
+	for _, tt := range []struct {
+		name string
+		edit []func(*gameapi.Options)
+		user string
+		want string
+	}{
+		{"gm, drawing", []func(*gameapi.Options){withImages(db, prov)}, gm, `"images":{"generate":true}`},
+		{"assistant, drawing", []func(*gameapi.Options){withImages(db, prov)}, asst, `"images":{"generate":true}`},
+		{"player, drawing", []func(*gameapi.Options){withImages(db, prov)}, player, `"images":{"generate":false}`},
+		{"gm, no provider", []func(*gameapi.Options){withImages(db, nil)}, gm, `"images":{"generate":false}`},
+		{"gm, no store", nil, gm, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.edit...)
+			g := h.create(1)
+			b := string(h.ok(http.StatusOK, "GET", "/api/sessions/"+g.ID, tt.user, nil, nil))
+			if tt.want == "" && strings.Contains(b, `"images"`) || tt.want != "" && !strings.Contains(b, tt.want) {
+				t.Errorf("detail %s, want %q", b, tt.want)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/store"
@@ -43,6 +44,15 @@ type SessionInfo struct {
 	// Module is the adventure module the game runs, in the detail shown to
 	// assistants and the GM only.
 	Module *world.Module `json:"module,omitempty"`
+	// Images, in the detail, is set when the server keeps scene images.
+	Images *ImageFeatures `json:"images,omitempty"`
+}
+
+// ImageFeatures says what the viewer of a game may do with scene images:
+// list and download them, and, when Generate, have one drawn (an image
+// provider is configured and the viewer's role may spend on it).
+type ImageFeatures struct {
+	Generate bool `json:"generate"`
 }
 
 // CreateRequest is the body of POST /api/sessions.
@@ -50,6 +60,11 @@ type CreateRequest struct {
 	Campaign string `json:"campaign"`
 	Seed     uint64 `json:"seed,omitempty"`
 	Title    string `json:"title,omitempty"`
+	// Party, when given, is the game's party in place of the campaign's
+	// own player characters: characters of the creator's library (a GM's:
+	// anyone's), each with who plays it, starting where the campaign
+	// starts.
+	Party []PartyPick `json:"party,omitempty"`
 }
 
 // Config is a session's runtime configuration. Speeds and PlayMode are
@@ -103,6 +118,9 @@ func (s *Server) detail(ctx context.Context, id string, role access.Level) (Sess
 	}
 	created := m.CreatedAt
 	in.Created = &created
+	if s.o.ImageStore != nil {
+		in.Images = &ImageFeatures{Generate: s.o.Images != nil && role >= access.Assistant}
+	}
 	if role >= access.Assistant {
 		in.Seed = m.Seed
 	}
@@ -196,7 +214,18 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, r, api.Invalid, "gameapi.title_too_long", map[string]any{"Max": maxTitle})
 		return
 	}
-	gs, err := game.New(context.WithoutCancel(r.Context()), s.o.Store, c, req.Seed, game.Options{Logger: s.log, Name: title})
+	var party []campaign.Recruit
+	if req.Party != nil {
+		if party, err = s.recruits(r.Context(), u, req.Party); err != nil {
+			s.fail(w, r, "", err)
+			return
+		}
+		if len(party) == 0 {
+			s.fail(w, r, "", problem("gameapi.party_size", "Max", world.MaxParty, "Count", 0))
+			return
+		}
+	}
+	gs, err := game.New(context.WithoutCancel(r.Context()), s.o.Store, c, req.Seed, game.Options{Logger: s.log, Name: title, Party: party})
 	if err != nil {
 		s.fail(w, r, "", err)
 		return

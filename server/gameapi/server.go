@@ -16,6 +16,7 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/campaign"
+	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/game"
 	"github.com/hearth-rpg/hearth/imagegen"
 	"github.com/hearth-rpg/hearth/internal/api"
@@ -69,6 +70,16 @@ type Options struct {
 	Images     imagegen.Provider
 	ImageStore imagegen.Store
 	ImageSize  string
+
+	// Characters is the character library a new game's party may be
+	// drawn from (CreateRequest.Party); nil refuses such a party. Users
+	// names the users a human controller may name; nil takes any name.
+	// Models lists the models a party member's agent may play with and
+	// the provider they are reached through; nil knows only the offline
+	// agent.
+	Characters chargen.Store
+	Users      func(ctx context.Context) ([]string, error)
+	Models     func(ctx context.Context) (provider string, models []string, err error)
 
 	// OriginPatterns are other origins allowed to open the WebSocket, as
 	// websocket.AcceptOptions takes them; the same origin always may.
@@ -177,6 +188,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/sessions/{id}/callbacks", s.callbacks)
 	mux.HandleFunc("GET /api/sessions/{id}/modules", s.listModules)
 	mux.HandleFunc("POST /api/sessions/{id}/module", s.chooseModule)
+	mux.HandleFunc("PUT /api/sessions/{id}/party/{character}/controller", s.putController)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", s.generateCurrent)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", s.generateBest)
 	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn)

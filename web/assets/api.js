@@ -1,12 +1,14 @@
 // The API client: same-origin fetches with the session cookie, the CSRF
 // token (held in memory only) on every state-changing request, and the
-// server's {"error":{code,message}} turned into an ApiError.
+// server's {"error":{code,message}} turned into an ApiError (with the
+// field a refusal names, when it names one).
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, field) {
     super(message || `HTTP ${status}`);
     this.status = status;
     this.code = code;
+    this.field = field || "";
   }
 }
 
@@ -32,7 +34,7 @@ export class Api {
     const data = await res.json().catch(() => null);
     if (!res.ok) {
       const err = data && data.error ? data.error : {};
-      throw new ApiError(res.status, err.code || "", err.message || "");
+      throw new ApiError(res.status, err.code || "", err.message || "", err.field);
     }
     return data;
   }
@@ -87,6 +89,7 @@ export class Api {
 
   get(path) { return this.request("GET", path); }
   post(path, body) { return this.request("POST", path, body ?? {}); }
+  put(path, body) { return this.request("PUT", path, body ?? {}); }
   del(path) { return this.request("DELETE", path); }
 
   // signIn trades the key for the session cookie; the key goes no further.

@@ -8,6 +8,7 @@ import {GameView} from "./game.js";
 import {AssistantView} from "./assistant.js";
 import {LibraryView, PageView} from "./library.js";
 import {SettingsView} from "./settings.js";
+import {CharacterView, Wizard, characterTable, modelSelect} from "./characters.js";
 
 const RANK = {player: 1, trusted: 2, assistant: 3, gm_only: 4};
 
@@ -107,6 +108,15 @@ class App {
       this.view = new GameView(this, m[1]);
       return this.view.open();
     }
+    if (hash === "#/characters/new") {
+      this.view = new Wizard(this);
+      return this.view.open();
+    }
+    const ch = /^#\/characters\/([A-Za-z0-9_-]+)$/.exec(hash);
+    if (ch) {
+      this.view = new CharacterView(this, ch[1]);
+      return this.view.open();
+    }
     const chat = /^#\/assistant(?:\/([A-Za-z0-9_-]+))?$/.exec(hash);
     if (chat) {
       this.view = new AssistantView(this, chat[1]);
@@ -179,10 +189,17 @@ class App {
   async gamesView() {
     this.focusMain(this.t("games.title"));
     replace(this.main, h("p", {}, this.t("loading")));
-    let sessions, campaigns = null;
+    let sessions, campaigns = null, chars = null, models = [];
     try {
       sessions = (await this.api.get("/api/sessions")).sessions || [];
       if (this.can("assistant")) campaigns = (await this.api.get("/api/campaigns")).campaigns || [];
+      // A server without a character library answers 503: no section.
+      chars = await this.api.get("/api/characters").catch((e) => {
+        if (e instanceof ApiError && e.status === 503) return null;
+        throw e;
+      });
+      // No model list (no model server) leaves the offline agent.
+      if (campaigns) models = await this.api.get("/api/models").catch(() => []);
     } catch (e) {
       return this.fail(e);
     }
@@ -192,7 +209,11 @@ class App {
     } else {
       list.append(this.gamesTable(sessions));
     }
-    replace(this.main, list, campaigns ? this.newGameForm(campaigns) : null);
+    const library = chars ? h("section", {"aria-labelledby": "chars-h", class: "card", id: "library-characters"},
+      h("h2", {id: "chars-h"}, this.t("chars.title")),
+      characterTable(this, chars, () => this.gamesView()),
+      h("p", {}, link("#/characters/new", {class: "button", id: "new-character"}, this.t("chars.create")))) : null;
+    replace(this.main, list, campaigns ? this.newGameForm(campaigns, chars || [], Array.isArray(models) ? models : []) : null, library);
   }
 
   gamesTable(sessions) {
@@ -241,18 +262,21 @@ class App {
     yes.focus();
   }
 
-  newGameForm(campaigns) {
+  newGameForm(campaigns, chars, models) {
     const sel = h("select", {id: "campaign", name: "campaign", required: true},
       campaigns.map((c) => h("option", {value: c.name, disabled: !!c.problem},
         c.problem ? this.t("new.broken", {name: c.name}) : `${c.title || c.name} (${c.name})`)));
     const name = h("input", {id: "game-name", name: "title", type: "text", maxlength: "200"});
     const ok = campaigns.some((c) => !c.problem);
+    const picks = chars.map((c) => this.partyPick(c, models));
     return h("section", {"aria-labelledby": "new-h", class: "card"},
       h("h2", {id: "new-h"}, this.t("new.title")),
       ok ? h("form", {id: "new-game", onsubmit: async (ev) => {
         ev.preventDefault();
+        const party = picks.map((p) => p.value()).filter(Boolean);
         try {
-          const g = await this.api.post("/api/sessions", {campaign: sel.value, title: name.value.trim() || undefined});
+          const g = await this.api.post("/api/sessions", {campaign: sel.value, title: name.value.trim() || undefined,
+            party: party.length ? party : undefined});
           location.hash = `#/game/${encodeURIComponent(g.id)}`;
         } catch (e) {
           this.fail(e);
@@ -260,7 +284,39 @@ class App {
       }},
       h("label", {for: "campaign"}, this.t("new.campaign")), sel,
       h("label", {for: "game-name"}, this.t("new.name")), name,
+      picks.length ? h("fieldset", {class: "party-pick", id: "party-pick"}, h("legend", {}, this.t("new.party")),
+        h("p", {class: "hint"}, this.t("new.party_hint")), picks.map((p) => p.el)) : null,
       h("button", {type: "submit"}, this.t("new.create"))) : h("p", {}, this.t("new.none")));
+  }
+
+  // partyPick is one library character in the new-game form: in the
+  // party or not, and who plays it — an agent on a model of the server's
+  // (or the offline agent), a human player by username, or nobody.
+  partyPick(s, models) {
+    const t = this.t, id = s.id, c = s.character || {};
+    const on = h("input", {type: "checkbox", id: `pick-${id}`, name: "party", value: id});
+    const ctl = h("select", {id: `ctl-${id}`, name: "controller", onchange: () => show()},
+      ["ai", "human", "none"].map((k) => h("option", {value: k}, t("new.controller." + k))));
+    const model = modelSelect(t, `model-${id}`, models, "");
+    const user = h("input", {id: `user-${id}`, name: "user", type: "text", autocomplete: "off", maxlength: "100"});
+    const modelRow = h("div", {}, h("label", {for: `model-${id}`}, t("new.model")), model);
+    const userRow = h("div", {}, h("label", {for: `user-${id}`}, t("new.user")), user);
+    const show = () => {
+      modelRow.hidden = ctl.value !== "ai";
+      userRow.hidden = ctl.value !== "human";
+    };
+    show();
+    const el = h("div", {class: "pick", "data-pick": id},
+      h("label", {class: "check", for: `pick-${id}`}, on, " ", c.name || id, " · ",
+        t("chars.what", {level: c.level || 1, race: c.race_name || "", class: c.class_name || ""})),
+      h("label", {for: `ctl-${id}`}, t("new.controller")), ctl, modelRow, userRow);
+    return {el, value: () => {
+      if (!on.checked) return null;
+      const v = {character: id, controller: ctl.value};
+      if (ctl.value === "ai" && model.value) v.model = model.value;
+      if (ctl.value === "human") v.user = user.value.trim();
+      return v;
+    }};
   }
 }
 

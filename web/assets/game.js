@@ -2,7 +2,7 @@
 // (the session cookie goes along; the server checks the Origin), with
 // narration streamed into an aria-live log as turn_delta arrives.
 
-import {h, link, replace} from "./dom.js";
+import {h, image, link, replace} from "./dom.js";
 import {Branches, PartyPanel, SPEEDS} from "./party.js";
 
 const MAX_BACKOFF = 15000;
@@ -44,12 +44,14 @@ export class GameView {
       h("h2", {id: "log-h", class: "sr"}, t("game.log")), this.log, this.choices, this.form);
     const tools = this.app.can("assistant") ? this.gmTools() : null;
     this.branches = this.app.can("assistant") ? new Branches(this) : null;
+    this.scene = h("section", {id: "scene", class: "card scene", "aria-labelledby": "scene-h", hidden: true});
     replace(this.app.main,
       h("nav", {class: "crumbs", "aria-label": t("game.back")}, link("#/games", {id: "back"}, "← " + t("game.back"))),
       this.title, this.conn, this.status,
       h("div", {class: "game"}, story, h("aside", {class: "sidebar", "aria-label": t("party.sidebar")}, party.side, this.side, party.whispers)),
-      tools, this.branches ? this.branches.build() : null, this.transcriptLinks());
+      this.scene, tools, this.branches ? this.branches.build() : null, this.transcriptLinks());
     if (this.branches) this.branches.load();
+    if (this.app.can("assistant")) this.loadModels();
     this.app.focusMain(t("loading"));
     this.connect();
     this.loadInfo();
@@ -60,9 +62,88 @@ export class GameView {
   async loadInfo() {
     try {
       this.info = await this.app.api.get(`/api/sessions/${encodeURIComponent(this.id)}`);
-      if (!this.closed) this.renderTitle();
+      if (this.closed) return;
+      this.renderTitle();
+      if (this.info.images) this.buildScene(this.info.images);
     } catch (e) {
       this.app.fail(e);
+    }
+  }
+
+  // loadModels fetches the models the GM may give an agent member; none
+  // (no model server) leaves the offline agent.
+  async loadModels() {
+    try {
+      const ms = await this.app.api.get("/api/models");
+      this.models = Array.isArray(ms) ? ms : [];
+    } catch {
+      this.models = [];
+    }
+    if (!this.closed && this.state) this.party.render(this.state);
+  }
+
+  // buildScene shows the game's scene images and, for whoever may, the
+  // button that has the current scene drawn.
+  buildScene(images) {
+    const t = this.t;
+    this.sceneStatus = h("p", {id: "scene-status", role: "status"});
+    this.sceneBar = h("progress", {id: "scene-progress", "aria-labelledby": "scene-status", hidden: true});
+    this.sceneList = h("div", {id: "scene-images"});
+    this.sceneGo = images.generate ? h("button", {type: "button", id: "scene-generate", onclick: () => this.generateImage()}, t("scene.generate")) : null;
+    replace(this.scene, h("h2", {id: "scene-h"}, t("scene.title")), this.sceneGo, this.sceneBar, this.sceneStatus, this.sceneList);
+    // Without a provider the section shows only images drawn before.
+    this.scene.hidden = !images.generate;
+    this.loadImages();
+  }
+
+  async loadImages() {
+    if (!this.sceneList) return;
+    try {
+      const res = await this.app.api.get(`/api/sessions/${encodeURIComponent(this.id)}/images`);
+      if (!this.closed) this.renderImages(res.images || []);
+    } catch (e) {
+      this.app.fail(e);
+    }
+  }
+
+  // renderImages shows the newest first; the prompt is the alt text, an
+  // attribute and never markup.
+  renderImages(list) {
+    const t = this.t;
+    const shown = [...list].reverse();
+    if (shown.length) this.scene.hidden = false;
+    replace(this.sceneList, shown.length ? shown.map((im) => h("figure", {"data-image": im.id, "data-turn": String(im.turn_number ?? im.turn ?? "")},
+      image(im.image_url, im.prompt || t("scene.alt")),
+      h("figcaption", {}, t("scene.caption", {turn: im.turn_number ?? im.turn ?? "?"}))))
+      : h("p", {class: "hint", id: "no-images"}, t("scene.none")));
+  }
+
+  async generateImage() {
+    const t = this.t;
+    this.sceneGo.disabled = true;
+    this.scene.setAttribute("aria-busy", "true");
+    this.sceneBar.hidden = false;
+    this.sceneStatus.className = "";
+    this.sceneStatus.dataset.state = "working";
+    replace(this.sceneStatus, t("scene.generating"));
+    try {
+      await this.app.api.post(`/api/sessions/${encodeURIComponent(this.id)}/images/generate-current`, {});
+      if (this.closed) return;
+      this.sceneStatus.dataset.state = "done";
+      replace(this.sceneStatus, t("scene.ready"));
+      await this.loadImages();
+    } catch (e) {
+      if (this.closed) return;
+      if (e.status === 401) return this.app.fail(e);
+      this.sceneStatus.dataset.state = "failed";
+      this.sceneStatus.className = "field-error";
+      replace(this.sceneStatus, e.status === 0 ? t("error.network") : t("scene.failed", {message: e.message}));
+    } finally {
+      if (!this.closed) {
+        this.sceneGo.disabled = false;
+        this.sceneBar.hidden = true;
+        this.scene.removeAttribute("aria-busy");
+      }
     }
   }
 
@@ -204,6 +285,9 @@ export class GameView {
         this.app.notify(this.t("party.secret_revealed", {content: msg.content}), false);
         break;
       case "control_released":
+        break;
+      case "image_ready":
+        this.loadImages();
         break;
     }
   }

@@ -4,6 +4,7 @@
 // branches (fork list, compare side by side, mark canonical).
 
 import {h, replace} from "./dom.js";
+import {modelSelect} from "./characters.js";
 
 export const SPEEDS = ["slow", "normal", "fast"];
 
@@ -142,6 +143,8 @@ export class PartyPanel {
     const held = new Map((st.controls || []).map((c) => [c.character, c.user]));
     this.sideEl.hidden = party.length === 0;
     const colours = new Map(((st.world || {}).party || []).map((p) => [p.character, p.colour]));
+    // A redraw keeps the focus where it was (a model dropdown, a button).
+    const focused = this.list.contains(document.activeElement) ? document.activeElement.id : "";
     replace(this.list, party.map((p) => {
       const holder = held.get(p.character);
       const mine = holder && holder === me;
@@ -155,8 +158,13 @@ export class PartyPanel {
         p.conditions && p.conditions.length ? " · " + p.conditions.join(", ") : ""),
       h("p", {class: "meta controller"}, controller));
       li.append(this.controlButton(p, holder, mine));
+      if (this.gm && !holder && agentModel(p.controller) !== null) li.append(this.modelPicker(p));
       return li;
     }));
+    if (focused) {
+      const el = document.getElementById(focused);
+      if (el) el.focus();
+    }
     this.renderSheet(st);
     const options = this.gm ? party.map((p) => [p.character, p.name || p.character]) : [["dm", t("party.to_dm")]];
     const was = this.whisperTo.value;
@@ -166,6 +174,29 @@ export class PartyPanel {
     this.whisperForm.hidden = party.length === 0 || (!this.gm && ![...held.values()].includes(me));
     this.nudgeForm.hidden = false;
     this.whisperEl.hidden = party.length === 0 && this.whispers.size === 0;
+  }
+
+  // modelPicker is the GM's choice of the model an agent member plays
+  // with, changed at once (a turn of the DM's, which the log shows).
+  modelPicker(p) {
+    const t = this.t, name = p.name || p.character, id = `member-model-${p.character}`;
+    const sel = modelSelect(t, id, this.view.models || [], agentModel(p.controller));
+    sel.dataset.member = p.character;
+    // Not disabled while it saves: that would take the keyboard's focus.
+    sel.addEventListener("change", async () => {
+      sel.setAttribute("aria-busy", "true");
+      try {
+        await this.app.api.put(`/api/sessions/${encodeURIComponent(this.view.id)}/party/${encodeURIComponent(p.character)}/controller`,
+          {kind: "ai", model: sel.value || undefined});
+        this.app.notify(t("party.model_changed", {name, model: sel.value || t("new.offline")}), false);
+      } catch (e) {
+        sel.value = agentModel(p.controller);
+        this.app.fail(e);
+      } finally {
+        sel.removeAttribute("aria-busy");
+      }
+    });
+    return h("div", {class: "model-pick"}, h("label", {for: id, class: "meta"}, t("party.model_for", {name})), sel);
   }
 
   controlButton(p, holder, mine) {
@@ -252,6 +283,14 @@ function controllerText(t, c) {
   if (c === "offline") return t("party.offline");
   if (c.includes("/")) return t("party.ai", {model: c});
   return t("party.human", {user: c});
+}
+
+// agentModel is the model of an agent member's controller summary
+// ("provider/model"), "" for the offline agent, null for no agent.
+function agentModel(c) {
+  if (c === "offline") return "";
+  if (c && c.includes("/")) return c.slice(c.indexOf("/") + 1);
+  return null;
 }
 
 function show(v) {
