@@ -21,7 +21,7 @@ import (
 
 // newGame starts Saltmere (player at the quay, Nell there) in a real
 // SQLite store, played by a pipeline over the given model.
-func newGame(t *testing.T, model llm.Provider, cfg modelgm.Config) *game.Session {
+func newGame(t testing.TB, model llm.Provider, cfg modelgm.Config) *game.Session {
 	t.Helper()
 	ctx := context.Background()
 	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
