@@ -228,10 +228,7 @@ func (t *pageText) glyphs(mode measure) ([]glyph, bool) {
 		if m := len(idx); mode != measureChars && m >= 3 {
 			if g, ok := t.fastWord(idx[0], idx[m-1], m, f.size); ok {
 				g.text = string(chars)
-				g.size, g.bold = f.size, f.bold
-				if g.size <= 0 {
-					g.size = max(g.bottom-g.top, 1)
-				}
+				g.size, g.bold = glyphSize(f.size, g), f.bold
 				if mode == measureProbe {
 					slow := t.slowWord(out, idx, chars, f)
 					agree = agree && len(slow) == len(out)+1 && sameWord(slow[len(out)], g)
@@ -251,6 +248,19 @@ func (t *pageText) glyphs(mode measure) ([]glyph, bool) {
 		out = t.slowWord(out, idx, chars, f)
 	}
 	return out, agree
+}
+
+// glyphSize is a glyph's font size: the one PDFium reports, or the
+// height of its box where that is unknown or more than three times off.
+// Some producers set text at size 150 and shrink it with the text
+// matrix; PDFium reports 150, and a 9-point footer taken for 150 points
+// tall swallows the last line of the page above it.
+func glyphSize(reported float64, g glyph) float64 {
+	h := g.bottom - g.top
+	if reported <= 0 || h > 0 && (reported > 3*h || 3*reported < h) {
+		return max(h, 1)
+	}
+	return reported
 }
 
 // sameWord reports whether measuring by the ends gave g where measuring
@@ -292,10 +302,7 @@ func (t *pageText) slowWord(out []glyph, idx []int, chars []rune, f charFont) []
 	emit := func() {
 		if word.Len() > 0 && g.x1 > g.x0 {
 			g.text = word.String()
-			g.size, g.bold = f.size, f.bold
-			if g.size <= 0 {
-				g.size = max(g.bottom-g.top, 1)
-			}
+			g.size, g.bold = glyphSize(f.size, g), f.bold
 			out = append(out, g)
 		}
 		word.Reset()
