@@ -115,7 +115,7 @@ func TestVersionsPinsAndCandidates(t *testing.T) {
 		{"narrator", map[string]int{"narrator": 2}, "narrator@2", true, "hard word limit", "120 words at most"},
 		{"interpreter", map[string]int{"interpreter": 2}, "interpreter@2", true, "one filled-in example", `{"intents": [{"type": "move"`},
 		{"narrator", map[string]int{"interpreter": 2}, "narrator@1", false, "", "Kestrel"},
-		{"dm", nil, "dm@1", false, "", "Saltmere"},
+		{"dm", nil, "dm@2", false, "", "Saltmere"}, // the default is the newest non-candidate
 	} {
 		t.Run(tt.want, func(t *testing.T) {
 			r, err := New("", tt.pins)
