@@ -18,10 +18,9 @@ import (
 	"github.com/hearth-rpg/hearth/ingest/library"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/lore"
-	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
-	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
+	"github.com/hearth-rpg/hearth/narrative"
+	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/store"
-	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
 
 // Options configures Open. The zero value works: the built-in defaults,
@@ -78,9 +77,9 @@ type App struct {
 	dir  string
 
 	db       *database.DB
-	games    *sqlitestore.DB
-	index    *sqliteindex.Index
-	memories *sqlitenarrative.DB
+	games    store.Store
+	index    retrieve.Index
+	memories narrative.Store
 
 	mu      sync.Mutex
 	closers []func() error
@@ -119,7 +118,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	if err := os.MkdirAll(a.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the data directory %s: %w", a.dir, err)
 	}
-	dopts := []database.Option{database.WithURL(string(cfg.Database.URL))}
+	dopts := []database.Option{database.WithURL(string(cfg.Database.URL)), database.WithLogger(log)}
 	if opts.SynchronousNormal {
 		dopts = append(dopts, database.WithSynchronousNormal())
 	}
@@ -159,17 +158,21 @@ func (a *App) Logger() *slog.Logger { return a.log }
 // DataDir is the data directory.
 func (a *App) DataDir() string { return a.dir }
 
-// DatabasePath is the database file in the data directory.
-func (a *App) DatabasePath() string { return filepath.Join(a.dir, sqlitestore.FileName) }
+// DatabasePath is the SQLite database file in the data directory; ""
+// when the stores live in PostgreSQL (see Database).
+func (a *App) DatabasePath() string { return a.db.Path() }
+
+// Database is the open storage: its backend, where it is, a ping.
+func (a *App) Database() *database.DB { return a.db }
 
 // Store is where games are kept.
 func (a *App) Store() store.Store { return a.games }
 
 // Index is the lore and rules search index.
-func (a *App) Index() *sqliteindex.Index { return a.index }
+func (a *App) Index() retrieve.Index { return a.index }
 
 // Memories is the narrative memory store.
-func (a *App) Memories() *sqlitenarrative.DB { return a.memories }
+func (a *App) Memories() narrative.Store { return a.memories }
 
 // Library is the documents library.
 func (a *App) Library(context.Context) (*library.Library, error) { return a.db.Library, nil }

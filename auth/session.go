@@ -32,7 +32,7 @@ var (
 
 // SessionStore keeps browser sessions for Sessions: rows keyed by the
 // SHA-256 of the session's token, never the token itself, so a copy of the
-// database holds no live session. Package sqlitekeys is one; authtest's
+// database holds no live session. Packages sqlitekeys and pgkeys are two; authtest's
 // RunSessions is the suite every one must pass.
 type SessionStore interface {
 	// AddSession stores s: ErrNoKey if its key is gone.

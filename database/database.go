@@ -4,27 +4,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/hearth-rpg/hearth"
-
+	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/assistant/pgconversations"
 	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/pgkeys"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
+	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/chargen/pgcharacters"
 	"github.com/hearth-rpg/hearth/chargen/sqlitecharacters"
+	"github.com/hearth-rpg/hearth/embedding"
+	"github.com/hearth-rpg/hearth/imagegen"
+	"github.com/hearth-rpg/hearth/imagegen/pgimages"
 	"github.com/hearth-rpg/hearth/imagegen/sqliteimages"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/ingest/library/pglibrary"
 	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/internal/pgdb"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
+	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/narrative/pgnarrative"
 	"github.com/hearth-rpg/hearth/narrative/sqlitenarrative"
+	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/pgindex"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
+	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/store/pgstore"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
 )
@@ -32,9 +41,15 @@ import (
 // FileName is the database file inside a data directory.
 const FileName = sqlitedb.FileName
 
-// Migrations is every store's migration set in the order they apply. The
-// store's turns carry memory events into the narrative tables, so the
-// narrative set is there whenever the store's is.
+// The backends, as Backend names them.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// Migrations is every store's SQLite migration set in the order they
+// apply. The store's turns carry memory events into the narrative
+// tables, so the narrative set is there whenever the store's is.
 func Migrations() []sqlitedb.Migrations {
 	return []sqlitedb.Migrations{
 		sqlitestore.Migrations,
@@ -48,91 +63,69 @@ func Migrations() []sqlitedb.Migrations {
 	}
 }
 
-// DB is a data directory's storage, open.
-type DB struct {
-	h *sqlitedb.DB
-
-	Games         *sqlitestore.DB     // sessions, branches, turns (store.Store)
-	Memories      *sqlitenarrative.DB // memory events, standing, beats, stats
-	Index         *sqliteindex.Index  // the lore index
-	Library       *library.Library
-	Conversations *sqliteconversations.Store
-	Keys          *auth.Keyring
-	Characters    *sqlitecharacters.DB // the character library
-	Images        *sqliteimages.DB     // scene illustrations, with their games
-}
-
-type options struct {
-	url               string
-	synchronousNormal bool
-	memories          []sqlitenarrative.Option
-	index             []sqliteindex.Option
-	keys              []auth.Option
-}
-
-// Option configures Open.
-type Option func(*options)
-
-// WithSynchronousNormal trades durability against power loss for speed:
-// a crashed process still loses nothing committed, a power cut may lose
-// the last transactions. The default is FULL.
-func WithSynchronousNormal() Option { return func(o *options) { o.synchronousNormal = true } }
-
-// WithURL chooses the backend by database.url: "" is SQLite in the data
-// directory, postgres://… is PostgreSQL.
-func WithURL(url string) Option { return func(o *options) { o.url = url } }
-
-// unported names the stores that have no PostgreSQL backend yet. While
-// any is left, Open refuses PostgreSQL rather than keep them in SQLite
-// behind the user's back.
-var unported = []string{
-	"narrative memory (reputation, perception, beats, stats; memory events are ported)",
-	"the document library",
-}
-
-// ported names the stores that have a PostgreSQL backend: sessions and
-// turns (store/pgstore), memory events (narrative/pgnarrative), users and
-// keys (auth/pgkeys), conversations (assistant/pgconversations), the
-// character library (chargen/pgcharacters) and the lore index
-// (retrieve/pgindex).
-var ported = []string{"sessions and turns", "memory events", "users and keys", "conversations", "the character library", "the lore index"}
-
-// PostgresMigrations is the migration set of every store ported to
-// PostgreSQL, in the order they apply (as Migrations for SQLite): what
-// Open will hand internal/pgdb once the stores named in unported follow.
+// PostgresMigrations is every store's PostgreSQL migration set, in the
+// order they apply (as Migrations for SQLite).
 func PostgresMigrations() []pgdb.Migrations {
 	return []pgdb.Migrations{
 		pgstore.Migrations,
+		pgimages.Migrations, // its rows reference the games'
 		pgnarrative.Migrations,
 		pgindex.Migrations,
+		pglibrary.Migrations,
 		pgconversations.Migrations,
 		pgkeys.Migrations,
 		pgcharacters.Migrations,
 	}
 }
 
-// checkURL refuses a URL Open cannot serve, without quoting it: it may
-// hold a password.
-func checkURL(url string) error {
-	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
-		return hearth.Errorf(hearth.Invalid, "database.url must be empty (SQLite in the data directory) or a postgres:// URL")
-	}
-	if len(unported) > 0 {
-		return hearth.Errorf(hearth.Unavailable, "database.url names PostgreSQL, but these stores cannot live there yet: %s "+
-			"(ported so far: %s). Leave database.url empty to keep everything in SQLite in the data directory",
-			strings.Join(unported, "; "), strings.Join(ported, ", "))
-	}
-	return nil
+// DB is a data directory's storage, open: every store over one handle,
+// a SQLite file or a PostgreSQL pool, whichever database.url chose.
+type DB struct {
+	backend string
+	sqlite  *sqlitedb.DB // SQLite only
+	pg      *pgdb.DB     // PostgreSQL only
+	closers []func() error
+
+	Games         store.Store     // sessions, branches, turns
+	Memories      narrative.Store // memory events, standing, beats, stats
+	Index         retrieve.Index  // the lore index
+	Library       *library.Library
+	Conversations assistant.Conversations
+	Keys          *auth.Keyring
+	Characters    chargen.Store  // the character library
+	Images        imagegen.Store // scene illustrations, with their games
 }
 
-// WithMemoryOptions configures the narrative memory (embedder, logger, …).
-func WithMemoryOptions(opts ...sqlitenarrative.Option) Option {
-	return func(o *options) { o.memories = append(o.memories, opts...) }
+type options struct {
+	url               string
+	synchronousNormal bool
+	memoryEmbedder    narrative.Embedder
+	indexEmbedder     embedding.Embedder
+	keys              []auth.Option
+	log               *slog.Logger
 }
 
-// WithIndexOptions configures the lore index (its embedder).
-func WithIndexOptions(opts ...sqliteindex.Option) Option {
-	return func(o *options) { o.index = append(o.index, opts...) }
+// Option configures Open.
+type Option func(*options)
+
+// WithSynchronousNormal trades durability against power loss for speed
+// on SQLite: a crashed process still loses nothing committed, a power
+// cut may lose the last transactions. The default is FULL. PostgreSQL
+// keeps its server's settings.
+func WithSynchronousNormal() Option { return func(o *options) { o.synchronousNormal = true } }
+
+// WithURL chooses the backend by database.url: "" is SQLite in the data
+// directory, postgres://… is PostgreSQL.
+func WithURL(url string) Option { return func(o *options) { o.url = url } }
+
+// WithMemoryEmbedder embeds memory events and recall queries.
+func WithMemoryEmbedder(e narrative.Embedder) Option {
+	return func(o *options) { o.memoryEmbedder = e }
+}
+
+// WithIndexEmbedder gives the lore index its embedder.
+func WithIndexEmbedder(e embedding.Embedder) Option {
+	return func(o *options) { o.indexEmbedder = e }
 }
 
 // WithKeyOptions configures the keyring.
@@ -140,18 +133,41 @@ func WithKeyOptions(opts ...auth.Option) Option {
 	return func(o *options) { o.keys = append(o.keys, opts...) }
 }
 
-// Open opens (creating if needed) DATA/hearth.db in dir, brings every
-// store's tables up to date (adopting a round-1 database in place) and
-// returns the stores over one handle.
+// WithLogger reports migrations and the stores' start-up; nil discards.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// checkURL refuses a URL Open cannot serve, without quoting it: it may
+// hold a password.
+func checkURL(url string) error {
+	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+		return hearth.Errorf(hearth.Invalid, "database.url must be empty (SQLite in the data directory) or a postgres:// URL")
+	}
+	return nil
+}
+
+// Open opens every store: in DATA/hearth.db in dir (creating it if
+// needed, adopting a round-1 database in place) when no URL is given,
+// or in the PostgreSQL database WithURL names, whose tables it brings up
+// to date. dir is not touched on PostgreSQL.
 func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
-	var o options
+	o := options{log: slog.New(slog.DiscardHandler)}
 	for _, f := range opts {
 		f(&o)
 	}
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
 	if o.url != "" {
 		// Never a silent fallback to SQLite: the user asked for PostgreSQL.
-		return nil, checkURL(o.url)
+		if err := checkURL(o.url); err != nil {
+			return nil, err
+		}
+		return openPostgres(ctx, o)
 	}
+	return openSQLite(ctx, dir, o)
+}
+
+func openSQLite(ctx context.Context, dir string, o options) (_ *DB, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
 	}
@@ -159,20 +175,32 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{h: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h), Characters: sqlitecharacters.New(h),
-		Images: sqliteimages.New(h)}
+	db := &DB{backend: SQLite, sqlite: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h),
+		Characters: sqlitecharacters.New(h), Images: sqliteimages.New(h)}
+	db.closers = append(db.closers, h.Close)
 	defer func() {
 		if err != nil {
 			db.Close()
 		}
 	}()
-	if db.Memories, err = sqlitenarrative.New(ctx, h, o.memories...); err != nil {
+	var mopts []sqlitenarrative.Option
+	if o.memoryEmbedder != nil {
+		mopts = append(mopts, sqlitenarrative.WithEmbedder(o.memoryEmbedder))
+	}
+	if db.Memories, err = sqlitenarrative.New(ctx, h, append(mopts, sqlitenarrative.WithLogger(o.log))...); err != nil {
 		return nil, err
 	}
-	if db.Index, err = sqliteindex.New(ctx, h, o.index...); err != nil {
+	var iopts []sqliteindex.Option
+	if o.indexEmbedder != nil {
+		iopts = append(iopts, sqliteindex.WithEmbedder(o.indexEmbedder))
+	}
+	ix, err := sqliteindex.New(ctx, h, iopts...)
+	if err != nil {
 		return nil, err
 	}
-	db.Library = library.New(sqlitelibrary.New(h), db.Index)
+	db.Index = ix
+	db.closers = append(db.closers, ix.Close)
+	db.Library = library.New(sqlitelibrary.New(h), ix)
 	keys, err := sqlitekeys.New(ctx, h)
 	if err != nil {
 		return nil, err
@@ -181,25 +209,87 @@ func Open(ctx context.Context, dir string, opts ...Option) (_ *DB, err error) {
 		keys.Close()
 		return nil, err
 	}
+	db.closers = append(db.closers, db.Keys.Close) // writes pending last-used times, closes its store
 	return db, nil
 }
 
-// Handle is the one handle the stores share, for what none of them does
-// (a health check, a backup).
-func (db *DB) Handle() *sqlitedb.DB { return db.h }
+func openPostgres(ctx context.Context, o options) (_ *DB, err error) {
+	h, err := pgdb.Open(ctx, o.url, pgdb.Options{Migrations: PostgresMigrations(), Log: o.log})
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{backend: Postgres, pg: h, Games: pgstore.New(h), Conversations: pgconversations.New(h),
+		Characters: pgcharacters.New(h), Images: pgimages.New(h)}
+	db.closers = append(db.closers, h.Close)
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	var mopts []pgnarrative.Option
+	if o.memoryEmbedder != nil {
+		mopts = append(mopts, pgnarrative.WithEmbedder(o.memoryEmbedder))
+	}
+	if db.Memories, err = pgnarrative.New(ctx, h, append(mopts, pgnarrative.WithLogger(o.log))...); err != nil {
+		return nil, err
+	}
+	iopts := []pgindex.Option{pgindex.WithLogger(o.log)}
+	if o.indexEmbedder != nil {
+		iopts = append(iopts, pgindex.WithEmbedder(o.indexEmbedder))
+	}
+	ix, err := pgindex.New(ctx, h, iopts...)
+	if err != nil {
+		return nil, err
+	}
+	db.Index = ix
+	db.closers = append(db.closers, ix.Close)
+	db.Library = library.New(pglibrary.New(h), ix)
+	if db.Keys, err = auth.New(pgkeys.New(h), o.keys...); err != nil {
+		return nil, err
+	}
+	db.closers = append(db.closers, db.Keys.Close)
+	return db, nil
+}
 
-// Path returns the database file's path.
-func (db *DB) Path() string { return db.h.Path() }
+// Backend names the database the stores live in: SQLite or Postgres.
+func (db *DB) Backend() string { return db.backend }
+
+// Where says where the data is, for logs and health: the SQLite file's
+// path, or PostgreSQL's host:port/database (never a password).
+func (db *DB) Where() string {
+	if db.pg != nil {
+		return db.pg.Where()
+	}
+	return db.sqlite.Path()
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if db.pg != nil {
+		return db.pg.Explain("ping", db.pg.Pool().Ping(ctx))
+	}
+	return db.sqlite.Reader().PingContext(ctx)
+}
+
+// Handle is SQLite's one handle, for what only SQLite offers (the file's
+// own tools, tests); nil on PostgreSQL.
+func (db *DB) Handle() *sqlitedb.DB { return db.sqlite }
+
+// Path returns the SQLite file's path; "" on PostgreSQL, which keeps no
+// file in the data directory.
+func (db *DB) Path() string {
+	if db.sqlite == nil {
+		return ""
+	}
+	return db.sqlite.Path()
+}
 
 // Close closes the stores, then the handle.
 func (db *DB) Close() error {
 	var errs []error
-	if db.Keys != nil {
-		errs = append(errs, db.Keys.Close()) // writes pending last-used times, closes its store
+	for i := len(db.closers) - 1; i >= 0; i-- {
+		errs = append(errs, db.closers[i]())
 	}
-	if db.Index != nil {
-		errs = append(errs, db.Index.Close())
-	}
-	errs = append(errs, db.h.Close())
+	db.closers = nil
 	return errors.Join(errs...)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hearth-rpg/hearth/chargen/charactertest"
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/narrative"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/store"
 )
 
@@ -61,7 +62,7 @@ func TestUpgradeRound1InPlace(t *testing.T) {
 	if err != nil || len(ms) != 3 {
 		t.Errorf("memories: %d %v", len(ms), err)
 	}
-	if cs, err := db.Index.Chunks(ctx, "core", "gates.md"); err != nil || len(cs) != 1 || !strings.Contains(cs[0].Text, "Griffon") {
+	if cs, err := db.Index.(*sqliteindex.Index).Chunks(ctx, "core", "gates.md"); err != nil || len(cs) != 1 || !strings.Contains(cs[0].Text, "Griffon") {
 		t.Errorf("lore chunks: %+v %v", cs, err)
 	}
 	if d, err := db.Library.Document(ctx, "doc1", access.GM); err != nil || d.Title != "Bestiary" {

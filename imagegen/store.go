@@ -38,8 +38,8 @@ type Count struct {
 
 // Store keeps generated images with their game: an image belongs to one
 // stored game and goes when it is deleted. An image of another game, or
-// of none, is NotFound. Implementations: imagegen/sqliteimages; the
-// conformance suite is imagegen/imagestest.
+// of none, is NotFound. Implementations: imagegen/sqliteimages and
+// imagegen/pgimages; the conformance suite is imagegen/imagestest.
 type Store interface {
 	// Add stores png under r.Session and returns r with its ID, size and
 	// time set. The game must exist (NotFound otherwise).

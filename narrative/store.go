@@ -7,7 +7,7 @@ import (
 )
 
 // The interfaces below are what a persistence backend of narrative memory
-// offers (narrative/sqlitenarrative today, a PostgreSQL one later). Each
+// offers (narrative/sqlitenarrative, narrative/pgnarrative). Each
 // method is one transaction. Package narrative/narrativetest is the
 // conformance suite every backend runs, so the game gets the same memory
 // whichever one holds it.

@@ -109,9 +109,19 @@ type Options struct {
 	// X-Forwarded-For names the client, for the wrong-secret throttle.
 	TrustedProxies []string
 
+	// Database, when set, is reported by /health: its backend, and
+	// whether it answers (503 when not, so a load balancer stops sending).
+	Database Database
+
 	Metrics *Metrics
 	Logger  *slog.Logger
 	Now     func() time.Time
+}
+
+// Database is the storage as /health sees it.
+type Database interface {
+	Backend() string // "sqlite" or "postgres"
+	Ping(ctx context.Context) error
 }
 
 // Server is the HTTP API.
@@ -318,10 +328,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	api.JSON(w, http.StatusOK, map[string]any{
+	body := map[string]any{
 		"status": "healthy", "version": s.o.Version, "build": hearth.Version(),
 		"uptime_seconds": int64(s.o.Now().Sub(s.start).Seconds()),
-	})
+	}
+	code := http.StatusOK
+	if db := s.o.Database; db != nil {
+		st := map[string]any{"backend": db.Backend(), "ok": true}
+		if err := db.Ping(r.Context()); err != nil {
+			// The cause goes to the log: it names the database's host.
+			s.log.Warn("health: the database does not answer", "backend", db.Backend(), "err", err)
+			st["ok"], body["status"], code = false, "unhealthy", http.StatusServiceUnavailable
+		}
+		body["database"] = st
+	}
+	api.JSON(w, code, body)
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
-// Package pgkeys keeps auth's users and API keys in PostgreSQL: the
-// auth.Store of a Hearth whose database.url is postgres://…, the
-// counterpart of auth/sqlitekeys. Its schema is component "auth" in
+// Package pgkeys keeps auth's users, API keys and browser sessions in
+// PostgreSQL: the auth.Store and auth.SessionStore of a Hearth whose
+// database.url is postgres://…, the counterpart of auth/sqlitekeys. A
+// session's row dies with its key's. Its schema is component "auth" in
 // hearth_schema (package internal/pgdb).
 //
 // Names are unique without regard to ASCII case, as SQLite's NOCASE, by a

@@ -26,6 +26,18 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestSessionConformance(t *testing.T) {
+	pgtest.Skip(t)
+	authtest.RunSessions(t, func(t *testing.T) authtest.SessionBackend {
+		s, err := pgkeys.Open(context.Background(), pgtest.URL(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
 // Two servers adding the same name, in any ASCII case, at once: one user.
 func TestConcurrentAddUserOneWinner(t *testing.T) {
 	ctx := context.Background()

@@ -21,7 +21,7 @@ import (
 	"github.com/hearth-rpg/hearth/modelgm"
 	"github.com/hearth-rpg/hearth/prompt"
 	"github.com/hearth-rpg/hearth/rules"
-	"github.com/hearth-rpg/hearth/store/sqlitestore"
+	"github.com/hearth-rpg/hearth/store"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
@@ -63,7 +63,7 @@ Without --session, the most recently played game is inspected.`,
 				return usageError{errors.New(g.t("cli.context.bad_turn", map[string]any{"Arg": strconv.Quote(args[0])}))}
 			}
 			ctx := cmd.Context()
-			return g.withStore(ctx, func(db *sqlitestore.DB) error {
+			return g.withStore(ctx, func(db store.Store) error {
 				s, err := g.openForInspection(ctx, db, session)
 				if err != nil {
 					return err
@@ -93,7 +93,7 @@ Without --session, the most recently played game is inspected.`,
 	return cmd
 }
 
-func (g *globals) openForInspection(ctx context.Context, db *sqlitestore.DB, id string) (*game.Session, error) {
+func (g *globals) openForInspection(ctx context.Context, db store.Store, id string) (*game.Session, error) {
 	if id == "" {
 		all, err := db.Sessions(ctx)
 		if err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/lore"
-	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
+	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/tokens"
 )
 
@@ -129,7 +129,7 @@ func newPackInfo(g *globals) *cobra.Command {
 			if m.Attribution != "" {
 				fmt.Fprintf(g.stdout, "\n%s\n%s\n", g.t("cli.pack.attribution", nil), wrap(strings.Join(strings.Fields(m.Attribution), " "), 78))
 			}
-			return g.withIndex(ctx, "", func(ix *sqliteindex.Index) error {
+			return g.withIndex(ctx, "", func(ix retrieve.Index) error {
 				have, err := ix.Hashes(ctx, m.ID)
 				if err != nil {
 					return err
@@ -172,7 +172,7 @@ the packs bundled with Hearth are indexed.`,
 			if len(args) == 0 {
 				args = bundledIDs()
 			}
-			return g.withIndex(ctx, embedder, func(ix *sqliteindex.Index) error {
+			return g.withIndex(ctx, embedder, func(ix retrieve.Index) error {
 				for _, a := range args {
 					p, err := g.loadPack(ctx, a)
 					if err != nil {
@@ -191,7 +191,7 @@ the packs bundled with Hearth are indexed.`,
 }
 
 // index brings p's chunks in ix up to date, showing progress on stderr.
-func (g *globals) index(ctx context.Context, ix *sqliteindex.Index, p *campaign.Pack, always bool) (lore.IndexReport, error) {
+func (g *globals) index(ctx context.Context, ix retrieve.Index, p *campaign.Pack, always bool) (lore.IndexReport, error) {
 	tok, err := tokens.CL100K()
 	if err != nil {
 		return lore.IndexReport{}, err
@@ -223,16 +223,16 @@ func (g *globals) index(ctx context.Context, ix *sqliteindex.Index, p *campaign.
 }
 
 // withIndex opens the lore index in the data directory's database.
-func (g *globals) withIndex(ctx context.Context, embedder string, fn func(*sqliteindex.Index) error) error {
-	var opts []sqliteindex.Option
+func (g *globals) withIndex(ctx context.Context, embedder string, fn func(retrieve.Index) error) error {
+	var opts []database.Option
 	switch embedder {
 	case "", "none":
 	case "hashing":
-		opts = append(opts, sqliteindex.WithEmbedder(embedding.NewHashing(384)))
+		opts = append(opts, database.WithIndexEmbedder(embedding.NewHashing(384)))
 	default:
 		return usageError{errors.New(g.t("cli.pack.bad_embedder", map[string]any{"Value": strconv.Quote(embedder)}))}
 	}
-	return g.withDatabase(ctx, func(db *database.DB) error { return fn(db.Index) }, database.WithIndexOptions(opts...))
+	return g.withDatabase(ctx, func(db *database.DB) error { return fn(db.Index) }, opts...)
 }
 
 // bundledIDs lists the packs built into Hearth.

@@ -354,7 +354,11 @@ func slash(ctx context.Context, g *globals, s *game.Session, line string) (bool,
 		return false, act("roll " + strings.Join(args, " "))
 	case "/save":
 		dir, _ := g.dataDir()
-		fmt.Fprintln(out, g.t("cli.play.save", map[string]any{"ID": s.ID(), "Turn": s.Turn(), "Branch": s.Branch(), "File": filepath.Join(dir, "hearth.db")}))
+		where := filepath.Join(dir, "hearth.db")
+		if cfg, _, err := g.loadConfig(); err == nil && cfg.Database.URL != "" {
+			where = "PostgreSQL (database.url)" // the URL may hold a password
+		}
+		fmt.Fprintln(out, g.t("cli.play.save", map[string]any{"ID": s.ID(), "Turn": s.Turn(), "Branch": s.Branch(), "File": where}))
 	case "/turns", "/history":
 		n := 10
 		if len(args) > 0 {

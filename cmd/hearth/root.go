@@ -13,7 +13,7 @@ import (
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/i18n"
-	"github.com/hearth-rpg/hearth/store/sqlitestore"
+	"github.com/hearth-rpg/hearth/store"
 )
 
 // versionString is the binary's version and VCS revision, from its build
@@ -116,7 +116,7 @@ config init' writes a commented file to start from.
 }
 
 // withStore runs fn with the database open.
-func (g *globals) withStore(ctx context.Context, fn func(*sqlitestore.DB) error) error {
+func (g *globals) withStore(ctx context.Context, fn func(store.Store) error) error {
 	return g.withDatabase(ctx, func(db *database.DB) error { return fn(db.Games) })
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/retrieve"
-	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 )
 
 type searchFlags struct {
@@ -83,7 +82,7 @@ func search(ctx context.Context, g *globals, f *searchFlags, text string) error 
 	default:
 		return usageError{errors.New(g.t("cli.search.bad_corpus", map[string]any{"Value": strconv.Quote(f.corpus)}))}
 	}
-	return g.withIndex(ctx, f.embedder, func(ix *sqliteindex.Index) error {
+	return g.withIndex(ctx, f.embedder, func(ix retrieve.Index) error {
 		if err := g.ensureBundled(ctx, ix, f.packs); err != nil {
 			return err
 		}
@@ -149,7 +148,7 @@ type passageJSON struct {
 
 // ensureBundled indexes the bundled packs a search needs (all of them when
 // it names none) when they are missing from the index or out of date.
-func (g *globals) ensureBundled(ctx context.Context, ix *sqliteindex.Index, packs []string) error {
+func (g *globals) ensureBundled(ctx context.Context, ix retrieve.Index, packs []string) error {
 	for _, id := range bundledIDs() {
 		if len(packs) > 0 && !slices.Contains(packs, id) {
 			continue

@@ -15,9 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/database"
 	"github.com/hearth-rpg/hearth/foundry"
 	"github.com/hearth-rpg/hearth/mcp"
 	"github.com/hearth-rpg/hearth/server"
@@ -135,7 +137,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	keys := server.Auth{Keys: d.keys, Sessions: sessions, Log: log}
 	srv, err := server.New(server.Options{
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib, Characters: d.chars,
-		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"),
+		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"), Database: d.app.Database(),
 		// Every request spends the large API budget; those that make a
 		// model work spend the model budget too.
 		Authenticate: authenticator(keys, cfg.Limits.APIRPM, max(cfg.Limits.APIRPM/10, 1)),
@@ -181,7 +183,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: cfg.Server.ReadHeaderTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	users, _ := d.keys.Users(ctx)
-	fmt.Fprintln(g.stderr, g.t("cli.serve.serving", map[string]any{"Version": versionString(), "Addr": ln.Addr().String(), "Source": fmt.Sprint(*src), "Dir": d.app.DataDir()}))
+	fmt.Fprintln(g.stderr, g.t("cli.serve.serving", map[string]any{"Version": versionString(), "Addr": ln.Addr().String(), "Source": fmt.Sprint(*src), "Dir": dataWhere(d.app)}))
 	if len(users) == 0 {
 		fmt.Fprintln(g.stderr, g.t("cli.serve.no_users", map[string]any{"Dir": d.app.DataDir()}))
 	}
@@ -279,4 +281,14 @@ func cleanSessions(ctx context.Context, ss *auth.Sessions, log *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// dataWhere names where the data lives: the data directory, and the
+// PostgreSQL database (host:port/name, no password) when the stores are
+// there.
+func dataWhere(a *app.App) string {
+	if db := a.Database(); db.Backend() == database.Postgres {
+		return a.DataDir() + ", PostgreSQL at " + db.Where()
+	}
+	return a.DataDir()
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/store/sqlitestore"
+	"github.com/hearth-rpg/hearth/store"
 )
 
 func newSessions(g *globals) *cobra.Command {
@@ -21,12 +21,12 @@ func newSessions(g *globals) *cobra.Command {
 		Long:    "List saved games, newest first, with their campaign, turn and branch.",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withStore(cmd.Context(), func(db *sqlitestore.DB) error { return listSessions(cmd.Context(), g, db) })
+			return g.withStore(cmd.Context(), func(db store.Store) error { return listSessions(cmd.Context(), g, db) })
 		},
 	}
 }
 
-func listSessions(ctx context.Context, g *globals, db *sqlitestore.DB) error {
+func listSessions(ctx context.Context, g *globals, db store.Store) error {
 	ss, err := db.Sessions(ctx)
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ dice rolls and narrative).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return g.withStore(ctx, func(db *sqlitestore.DB) error {
+			return g.withStore(ctx, func(db store.Store) error {
 				s, err := game.Open(ctx, db, args[0], game.Options{})
 				if err != nil {
 					return err
@@ -97,12 +97,12 @@ turn's effects from the start, dice state included. Use it after a crash or
 before trusting a backup.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return g.withStore(ctx, func(db *sqlitestore.DB) error { return verify(ctx, g, db, args) })
+			return g.withStore(ctx, func(db store.Store) error { return verify(ctx, g, db, args) })
 		},
 	}
 }
 
-func verify(ctx context.Context, g *globals, db *sqlitestore.DB, ids []string) error {
+func verify(ctx context.Context, g *globals, db store.Store, ids []string) error {
 	if len(ids) == 0 {
 		ss, err := db.Sessions(ctx)
 		if err != nil {

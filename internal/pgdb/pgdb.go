@@ -26,6 +26,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hearth-rpg/hearth"
 )
 
 // ErrNewer is wrapped by the error Open returns for a database written by
@@ -76,7 +78,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, db.Explain("connect to PostgreSQL", err)
+		return nil, unreachable(cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, err)
 	}
 	db.pool = pool
 	log := opts.Log
@@ -88,6 +90,22 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, db.Explain("open the database", err)
 	}
 	return db, nil
+}
+
+// unreachable says why connecting failed and what to check: a server that
+// answered (a wrong password, no such database) or none at all. pgx's
+// connect errors name host, user and database, never the password.
+func unreachable(host string, port uint16, database string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return hearth.Errorf(hearth.Unavailable, "PostgreSQL at %s:%d refused database %q (%s): check the user, password and database name in database.url",
+			host, port, database, pe.Message)
+	}
+	cause := err
+	for u := errors.Unwrap(cause); u != nil; u = errors.Unwrap(cause) {
+		cause = u // the dial error, without pgx's restatement of the config
+	}
+	return hearth.Errorf(hearth.Unavailable, "cannot reach PostgreSQL at %s:%d (%v): is it running? check database.url", host, port, cause)
 }
 
 // Pool is the process's connection pool.

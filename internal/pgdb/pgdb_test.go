@@ -3,6 +3,8 @@ package pgdb_test
 import (
 	"context"
 	"errors"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -164,9 +166,25 @@ func TestFailedMigrationRollsBack(t *testing.T) {
 }
 
 func TestOpenErrorsHideThePassword(t *testing.T) {
-	tests := []struct{ name, url string }{
-		{"unreachable", "postgres://hearth:s3cret-pw@127.0.0.1:1/hearth?sslmode=disable&connect_timeout=5"},
-		{"malformed", "postgres://hearth:s3cret-pw@127.0.0.1:notaport/hearth"},
+	tests := []struct {
+		name, url string
+		says      []string
+	}{
+		{"unreachable", "postgres://hearth:s3cret-pw@127.0.0.1:1/hearth?sslmode=disable&connect_timeout=5",
+			[]string{"cannot reach PostgreSQL at 127.0.0.1:1", "is it running? check database.url"}},
+		{"malformed", "postgres://hearth:s3cret-pw@127.0.0.1:notaport/hearth", []string{"not a valid postgres:// URL"}},
+	}
+	if base := os.Getenv(pgtest.Env); base != "" {
+		// The test server answers, but there is no such database.
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User, u.Path = url.UserPassword(u.User.Username(), "s3cret-pw"), "/no_such_db_here"
+		tests = append(tests, struct {
+			name, url string
+			says      []string
+		}{"no such database", u.String(), []string{"refused database \"no_such_db_here\"", "check the user, password and database name"}})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,6 +194,11 @@ func TestOpenErrorsHideThePassword(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "s3cret-pw") {
 				t.Errorf("the error shows the password: %v", err)
+			}
+			for _, w := range tt.says {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error does not say %q: %v", w, err)
+				}
 			}
 		})
 	}

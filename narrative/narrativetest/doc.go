@@ -1,6 +1,6 @@
 // Package narrativetest is the conformance suite of narrative.Store: every
-// backend of narrative memory (narrative/sqlitenarrative today, a
-// PostgreSQL one later) runs Run from its tests, so the game remembers,
+// backend of narrative memory (narrative/sqlitenarrative and
+// narrative/pgnarrative) runs Run from its tests, so the game remembers,
 // recalls and judges the same over any of them.
 //
 // To pass, a backend must:
@@ -21,7 +21,8 @@
 //   - keep stat values, clamped, all or none;
 //   - answer hearth.NotFound for an event that does not exist and
 //     hearth.Invalid for input the caller must change;
-//   - be safe for concurrent use.
+//   - be safe for concurrent use: concurrent changes to one standing all
+//     count, and a first meeting happens once.
 //
 // A backend's test calls Run with a function that opens a fresh, empty
 // store with the given Options, or reopens one over the same data:

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T, o Options) narrative.Store) {
 		{"Stats", testStats},
 		{"PlaythroughsAreSeparate", testPlaythroughs},
 		{"ConcurrentRecall", testConcurrentRecall},
+		{"ConcurrentChangesAllCount", testConcurrentChanges},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

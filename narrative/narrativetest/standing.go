@@ -3,6 +3,7 @@ package narrativetest
 import (
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
@@ -261,5 +262,43 @@ func testPlaythroughs(t *testing.T, open func(*testing.T, Options) narrative.Sto
 	}
 	if st, _ := s.Stats(ctx, "a"); st["health"] != 10 {
 		t.Errorf("a's stats = %v", st)
+	}
+}
+
+// testConcurrentChanges changes one standing and one stat from many
+// goroutines at once: every change counts, none is lost to another's
+// read-modify-write, and a first meeting happens once.
+func testConcurrentChanges(t *testing.T, open func(*testing.T, Options) narrative.Store) {
+	s := open(t, Options{})
+	const n = 12
+	var wg sync.WaitGroup
+	firsts := make([]bool, n)
+	for i := range n {
+		wg.Go(func() {
+			if _, err := s.ChangeReputation(ctx, "p", narrative.Change{Subject: "guild", Delta: 1, Turn: i}); err != nil {
+				t.Error(err)
+			}
+			_, first, err := s.Meet(ctx, "p", "owen", narrative.Impression{}, 0, i)
+			if err != nil {
+				t.Error(err)
+			}
+			firsts[i] = first
+		})
+	}
+	wg.Wait()
+	if r, err := s.Reputation(ctx, "p", "guild", 0); err != nil || r.Value != n {
+		t.Errorf("reputation after %d concurrent +1 = %+v, %v; want %d", n, r, err, n)
+	}
+	if h, err := s.ReputationHistory(ctx, "p", "guild"); err != nil || len(h) != n {
+		t.Errorf("%d history rows, %v; want %d", len(h), err, n)
+	}
+	met := 0
+	for _, f := range firsts {
+		if f {
+			met++
+		}
+	}
+	if h, err := s.PerceptionHistory(ctx, "p", "owen"); met != 1 || err != nil || len(h) != 1 {
+		t.Errorf("%d first meetings, %d history rows (%v); want 1 and 1", met, len(h), err)
 	}
 }

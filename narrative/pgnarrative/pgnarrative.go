@@ -1,14 +1,22 @@
 // Package pgnarrative keeps narrative memory in PostgreSQL, the
-// counterpart of narrative/sqlitenarrative. Its tables are prefixed
+// counterpart of narrative/sqlitenarrative: memory events with their
+// embeddings, faction reputation and NPC perception with their
+// histories, plot-beat state and stat values. Its tables are prefixed
 // narrative_ and its schema is component "narrative" in hearth_schema
 // (package internal/pgdb).
 //
-// So far it holds memory events only: the table a turn's events are
-// written to in the turn's transaction (InsertEvents, called by
-// store/pgstore) and Recall, which reads a playthrough's events afresh on
-// every call and answers with narrative.Recall. Reputation, perception,
-// beats, stats, Remember/Forget and the incremental recall index are not
-// ported yet, which is why package database refuses PostgreSQL for now.
+// Every write is one transaction. A turn's memory events are written in
+// the turn's transaction by store/pgstore, through InsertEvents. Writes
+// that read before they write (a standing's change, a first meeting, a
+// beat transition) take a transaction-scoped advisory lock on the
+// playthrough, so several servers sharing the database never trigger a
+// beat twice or lose a change.
+//
+// Recall reads the playthrough's committed events afresh on every call
+// and answers with narrative.Recall, the reference: IDs from an identity
+// column are not committed in order when several servers write, so the
+// incremental index SQLite keeps (one writer, IDs commit in order) would
+// miss events here.
 package pgnarrative
 
 import (
@@ -16,13 +24,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"time"
+	"log/slog"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/internal/pgdb"
 	"github.com/hearth-rpg/hearth/narrative"
-	"github.com/hearth-rpg/hearth/world"
 )
 
 //go:embed migrations/*.sql
@@ -31,133 +39,121 @@ var migrations embed.FS
 // Migrations are the narrative tables' numbered files.
 var Migrations = pgdb.Migrations{Component: "narrative", FS: migrations, Dir: "migrations", What: "the narrative tables"}
 
-// MaxBatch bounds the events stored at once, as in SQLite.
-const MaxBatch = 10000
+// lockClass is the first key of a playthrough's advisory lock ("NARR").
+const lockClass = 0x4E41_5252
 
-// DB reads narrative memory from a shared handle.
+// DB is narrative memory over a shared handle. It is safe for concurrent
+// use.
 type DB struct {
-	h *pgdb.DB
+	h   *pgdb.DB
+	own bool // Close closes h: Open opened it
+	o   options
 }
+
+var _ narrative.Store = (*DB)(nil)
+
+type options struct {
+	embedder   narrative.Embedder
+	reputation narrative.ReputationConfig
+	perception narrative.PerceptionConfig
+	log        *slog.Logger
+}
+
+// Option configures New.
+type Option func(*options)
+
+// WithEmbedder embeds the summaries of events stored without an
+// embedding and the text of queries that come without a vector. Without
+// one, recall by text uses the lexical fallback.
+func WithEmbedder(e narrative.Embedder) Option { return func(o *options) { o.embedder = e } }
+
+// WithReputation sets the reputation scale and decay.
+func WithReputation(c narrative.ReputationConfig) Option {
+	return func(o *options) { o.reputation = c }
+}
+
+// WithPerception sets how first impressions are weighed and how
+// perception decays.
+func WithPerception(c narrative.PerceptionConfig) Option {
+	return func(o *options) { o.perception = c }
+}
+
+// WithLogger logs recalls at debug level and embedding failures as
+// warnings. The default discards.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // New serves narrative memory from h, whose migrations must include
 // Migrations. Close does not close h.
-func New(h *pgdb.DB) *DB { return &DB{h: h} }
-
-// Close does nothing: the handle is shared.
-func (db *DB) Close() error { return nil }
-
-// InsertEvents stores events inside tx, normalised, and returns their
-// IDs. It embeds nothing: events come prepared.
-func InsertEvents(ctx context.Context, tx pgx.Tx, evs []narrative.Event) ([]int64, error) {
-	if len(evs) > MaxBatch {
-		return nil, fmt.Errorf("remember %d events at once; the limit is %d: split the batch", len(evs), MaxBatch)
+func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*DB, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
 	}
-	evs = append([]narrative.Event(nil), evs...)
-	dims := map[string]int{}
-	ids := make([]int64, len(evs))
-	for i := range evs {
-		e := &evs[i]
-		e.ID = 0
-		if err := e.Normalize(); err != nil {
-			return nil, err
-		}
-		if e.Wall.IsZero() {
-			e.Wall = time.Now().UTC()
-		}
-		if len(e.Embedding) > 0 {
-			if err := checkDimension(ctx, tx, dims, e); err != nil {
-				return nil, err
-			}
-		}
-		var emb []float32
-		if len(e.Embedding) > 0 {
-			emb = e.Embedding
-		}
-		err := tx.QueryRow(ctx, `INSERT INTO narrative_events
-			(playthrough, session, turn, scene, game_time, wall_time, summary, characters, location, action_type, significance, tags, kind, embedding)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
-			e.Playthrough, e.Session, e.Turn, e.Scene, int64(e.At), e.Wall.UnixNano(), e.Summary, nonNil(e.Characters),
-			e.Location, e.Action, e.Significance, nonNil(e.Tags), string(e.Kind), emb).Scan(&ids[i])
-		if err != nil {
-			return nil, err
-		}
+	o.reputation = o.reputation.WithDefaults()
+	o.perception = o.perception.WithDefaults()
+	if err := o.reputation.Validate(); err != nil {
+		return nil, fmt.Errorf("narrative database: reputation settings: %w", err)
 	}
-	return ids, nil
+	if err := o.perception.Validate(); err != nil {
+		return nil, fmt.Errorf("narrative database: perception settings: %w", err)
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
+	return &DB{h: h, o: o}, nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// Open connects to the database at url with only the narrative tables
+// brought up to date, for tests and tools. Hearth itself opens every
+// store at once (package database).
+func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
+	h, err := pgdb.Open(ctx, url, pgdb.Options{Migrations: []pgdb.Migrations{Migrations}})
+	if err != nil {
+		return nil, fmt.Errorf("open narrative memory: %w", err)
 	}
-	return s
+	db, err := New(ctx, h, opts...)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	db.own = true
+	return db, nil
 }
 
-// checkDimension refuses an embedding whose dimension differs from the
-// playthrough's stored ones, caching each playthrough's in dims.
-func checkDimension(ctx context.Context, tx pgx.Tx, dims map[string]int, e *narrative.Event) error {
-	d, ok := dims[e.Playthrough]
-	if !ok {
-		var n *int
-		err := tx.QueryRow(ctx, `SELECT cardinality(embedding) FROM narrative_events
-			WHERE playthrough = $1 AND embedding IS NOT NULL ORDER BY id LIMIT 1`, e.Playthrough).Scan(&n)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if n != nil {
-			d = *n
-		}
+// Close closes the handle when Open opened it; over a shared handle it
+// does nothing.
+func (db *DB) Close() error {
+	if db.own {
+		return db.h.Close()
 	}
-	if d != 0 && d != len(e.Embedding) {
-		return fmt.Errorf("memory %q has a %d-dimension embedding but playthrough %s stores %d: use one embedding model per playthrough",
-			e.Summary, len(e.Embedding), e.Playthrough, d)
-	}
-	dims[e.Playthrough] = len(e.Embedding)
 	return nil
 }
 
-// Events returns a playthrough's events in the order they were stored.
-func (db *DB) Events(ctx context.Context, playthrough string) ([]narrative.Event, error) {
-	rows, err := db.h.Pool().Query(ctx, `SELECT id, playthrough, session, turn, scene, game_time, wall_time, summary,
-		characters, location, action_type, significance, tags, kind, embedding
-		FROM narrative_events WHERE playthrough = $1 ORDER BY id`, playthrough)
-	if err != nil {
-		return nil, db.h.Explain("load memories", err)
-	}
-	defer rows.Close()
-	var out []narrative.Event
-	for rows.Next() {
-		var e narrative.Event
-		var at, wall int64
-		var kind string
-		if err := rows.Scan(&e.ID, &e.Playthrough, &e.Session, &e.Turn, &e.Scene, &at, &wall, &e.Summary,
-			&e.Characters, &e.Location, &e.Action, &e.Significance, &e.Tags, &kind, &e.Embedding); err != nil {
-			return nil, db.h.Explain("load memories", err)
+// tx runs f in a transaction holding the playthrough's lock, committing
+// if it returns nil.
+func (db *DB) tx(ctx context.Context, doing, playthrough string, f func(pgx.Tx) error) error {
+	err := db.h.Tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockClass, playthrough); err != nil {
+			return err
 		}
-		e.At, e.Wall, e.Kind = world.GameTime(at), time.Unix(0, wall).UTC(), narrative.Kind(kind)
-		if len(e.Characters) == 0 {
-			e.Characters = nil
-		}
-		if len(e.Tags) == 0 {
-			e.Tags = nil
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, db.h.Explain("load memories", err)
-	}
-	return out, nil
+		return f(tx)
+	})
+	return db.explain(doing, err)
 }
 
-// Recall answers q over the playthrough's committed memories (see
-// narrative.Query), scanning them all: correct, not yet fast.
-func (db *DB) Recall(ctx context.Context, q narrative.Query) ([]narrative.Match, error) {
-	evs, err := db.Events(ctx, q.Playthrough)
-	if err != nil {
-		return nil, err
+// explain names the database in err, keeping coded errors as they are.
+func (db *DB) explain(doing string, err error) error {
+	if err == nil {
+		return nil
 	}
-	ms, err := narrative.Recall(evs, q)
-	if err != nil {
-		return nil, fmt.Errorf("recall in playthrough %s: %w", q.Playthrough, err)
+	if he := (*hearth.Error)(nil); errors.As(err, &he) {
+		return err // already says what to do
 	}
-	return ms, nil
+	return db.h.Explain(doing, err)
+}
+
+// querier is what reads need of the pool and of a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }

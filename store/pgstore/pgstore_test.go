@@ -36,7 +36,11 @@ func TestConformanceMemories(t *testing.T) {
 	pgtest.Skip(t)
 	storetest.RunMemories(t, func(t *testing.T) (store.Store, storetest.Recaller) {
 		db := open(t)
-		return db, pgnarrative.New(db.Handle())
+		m, err := pgnarrative.New(context.Background(), db.Handle())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db, m
 	})
 }
 
@@ -107,7 +111,11 @@ func TestMemoryEventRoundTrip(t *testing.T) {
 	if err := db.AppendTurn(ctx, &store.Turn{BranchID: s.Branch, Number: 2, Input: "x", Narrative: "y", Memories: []narrative.Event{odd}}, nil); err == nil {
 		t.Error("an embedding of another dimension was stored")
 	}
-	evs, err := pgnarrative.New(db.Handle()).Events(ctx, "m")
+	m, err := pgnarrative.New(ctx, db.Handle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := m.Events(ctx, "m")
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("events %+v %v", evs, err)
 	}
