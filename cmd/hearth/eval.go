@@ -10,7 +10,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/evaluate"
 	"github.com/hearth-rpg/hearth/game"
-	"github.com/hearth-rpg/hearth/store/sqlitestore"
+	"github.com/hearth-rpg/hearth/store"
 )
 
 func newEval(g *globals) *cobra.Command {
@@ -54,7 +54,7 @@ evaluates a JSON transcript instead ('hearth export SESSION --format json',
 				if len(args) > 0 {
 					id = args[0]
 				}
-				err := g.withStore(ctx, func(db *sqlitestore.DB) error {
+				err := g.withStore(ctx, func(db store.Store) error {
 					s, err := g.openForInspection(ctx, db, id)
 					if err != nil {
 						return err
