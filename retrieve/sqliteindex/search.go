@@ -47,7 +47,7 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 	if match != "" {
 		wg.Go(func() {
 			ft.kind = retrieve.FullText
-			ft.hits, ftErr = ix.fullText(ctx, match, role, cond, args, k)
+			ft.hits, ftErr = ix.fullText(ctx, match, role, q.Filter, cond, args, k)
 		})
 	}
 	if ix.emb != nil && text != "" {
@@ -111,14 +111,61 @@ type ranked struct {
 // orders by rank alone: FTS5 sorts that itself, several times faster
 // than a sort on (rank, rowid), and its order of equal ranks is fixed
 // for given contents.
-func (ix *Index) fullText(ctx context.Context, match string, role int, cond string, args []any, k int) ([]hit, error) {
+//
+// FTS5 scores every match before the join applies the filter, and BM25
+// over a thousand matches of a scene's thirty words is most of a turn.
+// A selective filter (an entity, a location) admits a few chunks: their
+// span of rows is handed to FTS5 as a rowid range, which it seeks to,
+// so only the matches in it are scored. Scores are the table's, so the
+// ranking is the same as without the range.
+func (ix *Index) fullText(ctx context.Context, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
 	query := `SELECT lore_fts.rowid, -lore_fts.rank FROM lore_fts JOIN lore_chunks c ON c.n = lore_fts.rowid
-		WHERE lore_fts MATCH ? AND c.access <= ?` + cond + ` ORDER BY lore_fts.rank LIMIT ?`
-	hits, err := ix.hits(ctx, query, append(append([]any{match, role}, args...), k)...)
+		WHERE lore_fts MATCH ? AND c.access <= ?` + cond
+	qargs := append([]any{match, role}, args...)
+	if selective(f) {
+		lo, hi, ok, err := ix.span(ctx, role, cond, args)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, nil // nothing passes the filter
+		}
+		query += ` AND lore_fts.rowid BETWEEN ? AND ?`
+		qargs = append(qargs, lo, hi)
+	}
+	hits, err := ix.hits(ctx, query+` ORDER BY lore_fts.rank LIMIT ?`, append(qargs, k)...)
 	if err != nil {
 		return nil, ix.explain("search the lore index's full text", err)
 	}
 	return hits, nil
+}
+
+// selective reports whether a filter names something a chunk is about:
+// such filters admit a handful of chunks, where packs, content types and
+// corpora admit thousands.
+func selective(f retrieve.Filter) bool {
+	return len(f.EntityIDs) > 0 || len(f.Threads) > 0 || len(f.Tags) > 0 || f.Location != "" || f.Faction != ""
+}
+
+// span is the lowest and highest row that passes the role and a filter;
+// ok is false when none does.
+func (ix *Index) span(ctx context.Context, role int, cond string, args []any) (lo, hi int64, ok bool, err error) {
+	rows, err := ix.stmts.query(ctx, `SELECT min(c.n), max(c.n) FROM lore_chunks c WHERE c.access <= ?`+cond,
+		append([]any{role}, args...)...)
+	if err != nil {
+		return 0, 0, false, ix.explain("search the lore index's full text", err)
+	}
+	defer rows.Close()
+	var l, h sql.NullInt64
+	if rows.Next() {
+		if err := rows.Scan(&l, &h); err != nil {
+			return 0, 0, false, ix.explain("search the lore index's full text", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, false, ix.explain("search the lore index's full text", err)
+	}
+	return l.Int64, h.Int64, l.Valid, nil
 }
 
 // metadata lists the filter's matches by precedence tier (unset last),
