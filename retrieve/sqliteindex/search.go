@@ -26,11 +26,32 @@ func depth(limit int) int { return min(max(4*limit, 40), 4*retrieve.MaxLimit) }
 // The role is applied inside every read, so a chunk the role may not see
 // is never loaded; with Explain, Result.Withheld only counts them. When
 // embedding the query fails, the search goes on without vectors.
+//
+// Results are kept while the index is unchanged (resultCache): a scene's
+// lore is asked for each time the scene is entered.
 func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result, error) {
 	text := q.FullText()
 	if len(text) > retrieve.MaxQueryBytes {
 		return retrieve.Result{}, fmt.Errorf("search: query text is %d bytes; the limit is %d", len(text), retrieve.MaxQueryBytes)
 	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return retrieve.Result{}, err
+	}
+	key, keep := resultKey(q)
+	if keep {
+		if r, ok := ix.results.get(gen, key); ok {
+			return r, nil
+		}
+	}
+	res, err := ix.search(ctx, q, text)
+	if err == nil && keep {
+		ix.results.put(gen, key, res)
+	}
+	return res, err
+}
+
+func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (retrieve.Result, error) {
 	role := roleLevel(q.Role)
 	cond, args := where(q.Filter)
 	k := depth(q.EffectiveLimit())
