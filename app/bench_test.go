@@ -30,7 +30,10 @@ import (
 // and plays cmd/hearth's 30-turn script from it: movement, dialogue,
 // checks, a whole combat, an item, the quest. Only committed turns are
 // sampled; a line the rules refuse (the dice of a long game can leave
-// Rook fighting when the script drinks its potion) takes no turn.
+// Rook fighting when the script drinks its potion) takes no turn. The
+// first turn of a pass forks a branch from the restored turn, which a
+// player does only after /restore: it is labelled apart (bench=fork) and
+// not sampled.
 //
 // It reports CPU per turn, user + system from getrusage of the whole
 // process (so fsync waits are not counted and the goroutines a turn waits
@@ -60,7 +63,10 @@ var benchApp = sync.OnceValues(func() (*app.App, error) {
 	return app.Open(context.Background(), app.Options{Config: cfg})
 })
 
-var turnLabel = pprof.Labels("bench", "turn")
+var (
+	turnLabel = pprof.Labels("bench", "turn")
+	forkLabel = pprof.Labels("bench", "fork")
+)
 
 // played are the games played to a turn, built once per process.
 var (
@@ -119,16 +125,22 @@ func benchPlayTurn(b *testing.B, at int) {
 			b.StartTimer()
 		}
 		line := script[i%len(script)]
+		// The first turn of a pass starts a branch from the restored turn
+		// (a fork, with its own transaction): it is timed, not sampled.
+		label := turnLabel
+		if i%len(script) == 0 {
+			label = forkLabel
+		}
 		var r *game.Response
 		u0 := rusage()
 		// The label marks the timed turns in a CPU profile, with the
 		// goroutines they start (pprof -tagfocus bench=turn).
-		pprof.Do(ctx, turnLabel, func(ctx context.Context) { r, err = s.ActStream(ctx, line, func(string) {}) })
+		pprof.Do(ctx, label, func(ctx context.Context) { r, err = s.ActStream(ctx, line, func(string) {}) })
 		u := rusage() - u0
 		if err != nil {
 			b.Fatalf("turn %d, %q: %v", s.Turn(), line, err)
 		}
-		if r.Committed {
+		if r.Committed && i%len(script) != 0 {
 			cpu = append(cpu, u)
 		}
 	}
