@@ -2,15 +2,18 @@ package sqliteindex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 
@@ -88,5 +91,51 @@ func TestSearchKeepsResultsUntilTheIndexChanges(t *testing.T) {
 	}
 	if r := search(t, ix, q); !reflect.DeepEqual(r, first) {
 		t.Fatal("after the pack was deleted, the result is not the first one again")
+	}
+}
+
+// flakyEmbedder is a real embedder that fails while down is set, as an
+// embedding server that is not reachable for a while.
+type flakyEmbedder struct {
+	embedding.Embedder
+	down atomic.Bool
+}
+
+func (e *flakyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.down.Load() {
+		return nil, errors.New("the embedding server is not answering")
+	}
+	return e.Embedder.Embed(ctx, texts)
+}
+
+// TestSearchDoesNotKeepADegradedResult checks that a search made without
+// vectors because the embedder failed is not kept: once the embedder is
+// back, the same query ranks by vectors too.
+func TestSearchDoesNotKeepADegradedResult(t *testing.T) {
+	ctx := context.Background()
+	emb := &flakyEmbedder{Embedder: embedding.NewHashing(64)}
+	ix := openTest(t, WithEmbedder(emb))
+	c := newCorpus(9, 300)
+	if err := fill(ctx, ix, c.files(100, 10)); err != nil {
+		t.Fatal(err)
+	}
+	q := retrieve.Query{Text: c.queryText(3), Role: access.GM, Explain: true}
+	vectors := func(r retrieve.Result) bool {
+		for _, p := range r.Considered {
+			for _, s := range p.Trace.Signals {
+				if s.Kind == retrieve.Vector {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	emb.down.Store(true)
+	if r := search(t, ix, q); vectors(r) {
+		t.Fatal("vectors ranked while the embedder was down")
+	}
+	emb.down.Store(false)
+	if r := search(t, ix, q); !vectors(r) {
+		t.Fatal("the result made while the embedder was down was kept")
 	}
 }

@@ -44,14 +44,16 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 			return r, nil
 		}
 	}
-	res, err := ix.search(ctx, q, text)
-	if err == nil && keep {
+	res, degraded, err := ix.search(ctx, q, text)
+	if err == nil && keep && !degraded {
 		ix.results.put(gen, key, res)
 	}
 	return res, err
 }
 
-func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (retrieve.Result, error) {
+// search runs q; degraded reports a search without vectors because the
+// embedder failed, which the next search tries again.
+func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (_ retrieve.Result, degraded bool, err error) {
 	role := roleLevel(q.Role)
 	cond, args := where(q.Filter)
 	k := depth(q.EffectiveLimit())
@@ -72,10 +74,11 @@ func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (ret
 		})
 	}
 	if ix.emb != nil && text != "" {
-		hits, ran, err := ix.vectorSearch(ctx, text, role, q.Filter, cond, args, k)
+		hits, ran, failed, err := ix.vectorSearch(ctx, text, role, q.Filter, cond, args, k)
+		degraded = failed
 		if err != nil {
 			wg.Wait()
-			return retrieve.Result{}, err
+			return retrieve.Result{}, false, err
 		}
 		if ran {
 			vectorRan = true
@@ -84,7 +87,7 @@ func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (ret
 	}
 	wg.Wait()
 	if ftErr != nil {
-		return retrieve.Result{}, ftErr
+		return retrieve.Result{}, false, ftErr
 	}
 	if match != "" {
 		rankings = append(rankings, ft)
@@ -92,14 +95,14 @@ func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (ret
 	if match == "" && !vectorRan {
 		hits, err := ix.metadata(ctx, role, cond, args, k)
 		if err != nil {
-			return retrieve.Result{}, err
+			return retrieve.Result{}, false, err
 		}
 		rankings = append(rankings, ranked{retrieve.Metadata, hits})
 	}
 
 	chunks, err := ix.fetch(ctx, role, rankings)
 	if err != nil {
-		return retrieve.Result{}, err
+		return retrieve.Result{}, false, err
 	}
 	lists := make([]retrieve.Ranking, len(rankings))
 	for i, r := range rankings {
@@ -116,10 +119,10 @@ func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (ret
 	// counting would cost a second full-text scan for a known zero.
 	if q.Explain && role < int(access.GM) {
 		if res.Withheld, err = ix.withheld(ctx, role, match, vectorRan, cond, args); err != nil {
-			return retrieve.Result{}, err
+			return retrieve.Result{}, false, err
 		}
 	}
-	return res, nil
+	return res, degraded, nil
 }
 
 type ranked struct {
@@ -204,34 +207,35 @@ func (ix *Index) metadata(ctx context.Context, role int, cond string, args []any
 
 // vectorSearch embeds the query text and scans the vectors of the chunks
 // that pass the role and the filter. It reports false when it did not run:
-// no vectors, a text with nothing to embed, or an embedder that failed.
-func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, bool, error) {
+// no vectors, a text with nothing to embed, or an embedder that failed
+// (failed, then).
+func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retrieve.Filter, cond string, args []any, k int) (_ []hit, ran, failed bool, _ error) {
 	vecs, err := ix.emb.Embed(ctx, []string{text})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("search: embed the query: %w", err)
+			return nil, false, false, fmt.Errorf("search: embed the query: %w", err)
 		}
-		return nil, false, nil // degrade to full text alone
+		return nil, false, true, nil // degrade to full text alone
 	}
 	if len(vecs) != 1 || len(vecs[0]) != ix.emb.Dim() || isZero(vecs[0]) {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	vc, err := ix.vectors(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if vc.len() == 0 {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	var allowed []int64
 	if !f.IsZero() {
 		// The filter narrows in SQL (with the role); the scan then
 		// visits only those rows.
 		if allowed, err = ix.rowSet(ctx, role, cond, args); err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 	}
-	return vc.scan(vecs[0], role, k, allowed), true, nil
+	return vc.scan(vecs[0], role, k, allowed), true, false, nil
 }
 
 // rowSet returns the rows that pass the role and a filter, ascending.
