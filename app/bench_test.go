@@ -52,16 +52,32 @@ var village = []string{"talk to nell", "ask nell about the lights", "go north", 
 	"listen", "go south", "go east", "talk to aldous", "go west", "search"}
 
 // benchApp is the one App the benchmark's games are played in: the lore
-// index is built once, as on a player's machine.
-var benchApp = sync.OnceValues(func() (*app.App, error) {
-	dir, err := os.MkdirTemp("", "hearth-bench-")
-	if err != nil {
-		return nil, err
+// index is built once, as on a player's machine. TestMain removes its
+// data directory.
+var (
+	benchDir string
+	benchApp = sync.OnceValues(func() (*app.App, error) {
+		dir, err := os.MkdirTemp("", "hearth-playturn-")
+		if err != nil {
+			return nil, err
+		}
+		benchDir = dir
+		cfg := config.Default()
+		cfg.Storage.DataDir = dir
+		return app.Open(context.Background(), app.Options{Config: cfg})
+	})
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		if a, err := benchApp(); err == nil {
+			a.Close()
+		}
+		os.RemoveAll(benchDir)
 	}
-	cfg := config.Default()
-	cfg.Storage.DataDir = dir
-	return app.Open(context.Background(), app.Options{Config: cfg})
-})
+	os.Exit(code)
+}
 
 var (
 	turnLabel = pprof.Labels("bench", "turn")
