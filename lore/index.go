@@ -78,8 +78,19 @@ func IndexPack(ctx context.Context, ix retrieve.Index, p *campaign.Pack, tok *to
 		}
 		rep.Removed++
 	}
+	if o, ok := ix.(optimizer); ok && rep.Indexed+rep.Removed > 0 {
+		if err := o.Optimize(ctx); err != nil {
+			return rep, fmt.Errorf("index pack %s: %w", id, err)
+		}
+	}
 	if progress != nil {
 		progress(len(p.Files), len(p.Files), "")
 	}
 	return rep, nil
+}
+
+// optimizer is an index that can make its searches cheaper once a pack
+// is written (sqliteindex).
+type optimizer interface {
+	Optimize(ctx context.Context) error
 }

@@ -83,3 +83,51 @@ func TestIndexPackIsIncremental(t *testing.T) {
 		t.Error("a removed file is still found")
 	}
 }
+
+// optimizing is a real index that counts the calls to Optimize.
+type optimizing struct {
+	*sqliteindex.Index
+	calls int
+}
+
+func (o *optimizing) Optimize(ctx context.Context) error {
+	o.calls++
+	return o.Index.Optimize(ctx)
+}
+
+// TestIndexPackOptimizesWhatChanged checks that a pack written to the
+// index has it optimized once, and an unchanged pack not at all.
+func TestIndexPackOptimizesWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pack.yml"), []byte("id: marsh\nname: The Marsh\nversion: 1.0.0\nlayer: base\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"lore_bog.md", "lore_heron.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("# "+name+"\nReeds and salt.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sx, err := sqliteindex.Open(ctx, filepath.Join(t.TempDir(), "lore.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sx.Close()
+	ix := &optimizing{Index: sx}
+	tok, err := tokens.CL100K()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := campaign.LoadPack(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{1, 1} {
+		if _, err := lore.IndexPack(ctx, ix, p, tok, nil); err != nil {
+			t.Fatal(err)
+		}
+		if ix.calls != want {
+			t.Errorf("after indexing %d times: optimized %d times, want %d", i+1, ix.calls, want)
+		}
+	}
+}

@@ -26,11 +26,34 @@ func depth(limit int) int { return min(max(4*limit, 40), 4*retrieve.MaxLimit) }
 // The role is applied inside every read, so a chunk the role may not see
 // is never loaded; with Explain, Result.Withheld only counts them. When
 // embedding the query fails, the search goes on without vectors.
+//
+// Results are kept while the index is unchanged (resultCache): a scene's
+// lore is asked for each time the scene is entered.
 func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result, error) {
 	text := q.FullText()
 	if len(text) > retrieve.MaxQueryBytes {
 		return retrieve.Result{}, fmt.Errorf("search: query text is %d bytes; the limit is %d", len(text), retrieve.MaxQueryBytes)
 	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return retrieve.Result{}, err
+	}
+	key, keep := resultKey(q)
+	if keep {
+		if r, ok := ix.results.get(gen, key); ok {
+			return r, nil
+		}
+	}
+	res, degraded, err := ix.search(ctx, q, text)
+	if err == nil && keep && !degraded {
+		ix.results.put(gen, key, res)
+	}
+	return res, err
+}
+
+// search runs q; degraded reports a search without vectors because the
+// embedder failed, which the next search tries again.
+func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (_ retrieve.Result, degraded bool, err error) {
 	role := roleLevel(q.Role)
 	cond, args := where(q.Filter)
 	k := depth(q.EffectiveLimit())
@@ -47,14 +70,15 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 	if match != "" {
 		wg.Go(func() {
 			ft.kind = retrieve.FullText
-			ft.hits, ftErr = ix.fullText(ctx, match, role, cond, args, k)
+			ft.hits, ftErr = ix.fullText(ctx, match, role, q.Filter, cond, args, k)
 		})
 	}
 	if ix.emb != nil && text != "" {
-		hits, ran, err := ix.vectorSearch(ctx, text, role, q.Filter, cond, args, k)
+		hits, ran, failed, err := ix.vectorSearch(ctx, text, role, q.Filter, cond, args, k)
+		degraded = failed
 		if err != nil {
 			wg.Wait()
-			return retrieve.Result{}, err
+			return retrieve.Result{}, false, err
 		}
 		if ran {
 			vectorRan = true
@@ -63,7 +87,7 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 	}
 	wg.Wait()
 	if ftErr != nil {
-		return retrieve.Result{}, ftErr
+		return retrieve.Result{}, false, ftErr
 	}
 	if match != "" {
 		rankings = append(rankings, ft)
@@ -71,14 +95,14 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 	if match == "" && !vectorRan {
 		hits, err := ix.metadata(ctx, role, cond, args, k)
 		if err != nil {
-			return retrieve.Result{}, err
+			return retrieve.Result{}, false, err
 		}
 		rankings = append(rankings, ranked{retrieve.Metadata, hits})
 	}
 
 	chunks, err := ix.fetch(ctx, role, rankings)
 	if err != nil {
-		return retrieve.Result{}, err
+		return retrieve.Result{}, false, err
 	}
 	lists := make([]retrieve.Ranking, len(rankings))
 	for i, r := range rankings {
@@ -95,10 +119,10 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 	// counting would cost a second full-text scan for a known zero.
 	if q.Explain && role < int(access.GM) {
 		if res.Withheld, err = ix.withheld(ctx, role, match, vectorRan, cond, args); err != nil {
-			return retrieve.Result{}, err
+			return retrieve.Result{}, false, err
 		}
 	}
-	return res, nil
+	return res, degraded, nil
 }
 
 type ranked struct {
@@ -111,14 +135,61 @@ type ranked struct {
 // orders by rank alone: FTS5 sorts that itself, several times faster
 // than a sort on (rank, rowid), and its order of equal ranks is fixed
 // for given contents.
-func (ix *Index) fullText(ctx context.Context, match string, role int, cond string, args []any, k int) ([]hit, error) {
+//
+// FTS5 scores every match before the join applies the filter, and BM25
+// over a thousand matches of a scene's thirty words is most of a turn.
+// A selective filter (an entity, a location) admits a few chunks: their
+// span of rows is handed to FTS5 as a rowid range, which it seeks to,
+// so only the matches in it are scored. Scores are the table's, so the
+// ranking is the same as without the range.
+func (ix *Index) fullText(ctx context.Context, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
 	query := `SELECT lore_fts.rowid, -lore_fts.rank FROM lore_fts JOIN lore_chunks c ON c.n = lore_fts.rowid
-		WHERE lore_fts MATCH ? AND c.access <= ?` + cond + ` ORDER BY lore_fts.rank LIMIT ?`
-	hits, err := ix.hits(ctx, query, append(append([]any{match, role}, args...), k)...)
+		WHERE lore_fts MATCH ? AND c.access <= ?` + cond
+	qargs := append([]any{match, role}, args...)
+	if selective(f) {
+		lo, hi, ok, err := ix.span(ctx, role, cond, args)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, nil // nothing passes the filter
+		}
+		query += ` AND lore_fts.rowid BETWEEN ? AND ?`
+		qargs = append(qargs, lo, hi)
+	}
+	hits, err := ix.hits(ctx, query+` ORDER BY lore_fts.rank LIMIT ?`, append(qargs, k)...)
 	if err != nil {
 		return nil, ix.explain("search the lore index's full text", err)
 	}
 	return hits, nil
+}
+
+// selective reports whether a filter names something a chunk is about:
+// such filters admit a handful of chunks, where packs, content types and
+// corpora admit thousands.
+func selective(f retrieve.Filter) bool {
+	return len(f.EntityIDs) > 0 || len(f.Threads) > 0 || len(f.Tags) > 0 || f.Location != "" || f.Faction != ""
+}
+
+// span is the lowest and highest row that passes the role and a filter;
+// ok is false when none does.
+func (ix *Index) span(ctx context.Context, role int, cond string, args []any) (lo, hi int64, ok bool, err error) {
+	rows, err := ix.stmts.query(ctx, `SELECT min(c.n), max(c.n) FROM lore_chunks c WHERE c.access <= ?`+cond,
+		append([]any{role}, args...)...)
+	if err != nil {
+		return 0, 0, false, ix.explain("search the lore index's full text", err)
+	}
+	defer rows.Close()
+	var l, h sql.NullInt64
+	if rows.Next() {
+		if err := rows.Scan(&l, &h); err != nil {
+			return 0, 0, false, ix.explain("search the lore index's full text", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, false, ix.explain("search the lore index's full text", err)
+	}
+	return l.Int64, h.Int64, l.Valid, nil
 }
 
 // metadata lists the filter's matches by precedence tier (unset last),
@@ -136,34 +207,35 @@ func (ix *Index) metadata(ctx context.Context, role int, cond string, args []any
 
 // vectorSearch embeds the query text and scans the vectors of the chunks
 // that pass the role and the filter. It reports false when it did not run:
-// no vectors, a text with nothing to embed, or an embedder that failed.
-func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, bool, error) {
+// no vectors, a text with nothing to embed, or an embedder that failed
+// (failed, then).
+func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retrieve.Filter, cond string, args []any, k int) (_ []hit, ran, failed bool, _ error) {
 	vecs, err := ix.emb.Embed(ctx, []string{text})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("search: embed the query: %w", err)
+			return nil, false, false, fmt.Errorf("search: embed the query: %w", err)
 		}
-		return nil, false, nil // degrade to full text alone
+		return nil, false, true, nil // degrade to full text alone
 	}
 	if len(vecs) != 1 || len(vecs[0]) != ix.emb.Dim() || isZero(vecs[0]) {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	vc, err := ix.vectors(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if vc.len() == 0 {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	var allowed []int64
 	if !f.IsZero() {
 		// The filter narrows in SQL (with the role); the scan then
 		// visits only those rows.
 		if allowed, err = ix.rowSet(ctx, role, cond, args); err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 	}
-	return vc.scan(vecs[0], role, k, allowed), true, nil
+	return vc.scan(vecs[0], role, k, allowed), true, false, nil
 }
 
 // rowSet returns the rows that pass the role and a filter, ascending.

@@ -32,6 +32,7 @@ type Index struct {
 	emb  embedding.Embedder
 
 	stmts                    stmtCache // reads
+	results                  resultCache
 	insChunk, insKey, insVec *sql.Stmt // writes
 
 	vmu  sync.Mutex   // held while the vector cache catches up

@@ -156,6 +156,16 @@ func (ix *Index) DeletePack(ctx context.Context, pack string) error {
 	})
 }
 
+// Optimize merges the full-text index into one segment. Each write
+// leaves segments of its own behind, and a search seeks every word it
+// holds in every segment: after a pack's files are written one by one, a
+// scene's lore costs about twice what it costs merged. The rows, and so
+// every ranking, stay as they were.
+func (ix *Index) Optimize(ctx context.Context) error {
+	_, err := ix.w.ExecContext(ctx, `INSERT INTO lore_fts (lore_fts) VALUES ('optimize')`)
+	return ix.explain("optimize the lore index", err)
+}
+
 // Hashes returns the hash recorded for each file of pack.
 func (ix *Index) Hashes(ctx context.Context, pack string) (map[string]string, error) {
 	rows, err := ix.r.QueryContext(ctx, `SELECT file, hash FROM lore_files WHERE pack = ?`, pack)
