@@ -12,7 +12,7 @@ import (
 
 // ferry is a campaign written only from seed 001 §6.2: campaign.yml, one
 // character and one plot beat.
-const ferry = "../campaigns/ferry_at_greywater"
+const ferry = "../campaigns/the_ferry_at_greywater"
 
 // TestMinimalCampaignPlays loads the seed-format campaign: what it lacks
 // (places, a player character, an NPC's location) is assumed, with
