@@ -86,7 +86,10 @@ func TestPlotBeatsAtSceneTransitions(t *testing.T) {
 	if status("steward") != "" {
 		t.Fatalf("a beat was evaluated without a scene transition")
 	}
-	act(t, s, "go north")
+	r := act(t, s, "go north")
+	if !strings.Contains(r.Narrative, "Tomas drops his ledger") {
+		t.Errorf("the triggered beat was not narrated offline:\n%s", r.Narrative)
+	}
 	if status("steward") != "triggered" {
 		t.Fatalf("steward beat: %q; vars %v", status("steward"), s.World().Vars)
 	}
@@ -125,5 +128,35 @@ func TestPlotBeatsAtSceneTransitions(t *testing.T) {
 	}
 	if err := s2.Verify(ctx); err != nil {
 		t.Errorf("verify: %v", err)
+	}
+}
+
+// TestTimePassingBeginsAScene checks that an hour or more passed in one
+// place is a scene transition (so a single-place campaign's beats can
+// fire), and that a short wait is not.
+func TestTimePassingBeginsAScene(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	c := tinyWithBeats(t)
+	s, err := game.New(ctx, db, c, 9, game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		input string
+		scene int
+	}{
+		{"wait", 1},
+		{"look", 1},
+		{"rest", 2},
+		{"sleep", 3},
+		{"wait", 3},
+	}
+	for _, tt := range tests {
+		act(t, s, tt.input)
+		sc := s.World().Scene
+		if sc.Number != tt.scene || sc.Location != "gate" {
+			t.Errorf("after %q: scene %d at %q, want %d at gate", tt.input, sc.Number, sc.Location, tt.scene)
+		}
 	}
 }

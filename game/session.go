@@ -738,6 +738,9 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 		}
 		t.effects = append(t.effects, note)
 	}
+	if err := t.passScene(); err != nil {
+		return failed(err)
+	}
 	if err := t.evaluateBeats(); err != nil {
 		return failed(err)
 	}
