@@ -3,5 +3,6 @@
 // campaign pins the versions it was written against, an experiment can
 // override any prompt from a directory, and every turn records the exact
 // versions it used, so a replay can tell prompt changes from model
-// changes. Templates use text/template.
+// changes. Templates use text/template; the seed's {player_stats} is read
+// as {{.PlayerStats}}.
 package prompt
