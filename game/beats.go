@@ -142,9 +142,22 @@ func (t *Turn) evaluateBeats() error {
 		for _, c := range s.beat(d.Beat).Consequences {
 			var o struct {
 				StatePatch map[string]any `json:"state_patch"`
+				// NPCMood is the seed's npc_mood_change: {merlin:
+				// more_secretive}, kept as npcs.<id>.mood.
+				NPCMood map[string]any `json:"npc_mood_change"`
 			}
-			if json.Unmarshal(c, &o) == nil && len(o.StatePatch) > 0 {
+			if json.Unmarshal(c, &o) != nil {
+				continue
+			}
+			if len(o.StatePatch) > 0 {
 				effects = append(effects, world.StatePatched{Patch: world.ExpandPaths(o.StatePatch)})
+			}
+			if len(o.NPCMood) > 0 {
+				npcs := map[string]any{}
+				for id, mood := range o.NPCMood {
+					npcs[id] = map[string]any{"mood": mood}
+				}
+				effects = append(effects, world.StatePatched{Patch: map[string]any{"npcs": npcs}})
 			}
 		}
 	}

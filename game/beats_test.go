@@ -30,7 +30,8 @@ conditions:
   min_scene: 2
   location: hall
 consequences:
-  - state_patch: {flags: {steward_nervous: true}}
+  - state_patch: {flags: {steward_nervous: true}, player.saw_tomas: true}
+  - npc_mood_change: {tomas: jumpy}
 `,
 		"plot_beat_rats_return.yml": `entity_type: plot_beat
 entity_id: rats_return
@@ -96,6 +97,12 @@ func TestPlotBeatsAtSceneTransitions(t *testing.T) {
 	flags, _ := s.World().Vars["flags"].(map[string]any)
 	if flags["steward_nervous"] != true {
 		t.Errorf("the beat's consequence was not applied: %v", s.World().Vars)
+	}
+	if player, _ := s.World().Vars["player"].(map[string]any); player["saw_tomas"] != true {
+		t.Errorf("the beat's dotted state_patch key is not a nested path: %v", s.World().Vars)
+	}
+	if npcs, _ := s.World().Vars["npcs"].(map[string]any); npcs["tomas"] == nil || npcs["tomas"].(map[string]any)["mood"] != "jumpy" {
+		t.Errorf("npc_mood_change not kept: %v", s.World().Vars)
 	}
 	if status("rats_return") == "triggered" {
 		t.Error("rats_return triggered away from the gate")
