@@ -67,8 +67,8 @@ func ContextChoices(w *world.State, memories []narrative.Match) []ContextChoice 
 		if p < hideFriendly {
 			continue // they want none of it: no friendly option
 		}
-		if m, ok := sharedMemory(memories, id); ok {
-			mem = append(mem, ContextChoice{Text: fmt.Sprintf("Remind %s of what passed between you: %s", c.Name, clause(m.Summary)),
+		if m, ok := sharedMemory(memories, c); ok {
+			mem = append(mem, ContextChoice{Text: fmt.Sprintf("Remind %s of earlier: “%s”", c.Name, clause(m.Summary)),
 				Input: "talk to " + c.Name, DrawsOn: "memory", NPC: id, Memory: m.ID})
 		}
 		if p > cooperateAt {
@@ -92,13 +92,15 @@ func ContextChoices(w *world.State, memories []narrative.Match) []ContextChoice 
 	return slices.Concat(mem, social, stat)
 }
 
-// sharedMemory is the most significant memory (then the latest) the NPC
-// took part in.
-func sharedMemory(ms []narrative.Match, npc string) (narrative.Event, bool) {
+// sharedMemory is the most significant memory (then the latest) that
+// the NPC took part in and that speaks of them by name: a room they
+// merely stood in is not something to remind them of.
+func sharedMemory(ms []narrative.Match, c *world.Character) (narrative.Event, bool) {
+	first, _, _ := strings.Cut(c.Name, " ")
 	var best *narrative.Event
 	for i := range ms {
 		e := &ms[i].Event
-		if !slices.Contains(e.Characters, npc) || e.Summary == "" {
+		if !slices.Contains(e.Characters, c.ID) || first == "" || !strings.Contains(strings.ToLower(e.Summary), strings.ToLower(first)) {
 			continue
 		}
 		if best == nil || e.Significance > best.Significance || (e.Significance == best.Significance && e.Turn > best.Turn) {

@@ -37,7 +37,7 @@ func TestContextChoices(t *testing.T) {
 	}{
 		{"nothing stands out", quay(10, 10, 0, 0), nil, nil, nil},
 		{"a memory with someone present", quay(10, 10, 0, 0), []narrative.Match{debt},
-			[]string{"Remind Maren of what passed between you: You paid off Maren's debt to the harbourmaster"}, []string{"memory"}},
+			[]string{"Remind Maren of earlier: “You paid off Maren's debt to the harbourmaster”"}, []string{"memory"}},
 		{"a liked player is offered cooperation", quay(10, 10, 45, 0), nil, []string{"Ask Maren for help"}, []string{"perception"}},
 		{"a disliked player is offered nothing friendly", quay(16, 10, -45, 50), []narrative.Match{debt}, nil, nil},
 		{"good standing with the faction", quay(10, 10, 0, 40), nil, []string{"Persuade Maren, as a friend of the Guild"}, []string{"reputation"}},
@@ -45,7 +45,7 @@ func TestContextChoices(t *testing.T) {
 		{"high dexterity", quay(10, 17, 0, 0), nil, []string{"Slip about the Quay unseen, searching as you go"}, []string{"stat:dexterity"}},
 		{"a dexterity of 15 is not high", quay(10, 15, 0, 0), nil, nil, nil},
 		{"all together, memories first", quay(10, 16, 45, 40), []narrative.Match{debt},
-			[]string{"Remind Maren of what passed between you: You paid off Maren's debt to the harbourmaster", "Ask Maren for help",
+			[]string{"Remind Maren of earlier: “You paid off Maren's debt to the harbourmaster”", "Ask Maren for help",
 				"Persuade Maren, as a friend of the Guild", "Slip about the Quay unseen, searching as you go"},
 			[]string{"memory", "perception", "reputation", "stat:dexterity"}},
 	}
@@ -61,6 +61,13 @@ func TestContextChoices(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a memory that does not speak of them is no reminder", func(t *testing.T) {
+		room := debt
+		room.Event.Summary = "A low room that smells of fish stew."
+		if got := game.ContextChoices(quay(10, 10, 0, 0), []narrative.Match{room}); len(got) != 0 {
+			t.Errorf("choices: %+v", got)
+		}
+	})
 	t.Run("a hostile NPC offers none", func(t *testing.T) {
 		w := quay(16, 10, 45, 40)
 		w.Characters["maren"].Hostile = true
@@ -136,13 +143,14 @@ func TestChoicesDrawOnMemories(t *testing.T) {
 	}
 	act(t, s, "go north")
 	act(t, s, "ask tomas about rats")
+	act(t, s, "look") // that talk is now a turn ago
 	s.UseChoices(&fixedChoices{opts: []string{"go south", "search", "wait"}})
 	r := act(t, s, "look")
 	if len(r.Awaiting.Options) < 3 || len(r.Awaiting.Options) > 4 {
 		t.Fatalf("options: %q", r.Awaiting.Options)
 	}
 	first := r.Awaiting.Options[0]
-	if !strings.HasPrefix(first, "Remind Tomas of what passed between you: ") {
+	if !strings.HasPrefix(first, "Remind Tomas of earlier: ") {
 		t.Fatalf("the first choice does not draw on a memory: %q", r.Awaiting.Options)
 	}
 	r = act(t, s, "1")

@@ -77,11 +77,12 @@ const (
 func (s *Session) recallForChoices(ctx context.Context) []narrative.Match {
 	m := s.opts.Memories
 	present := lore.Present(s.w)
-	if m == nil || len(present) == 0 {
+	// The turn just played is not yet a memory to call back.
+	if m == nil || len(present) == 0 || s.head < 2 {
 		return nil
 	}
 	ms, err := m.Recall(ctx, narrative.Query{Playthrough: s.meta.ID, Limit: 20,
-		Filter: narrative.Filter{Characters: present, ToTurn: s.head}})
+		Filter: narrative.Filter{Characters: present, ToTurn: s.head - 1}})
 	if err != nil {
 		s.opts.Logger.Warn("recall memories for choices", "err", err)
 		return nil

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,7 +72,45 @@ func TestMinimalCampaignPlaysOffline(t *testing.T) {
 	if player["saw_the_far_shore"] != true {
 		t.Errorf("the beat's state patch did not land at player.saw_the_far_shore: %v", w.Vars)
 	}
+	npcs, _ := w.Vars["npcs"].(map[string]any)
+	if odile, _ := npcs["odile"].(map[string]any); odile["mood"] != "relieved" {
+		t.Errorf("the beat's npc_mood_change did not land at npcs.odile.mood: %v", w.Vars)
+	}
 	if _, ok := w.Vars["player.saw_the_far_shore"]; ok {
 		t.Errorf("the dotted key was stored as it was written: %v", w.Vars)
+	}
+}
+
+// TestMinimalCampaignChoicesRecallMemories plays the same campaign in
+// choice mode: once Odile has told the player something, a choice
+// reminds her of it, and picking it plays.
+func TestMinimalCampaignChoicesRecallMemories(t *testing.T) {
+	camp := filepath.Join(t.TempDir(), "ferry")
+	if err := os.CopyFS(camp, os.DirFS("../../campaigns/the_ferry_at_greywater")); err != nil {
+		t.Fatal(err)
+	}
+	yml := filepath.Join(camp, "campaign.yml")
+	b, err := os.ReadFile(yml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(yml, append(b, "play_mode: choices\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hearthBin, "play", "--new", "--campaign", camp, "--data", t.TempDir(), "--seed", "7")
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("talk to odile\nask odile about the far shore\nlook\n1\n/quit\n")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("play: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	stdout := out.String()
+	i := strings.Index(stdout, "1. Remind Odile of earlier: ")
+	if i < 0 {
+		t.Fatalf("no choice draws on a memory of Odile:\n%s", stdout)
+	}
+	if !strings.Contains(stdout[i:], "turn 4") {
+		t.Errorf("the memory choice was not played:\n%s", stdout[i:])
 	}
 }
