@@ -149,6 +149,12 @@ func TestChoicesDrawOnMemories(t *testing.T) {
 	if len(r.Awaiting.Options) < 3 || len(r.Awaiting.Options) > 4 {
 		t.Fatalf("options: %q", r.Awaiting.Options)
 	}
+	s.UseChoices(&fixedChoices{opts: []string{"go south"}})
+	if r := act(t, s, "look"); len(r.Awaiting.Options) < 3 {
+		t.Errorf("fewer than three choices: %q", r.Awaiting.Options)
+	}
+	s.UseChoices(&fixedChoices{opts: []string{"go south", "search", "wait"}})
+	r = act(t, s, "look")
 	first := r.Awaiting.Options[0]
 	if !strings.HasPrefix(first, "Remind Tomas of earlier: ") {
 		t.Fatalf("the first choice does not draw on a memory: %q", r.Awaiting.Options)

@@ -61,13 +61,23 @@ func (s *Session) offerChoices(ctx context.Context) Awaiting {
 			p.options, p.inputs, p.evals = append(p.options, o), append(p.inputs, ""), append(p.evals, nil)
 		}
 	}
+	// Never fewer than three: the fallback makes up the number.
+	for _, o := range FallbackChoices {
+		if len(p.options) >= minChoices {
+			break
+		}
+		if !slices.Contains(p.options, o) {
+			p.options, p.inputs, p.evals = append(p.options, o), append(p.inputs, ""), append(p.evals, nil)
+		}
+	}
 	s.await = p
 	return Awaiting{Kind: Choice, Prompt: "What do you do? (Type a number, or anything else.)", Options: p.options}
 }
 
-// At most four choices (seed 001 §4.2.1), of which two at most come from
-// the character's own story, so the way on is always among them.
+// Three or four choices (seed 001 §4.2.1), of which two at most come
+// from the character's own story, so the way on is always among them.
 const (
+	minChoices        = 3
 	maxChoices        = 4
 	maxContextChoices = 2
 )

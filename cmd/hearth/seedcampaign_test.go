@@ -81,12 +81,12 @@ func TestMinimalCampaignPlaysOffline(t *testing.T) {
 	}
 }
 
-// TestMinimalCampaignChoicesRecallMemories plays the same campaign in
-// choice mode: once Odile has told the player something, a choice
-// reminds her of it, and picking it plays.
-func TestMinimalCampaignChoicesRecallMemories(t *testing.T) {
-	camp := filepath.Join(t.TempDir(), "ferry")
-	if err := os.CopyFS(camp, os.DirFS("../../campaigns/the_ferry_at_greywater")); err != nil {
+// TestChoicesRecallMemoriesInPlay plays the bundled campaign in choice
+// mode: once Maren has given the player work, a later choice reminds her
+// of it, and picking it plays.
+func TestChoicesRecallMemoriesInPlay(t *testing.T) {
+	camp := filepath.Join(t.TempDir(), "saltmere")
+	if err := os.CopyFS(camp, os.DirFS(saltmere)); err != nil {
 		t.Fatal(err)
 	}
 	yml := filepath.Join(camp, "campaign.yml")
@@ -99,18 +99,18 @@ func TestMinimalCampaignChoicesRecallMemories(t *testing.T) {
 	}
 	cmd := exec.Command(hearthBin, "play", "--new", "--campaign", camp, "--data", t.TempDir(), "--seed", "7")
 	cmd.Dir = t.TempDir()
-	cmd.Stdin = strings.NewReader("talk to odile\nask odile about the far shore\nlook\n1\n/quit\n")
+	cmd.Stdin = strings.NewReader("go to the tavern\ntalk to maren\nlook\n1\n/quit\n")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("play: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
 	stdout := out.String()
-	i := strings.Index(stdout, "1. Remind Odile of earlier: ")
+	i := strings.Index(stdout, "1. Remind Maren Holt of earlier: ")
 	if i < 0 {
-		t.Fatalf("no choice draws on a memory of Odile:\n%s", stdout)
+		t.Fatalf("no choice draws on a memory of Maren:\n%s", stdout)
 	}
-	if !strings.Contains(stdout[i:], "turn 4") {
+	if !strings.Contains(stdout[i:], "turn 4") || !strings.Contains(stdout[i:], "Maren") {
 		t.Errorf("the memory choice was not played:\n%s", stdout[i:])
 	}
 }
