@@ -91,6 +91,17 @@
 // time this much game time passes: "1h"), tick_on (effect kinds that tick
 // it), thread (it ticks only while that thread is open) and then.
 //
+// # Minimal campaigns
+//
+// A campaign needs only campaign.yml (title and version) and a few prose
+// files. What it leaves out is assumed, each with a warning, never an
+// error: no locations and no start.location make one location named for
+// start.scene or the title (the campaign plays as a single scene); no
+// player character and no player or party make DefaultPlayer, a plain
+// first-level traveller; an NPC with no location starts in the opening
+// scene. A campaign that plays with packs gets none of this: its packs may
+// hold what it lacks.
+//
 // # Archives
 //
 // A pack may be a .tar.gz, .tgz or .campaign.gz (gzip tar) or a .zip,

@@ -63,6 +63,7 @@ func (c *Campaign) checkRef(kind, id string, set entitySet, file string, line in
 // validate checks every cross-reference, and, for a campaign, that it can
 // be played.
 func (c *Campaign) validate(errs *pack.Problems) {
+	c.fillDefaults(errs)
 	set := c.entities()
 	for _, r := range set.refs() {
 		if r.check {

@@ -142,9 +142,22 @@ func (t *Turn) evaluateBeats() error {
 		for _, c := range s.beat(d.Beat).Consequences {
 			var o struct {
 				StatePatch map[string]any `json:"state_patch"`
+				// NPCMood is the seed's npc_mood_change: {merlin:
+				// more_secretive}, kept as npcs.<id>.mood.
+				NPCMood map[string]any `json:"npc_mood_change"`
 			}
-			if json.Unmarshal(c, &o) == nil && len(o.StatePatch) > 0 {
-				effects = append(effects, world.StatePatched{Patch: o.StatePatch})
+			if json.Unmarshal(c, &o) != nil {
+				continue
+			}
+			if len(o.StatePatch) > 0 {
+				effects = append(effects, world.StatePatched{Patch: world.ExpandPaths(o.StatePatch)})
+			}
+			if len(o.NPCMood) > 0 {
+				npcs := map[string]any{}
+				for id, mood := range o.NPCMood {
+					npcs[id] = map[string]any{"mood": mood}
+				}
+				effects = append(effects, world.StatePatched{Patch: map[string]any{"npcs": npcs}})
 			}
 		}
 	}
@@ -155,6 +168,40 @@ func (t *Turn) evaluateBeats() error {
 		}
 		t.effects = append(t.effects, e)
 	}
+	if s.opts.Pipeline == nil || t.fallback != "" {
+		// Offline nobody else will tell the beat: the player hears the
+		// author's words now. A model weaves it in from BeatSections.
+		for _, id := range t.beatsTriggered {
+			t.tell(s.beat(id).Description)
+		}
+	}
+	return nil
+}
+
+// sceneTime is how much game time a turn must pass for the story to
+// move to a new scene where it stands.
+const sceneTime = world.Hour
+
+// passScene begins a new scene at the same place when the turn passed an
+// hour or more without one (a rest, a long wait). A campaign of a single
+// place still has scene transitions, so its plot beats (seed 001 §7.5,
+// checked at each transition) can fire.
+func (t *Turn) passScene() error {
+	w := t.s.w
+	pc := w.PC()
+	if w.Scene.Number != t.sceneAtStart || w.Time-t.startTime < sceneTime || pc == nil || w.Combat != nil {
+		return nil
+	}
+	title := pc.Location
+	if l := w.Locations[pc.Location]; l != nil {
+		title = l.Name
+	}
+	e := world.SceneChanged{Scene: world.Scene{Number: w.Scene.Number + 1, Title: title, Location: pc.Location,
+		Started: w.Turn, StartAt: w.Time}}
+	if err := w.Apply(e); err != nil {
+		return fmt.Errorf("begin a new scene: %w", err)
+	}
+	t.effects = append(t.effects, e)
 	return nil
 }
 

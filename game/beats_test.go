@@ -30,7 +30,8 @@ conditions:
   min_scene: 2
   location: hall
 consequences:
-  - state_patch: {flags: {steward_nervous: true}}
+  - state_patch: {flags: {steward_nervous: true}, player.saw_tomas: true}
+  - npc_mood_change: {tomas: jumpy}
 `,
 		"plot_beat_rats_return.yml": `entity_type: plot_beat
 entity_id: rats_return
@@ -86,13 +87,22 @@ func TestPlotBeatsAtSceneTransitions(t *testing.T) {
 	if status("steward") != "" {
 		t.Fatalf("a beat was evaluated without a scene transition")
 	}
-	act(t, s, "go north")
+	r := act(t, s, "go north")
+	if !strings.Contains(r.Narrative, "Tomas drops his ledger") {
+		t.Errorf("the triggered beat was not narrated offline:\n%s", r.Narrative)
+	}
 	if status("steward") != "triggered" {
 		t.Fatalf("steward beat: %q; vars %v", status("steward"), s.World().Vars)
 	}
 	flags, _ := s.World().Vars["flags"].(map[string]any)
 	if flags["steward_nervous"] != true {
 		t.Errorf("the beat's consequence was not applied: %v", s.World().Vars)
+	}
+	if player, _ := s.World().Vars["player"].(map[string]any); player["saw_tomas"] != true {
+		t.Errorf("the beat's dotted state_patch key is not a nested path: %v", s.World().Vars)
+	}
+	if npcs, _ := s.World().Vars["npcs"].(map[string]any); npcs["tomas"] == nil || npcs["tomas"].(map[string]any)["mood"] != "jumpy" {
+		t.Errorf("npc_mood_change not kept: %v", s.World().Vars)
 	}
 	if status("rats_return") == "triggered" {
 		t.Error("rats_return triggered away from the gate")
@@ -125,5 +135,35 @@ func TestPlotBeatsAtSceneTransitions(t *testing.T) {
 	}
 	if err := s2.Verify(ctx); err != nil {
 		t.Errorf("verify: %v", err)
+	}
+}
+
+// TestTimePassingBeginsAScene checks that an hour or more passed in one
+// place is a scene transition (so a single-place campaign's beats can
+// fire), and that a short wait is not.
+func TestTimePassingBeginsAScene(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, t.TempDir())
+	c := tinyWithBeats(t)
+	s, err := game.New(ctx, db, c, 9, game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		input string
+		scene int
+	}{
+		{"wait", 1},
+		{"look", 1},
+		{"rest", 2},
+		{"sleep", 3},
+		{"wait", 3},
+	}
+	for _, tt := range tests {
+		act(t, s, tt.input)
+		sc := s.World().Scene
+		if sc.Number != tt.scene || sc.Location != "gate" {
+			t.Errorf("after %q: scene %d at %q, want %d at gate", tt.input, sc.Number, sc.Location, tt.scene)
+		}
 	}
 }

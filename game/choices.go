@@ -2,8 +2,10 @@ package game
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hearth-rpg/hearth/lore"
+	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/world"
 )
 
@@ -27,15 +29,75 @@ func (s *Session) UseChoices(c ChoiceMaker) {
 }
 
 // offerChoices asks the choice maker for the next choices, falling back
-// to FallbackChoices, and makes a number typed next pick one.
+// to FallbackChoices, puts first up to two that the player character's
+// memories, standing and stats suggest (ContextChoices), and makes a
+// number typed next pick one. Each of those is rated (EvaluateChoice):
+// one unlikely to succeed says so, and a picked one's memory callback
+// counts on the roll it leads to.
 func (s *Session) offerChoices(ctx context.Context) Awaiting {
 	opts, err := s.opts.Choices.Choices(ctx, SceneForChoices(s.w))
 	if err != nil || len(opts) == 0 {
 		s.opts.Logger.Warn("choices unavailable; offering the fallback", "err", err)
 		opts = FallbackChoices
 	}
-	s.await = &pending{options: opts}
-	return Awaiting{Kind: Choice, Prompt: "What do you do? (Type a number, or anything else.)", Options: opts}
+	mems := s.recallForChoices(ctx)
+	p := &pending{}
+	for _, c := range ContextChoices(s.w, mems) {
+		if len(p.options) == maxContextChoices {
+			break
+		}
+		ev := EvaluateChoice(s.w, c, mems)
+		text := c.Text
+		if ev.Unlikely {
+			text += " (unlikely to succeed)"
+		}
+		p.options, p.inputs, p.evals = append(p.options, text), append(p.inputs, c.Input), append(p.evals, &ev)
+	}
+	for _, o := range opts {
+		if len(p.options) == maxChoices {
+			break
+		}
+		if !slices.Contains(p.options, o) {
+			p.options, p.inputs, p.evals = append(p.options, o), append(p.inputs, ""), append(p.evals, nil)
+		}
+	}
+	// Never fewer than three: the fallback makes up the number.
+	for _, o := range FallbackChoices {
+		if len(p.options) >= minChoices {
+			break
+		}
+		if !slices.Contains(p.options, o) {
+			p.options, p.inputs, p.evals = append(p.options, o), append(p.inputs, ""), append(p.evals, nil)
+		}
+	}
+	s.await = p
+	return Awaiting{Kind: Choice, Prompt: "What do you do? (Type a number, or anything else.)", Options: p.options}
+}
+
+// Three or four choices (seed 001 §4.2.1), of which two at most come
+// from the character's own story, so the way on is always among them.
+const (
+	minChoices        = 3
+	maxChoices        = 4
+	maxContextChoices = 2
+)
+
+// recallForChoices recalls the memories shared with the people present,
+// newest first; without a memory store there are none.
+func (s *Session) recallForChoices(ctx context.Context) []narrative.Match {
+	m := s.opts.Memories
+	present := lore.Present(s.w)
+	// The turn just played is not yet a memory to call back.
+	if m == nil || len(present) == 0 || s.head < 2 {
+		return nil
+	}
+	ms, err := m.Recall(ctx, narrative.Query{Playthrough: s.meta.ID, Limit: 20,
+		Filter: narrative.Filter{Characters: present, ToTurn: s.head - 1}})
+	if err != nil {
+		s.opts.Logger.Warn("recall memories for choices", "err", err)
+		return nil
+	}
+	return ms
 }
 
 // SceneForChoices is what a choice maker is told: where the player is and

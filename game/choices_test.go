@@ -45,7 +45,8 @@ func TestChoiceBasedPlay(t *testing.T) {
 	// When the choices cannot be had, the player still gets a way on.
 	c.opts, c.err = nil, errors.New("skill crashed")
 	r = act(t, s, "look")
-	if strings.Join(r.Awaiting.Options, "|") != strings.Join(game.FallbackChoices, "|") {
+	// Choices of the character's own story (ContextChoices) may come first.
+	if !strings.HasSuffix(strings.Join(r.Awaiting.Options, "|"), strings.Join(game.FallbackChoices, "|")) {
 		t.Errorf("fallback choices: %+v", r.Awaiting)
 	}
 	present, _ := c.scene["present"].([]map[string]any)

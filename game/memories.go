@@ -193,5 +193,10 @@ func (s *Session) callback(ctx context.Context, w *world.State, in rules.Intent)
 			out = append(out, rules.Situational{Bonus: mod.Value, Reason: mod.Reason})
 		}
 	}
+	if len(out) == 0 && s.chosen != nil && s.chosen.Callback != 0 {
+		// The picked choice calls a memory back (evaluate-choice): the
+		// callback counts once, whichever way it was found.
+		out = append(out, rules.Situational{Bonus: s.chosen.Callback, Reason: s.chosen.Reason})
+	}
 	return out
 }

@@ -139,7 +139,8 @@ type Session struct {
 
 	keywordState *lorebook.State // keyword lore's timed effects after the head turn
 	beats        []Beat
-	input        string // the words of the turn being played, for memory callbacks
+	input        string      // the words of the turn being played, for memory callbacks
+	chosen       *Evaluation // the picked choice's evaluation, for the turn it plays
 	// refused are the notes of actions refused since the head turn; the
 	// next committed turn keeps them, so transcripts show them.
 	refused []world.Note
@@ -184,6 +185,10 @@ type pending struct {
 	input   string
 	intents []rules.Intent
 	options []string
+	// inputs are what each option plays ("" : its text) and evals what
+	// evaluate-choice said of it (nil: nothing).
+	inputs []string
+	evals  []*Evaluation
 }
 
 // New starts a playthrough of campaign c, stored in st. A zero seed picks a
@@ -502,6 +507,13 @@ func (s *Session) act(ctx context.Context, input string, emit func(string)) (*Re
 			}
 		} else if i, err := strconv.Atoi(input); err == nil && i >= 1 && i <= len(p.options) {
 			input = p.options[i-1]
+			if i <= len(p.inputs) && p.inputs[i-1] != "" {
+				input = p.inputs[i-1]
+			}
+			if i <= len(p.evals) && p.evals[i-1] != nil {
+				s.chosen = p.evals[i-1]
+				defer func() { s.chosen = nil }()
+			}
 		}
 	}
 	if pc := s.w.PC(); rules.Down(pc) {
@@ -746,6 +758,9 @@ func (s *Session) runTurn(ctx context.Context, input string, emit func(string), 
 			return failed(err)
 		}
 		t.effects = append(t.effects, note)
+	}
+	if err := t.passScene(); err != nil {
+		return failed(err)
 	}
 	if err := t.evaluateBeats(); err != nil {
 		return failed(err)

@@ -255,7 +255,7 @@ func (p *Pipeline) data(t *game.Turn, extra map[string]any) map[string]any {
 		player = pc.Name
 	}
 	d := map[string]any{"Title": c.Title, "Genre": cmpOr(c.Genre, "fantasy"), "Tone": c.Tone, "Player": player,
-		"System": w.System, "Intents": "", "Words": 150}
+		"System": w.System, "Intents": "", "Words": 150, "PlayerStats": game.PlayerStats(w)}
 	for k, v := range extra {
 		d[k] = v
 	}

@@ -3,7 +3,8 @@
 // campaign pins the versions it was written against, an experiment can
 // override any prompt from a directory, and every turn records the exact
 // versions it used, so a replay can tell prompt changes from model
-// changes. Templates use text/template. A template may open with a
+// changes. Templates use text/template; a {player_stats} placeholder is read
+// as {{.PlayerStats}}. A template may open with a
 // {{/* … */}} comment saying what its version changed (Template.Notes,
 // shown by replays); "Status: candidate" in it keeps a new version out of
 // the defaults until a campaign or the configuration pins it.

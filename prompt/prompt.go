@@ -15,6 +15,13 @@ import (
 //go:embed prompts/*.tmpl
 var builtin embed.FS
 
+// seedPlaceholders are the placeholders seed 001's prompt templates use,
+// written {name}; each stands for a field of the data a prompt is
+// rendered with, so a prompt written to the seed works unchanged.
+// {player_stats} is the player character's stats (the game's
+// PlayerStats), which the choice and narration prompts state.
+var seedPlaceholders = strings.NewReplacer("{player_stats}", "{{.PlayerStats}}")
+
 // Template is one version of one prompt.
 type Template struct {
 	Name    string
@@ -114,7 +121,7 @@ func (r *Registry) load(fsys fs.FS, dir, source string) error {
 		if err != nil {
 			return fmt.Errorf("read prompt %s: %w", e.Name(), err)
 		}
-		t, err := template.New(base).Option("missingkey=error").Parse(string(body))
+		t, err := template.New(base).Option("missingkey=error").Parse(seedPlaceholders.Replace(string(body)))
 		if err != nil {
 			return fmt.Errorf("prompt %s: %w", filepath.Join(source, e.Name()), err)
 		}

@@ -154,3 +154,23 @@ func TestHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedPlaceholders checks that a prompt written with the seed's
+// {player_stats} renders the stats it is given, and that rendering it
+// without them is an error, not an empty line.
+func TestSeedPlaceholders(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "narrator@7.tmpl"), []byte("Offer choices that fit these stats:\n{player_stats}\nKeep {other} as it is."), 0o644)
+	r, err := New(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, _ := r.Get("narrator")
+	out, err := tm.Render(map[string]any{"PlayerStats": "charisma: 16 (+3)"})
+	if err != nil || out != "Offer choices that fit these stats:\ncharisma: 16 (+3)\nKeep {other} as it is." {
+		t.Fatalf("render %q, %v", out, err)
+	}
+	if _, err := tm.Render(map[string]any{}); err == nil {
+		t.Error("rendered {player_stats} with no stats")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // DeepMerge merges patch into dst as seed 001 §2.4 defines: a null value
@@ -26,6 +28,54 @@ func DeepMerge(dst, patch map[string]any) {
 			dst[k] = copyValue(v)
 		}
 	}
+}
+
+// ExpandPaths returns a copy of patch with its dotted keys made paths, at
+// every level: {"player.gained_knowledge": true} is {"player":
+// {"gained_knowledge": true}}, as seed 001 §6.2.5 writes beat state
+// patches and reads state by dotted path. Plain keys are merged first and
+// dotted ones after, in key order, so the result does not depend on map
+// order. A key with an empty part ("a..b", ".a") is kept as it is.
+func ExpandPaths(patch map[string]any) map[string]any {
+	out := map[string]any{}
+	var dotted []string
+	for k, v := range patch {
+		if isPath(k) {
+			dotted = append(dotted, k)
+			continue
+		}
+		out[k] = expandValue(v)
+	}
+	slices.Sort(dotted)
+	for _, k := range dotted {
+		parts := strings.Split(k, ".")
+		var v any = expandValue(patch[k])
+		for i := len(parts) - 1; i > 0; i-- {
+			v = map[string]any{parts[i]: v}
+		}
+		if m, ok := v.(map[string]any); ok {
+			if dv, ok := out[parts[0]].(map[string]any); ok {
+				DeepMerge(dv, m)
+				continue
+			}
+		}
+		out[parts[0]] = v
+	}
+	return out
+}
+
+func isPath(k string) bool {
+	if !strings.Contains(k, ".") {
+		return false
+	}
+	return !slices.Contains(strings.Split(k, "."), "")
+}
+
+func expandValue(v any) any {
+	if m, ok := v.(map[string]any); ok {
+		return ExpandPaths(m)
+	}
+	return copyValue(v)
 }
 
 func copyValue(v any) any {
@@ -92,7 +142,7 @@ func number(v any) (int, bool) {
 // npcs.<id>.perception to the typed state (clamped to their ranges) and
 // deep-merges everything else into Vars.
 func (s *State) applyPatch(patch map[string]any) error {
-	rest := copyValue(patch).(map[string]any)
+	rest := ExpandPaths(patch)
 	if p, ok := rest["player"].(map[string]any); ok {
 		if stats, ok := p["stats"].(map[string]any); ok {
 			pc := s.PC()

@@ -46,7 +46,9 @@ func TestChoiceBasedPlayWithTheSkill(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs := play(empty)
-	if !strings.Contains(out, "Look around") || !strings.Contains(out, "Wait") || !strings.Contains(errs, "player-choices") {
+	// The fallback's last choices may make way for those of the
+	// character's own story (at most four in all).
+	if !strings.Contains(out, "Continue") || !strings.Contains(out, "Look around") || !strings.Contains(errs, "player-choices") {
 		t.Errorf("fallback choices:\nstdout:\n%s\nstderr:\n%s", out, errs)
 	}
 }
