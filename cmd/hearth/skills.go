@@ -92,13 +92,14 @@ fatal. See skills/README.md for writing one in any language.`,
 			return nil
 		},
 	}
-	var input string
+	var input, campaignDir string
 	var timeout time.Duration
 	run := &cobra.Command{
 		Use:   "run SKILL SCRIPT",
 		Short: g.t("cli.short.skill.run", nil),
 		Example: `  hearth skill run dice-roller roll --input '{"notation":"2d6+1"}'
-  hearth skill run example-echo echo --input '{"text":"hello"}'`,
+  hearth skill run example-echo echo --input '{"text":"hello"}'
+  hearth skill run portrait lookup-portrait --campaign ./my-campaign --input '{"character":"gareth"}'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, warns, err := discover(g, dir)
@@ -117,7 +118,12 @@ fatal. See skills/README.md for writing one in any language.`,
 				return usageError{g.fail("cli.skill.bad_input", nil, err)}
 			}
 			enc := json.NewEncoder(g.stdout)
-			inv, err := s.Prepare(args[1], skill.Call{RequestID: "cli", Input: in, Timeout: timeout, LookupEnv: os.LookupEnv,
+			if campaignDir != "" {
+				if campaignDir, err = filepath.Abs(campaignDir); err != nil {
+					return err
+				}
+			}
+			inv, err := s.Prepare(args[1], skill.Call{RequestID: "cli", Input: in, Timeout: timeout, LookupEnv: os.LookupEnv, CampaignDir: campaignDir,
 				OnEvent: func(e protocol.Event) { _ = enc.Encode(e) }})
 			if err != nil {
 				return err
@@ -131,6 +137,7 @@ fatal. See skills/README.md for writing one in any language.`,
 		},
 	}
 	run.Flags().StringVar(&input, "input", "{}", "the tool input, a JSON object")
+	run.Flags().StringVar(&campaignDir, "campaign", "", "the campaign directory the script works in (its assets, for the portrait skill)")
 	run.Flags().DurationVar(&timeout, "timeout", 0, "stop the script after this long (default: the skill's, else 30s)")
 	config := &cobra.Command{
 		Use:   "config SKILL [KEY=VALUE ...]",
