@@ -156,10 +156,13 @@ func (a *App) skillsPipeline(ctx context.Context) (*modelgm.Skills, error) {
 		return nil, err
 	}
 	a.onClose(srv.Close)
+	// Skills edited while Hearth runs are used as edited from their next
+	// call.
+	live := skill.LiveOf(set, a.log)
 	return &modelgm.Skills{Host: srv, Loop: &replan.Loop{
 		Planner:  planner,
-		Executor: &plan.Executor{Runner: &plan.SkillRunner{Skills: set}, RetryDefaults: set.RetryPolicy},
-		Skills:   set.Summaries(nil),
+		Executor: &plan.Executor{Runner: &plan.SkillRunner{Live: live}, RetryDefaults: live.RetryPolicy},
+		Catalog:  func() []skill.Summary { return live.Summaries(nil) },
 		Health:   &skill.Health{},
 	}}, nil
 }

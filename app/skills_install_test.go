@@ -24,7 +24,7 @@ func TestInstallSkills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"example-echo", "memory", "npc-perception", "player-choices", "reputation"}
+	want := []string{"example-echo", "memory", "npc-perception", "player-choices", "portrait", "reputation", "storyteller"}
 	if !slices.Equal(got, want) {
 		t.Errorf("installed %v, want %v", got, want)
 	}

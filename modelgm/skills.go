@@ -41,6 +41,12 @@ type skillsRecord struct {
 // Play implements game.Pipeline.
 func (p *Skills) Play(ctx context.Context, t *game.Turn) error {
 	state := game.SceneForChoices(t.World())
+	// The storyteller grounds its narration in the place as written.
+	if here, loc := t.World().Here(), state["location"]; here != nil && here.Description != "" {
+		if m, ok := loc.(map[string]any); ok {
+			m["description"] = here.Description
+		}
+	}
 	if vars := t.World().Vars; len(vars) > 0 {
 		state["vars"] = vars
 	}

@@ -187,3 +187,36 @@ func TestNarrativeChoiceBecomesTheResponsesChoices(t *testing.T) {
 		t.Errorf("no choices from narrative_choice: %+v\n%s", r.Awaiting, r.Narrative)
 	}
 }
+
+// TestSkillsLookTurnGoesThroughTheStoryteller plays "look around" with
+// the pattern planner and the shipped skills: the storyteller skill runs
+// as a real process and its narration, grounded in the campaign's
+// description of the place, is the turn's.
+func TestSkillsLookTurnGoesThroughTheStoryteller(t *testing.T) {
+	ctx := context.Background()
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := game.New(ctx, st, c, 7, game.Options{Pipeline: &modelgm.Skills{Loop: skillsLoop(t, "../skills")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := s.World().Here()
+	if here == nil || here.Description == "" {
+		t.Fatal("the campaign's start has no description to ground in")
+	}
+	r, err := s.Act(ctx, "I look around")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(here.Description), "\n")
+	if !strings.Contains(r.Narrative, "You take in "+here.Name) || !strings.Contains(r.Narrative, first) {
+		t.Errorf("the storyteller did not narrate %s:\n%s", here.Name, r.Narrative)
+	}
+}

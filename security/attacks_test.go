@@ -9,6 +9,8 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -42,6 +44,7 @@ func (s *suite) routes() []route {
 		{pattern: "GET /foundry/module.json", method: "GET", path: "/foundry/module.json", public: true},
 		{pattern: "GET /foundry/module.zip", method: "GET", path: "/foundry/module.zip", public: true},
 		{pattern: "GET /api/campaigns", method: "GET", path: "/api/campaigns"},
+		{pattern: "GET /api/campaigns/{name}/assets/{path...}", method: "GET", path: "/api/campaigns/vault/assets/art/characters/duke.png"},
 		{pattern: "/", method: "GET", path: "/hearth.db"},
 		{pattern: "/api/", method: "GET", path: "/api/secrets"},
 		{pattern: "GET /api/models", method: "GET", path: "/api/models"},
@@ -587,6 +590,7 @@ func (s *suite) gameREST() {
 		}
 	}
 	s.flags(g)
+	s.campaignAssets()
 	// Positive control: the GM sees the campaign with the secrets.
 	if code, body := s.get(s.f.gm, "/api/campaigns"); code != 200 || !strings.Contains(body, `"name":"vault"`) {
 		s.t.Errorf("GM's campaigns: %d %.300s", code, body)
@@ -1035,5 +1039,47 @@ func (s *suite) throttle() {
 	}
 	if code, body := s.player("the real key after wrong secrets", "POST /api/search", "POST", "/api/search", `{"query":"Quaywright guild"}`); code != 200 {
 		s.t.Errorf("the real key is locked out by wrong secrets: %d %.200s", code, body)
+	}
+}
+
+// campaignAssets attacks GET /api/campaigns/{name}/assets/{path...}: a
+// player sees a campaign's art, and nothing else of it — not campaign.yml
+// with its secrets, not a file outside the campaign by any spelling of
+// .., not through a symbolic link — and an SVG can never run script.
+func (s *suite) campaignAssets() {
+	const pat = "GET /api/campaigns/{name}/assets/{path...}"
+	s.covered[pat] = true
+	if code, body := s.get(s.f.ann, "/api/campaigns/vault/assets/art/characters/duke.png"); code != 200 || body != "not a real png, served as one" {
+		s.t.Errorf("a player cannot see the campaign's art: %d %.200s", code, body)
+	}
+	camp := filepath.Join(s.f.dir, "campaigns", "vault")
+	if err := os.Symlink(filepath.Join(s.f.dir, "hearth.db"), filepath.Join(camp, "art", "db.png")); err != nil {
+		s.t.Fatal(err)
+	}
+	for _, p := range []string{
+		"/api/campaigns/vault/assets/campaign.yml",
+		"/api/campaigns/vault/assets/..%2f..%2fhearth.db",
+		"/api/campaigns/vault/assets/art/..%2f..%2f..%2fhearth.db",
+		"/api/campaigns/vault/assets/%2e%2e/%2e%2e/hearth.db",
+		"/api/campaigns/..%2fcampaigns%2fvault/assets/art/characters/duke.png",
+		"/api/campaigns/vault/assets/art/db.png",
+		"/api/campaigns/vault/assets/art%5c..%5c..%5chearth.db",
+		"/api/campaigns/vault/assets/art/characters/duke.png.keywords.txt",
+	} {
+		code, body := s.get(s.f.ann, p)
+		s.check("campaign asset "+p, pat, p, body)
+		if code < 400 || strings.Contains(body, "SQLite") {
+			s.t.Errorf("%s %s: %d %.200s", pat, p, code, body)
+		}
+	}
+	req, _ := http.NewRequest("GET", s.f.url+"/api/campaigns/vault/assets/art/characters/duke.png", nil)
+	req.Header.Set("Authorization", "Bearer "+s.f.ann)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "sandbox") || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		s.t.Errorf("assets are served without a sandbox: %v", resp.Header)
 	}
 }

@@ -73,6 +73,9 @@ tables, mend the nets and sell fresh bread to sailors at dawn.
 // NPC whose secret holds campaignMarker, and an event at the start that
 // whispers whisperMarker to that NPC.
 var campaign = map[string]string{
+	// Art a browser shows through the campaign asset route.
+	"art/characters/duke.png":              "not a real png, served as one",
+	"art/characters/duke.png.keywords.txt": "duke\n",
 	"campaign.yml": `title: The Vault Test
 version: 1.0.0
 description: A tiny campaign holding GM secrets for the security suite.
@@ -138,6 +141,7 @@ type fixture struct {
 	party            string // the party game's session id (partyGame)
 	log              *lockedBuffer
 	drawer           *imagegentest.Server // the fake image provider the server draws with
+	dir              string               // the data directory
 
 }
 
@@ -189,7 +193,7 @@ func setup(t *testing.T) *fixture {
 	}
 	// One turn fires the start event, which sends the whisper.
 	run(t, "look\n", "play", "--new", "--seed", "1", "--data", dir, "--campaign", camp)
-	f := &fixture{log: &lockedBuffer{}}
+	f := &fixture{log: &lockedBuffer{}, dir: dir}
 	for _, u := range []struct {
 		name, role string
 		key        *string

@@ -262,14 +262,24 @@ func (s *Set) Changed() bool {
 	return fingerprint(s.dir) != s.print
 }
 
+// fingerprint lists the size, modification time and mode of every file
+// discovery reads: each skill's SKILL.md, config schema, scripts directory
+// (a script added or removed) and each script in it (a script edited).
 func fingerprint(dir string) string {
 	var b strings.Builder
+	stat := func(rel string) {
+		if fi, err := os.Stat(filepath.Join(dir, rel)); err == nil {
+			fmt.Fprintf(&b, "%s %d %d %v\n", rel, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+		}
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		for _, p := range []string{"SKILL.md", "scripts", filepath.Join("references", "config-schema.json")} {
-			if fi, err := os.Stat(filepath.Join(dir, e.Name(), p)); err == nil {
-				fmt.Fprintf(&b, "%s/%s %d %d\n", e.Name(), p, fi.Size(), fi.ModTime().UnixNano())
-			}
+			stat(filepath.Join(e.Name(), p))
+		}
+		scripts, _ := os.ReadDir(filepath.Join(dir, e.Name(), "scripts"))
+		for _, sc := range scripts {
+			stat(filepath.Join(e.Name(), "scripts", sc.Name()))
 		}
 	}
 	return b.String()

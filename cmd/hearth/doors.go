@@ -88,7 +88,7 @@ func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err
 	if err != nil {
 		return nil, fmt.Errorf("[images]: %w", err)
 	}
-	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Campaigns: d.campaigns, Prepare: a.Prepare, Logger: log,
+	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Campaigns: d.campaigns, CampaignFiles: d.campaignFiles, Prepare: a.Prepare, Logger: log,
 		Images: draw, ImageStore: images, ImageSize: a.Config().Images.Size,
 		Characters: d.chars, Users: d.userNames, Models: d.partyModels,
 		OriginPatterns: originHosts(a.Config().Server.CORSOrigins)})
@@ -104,6 +104,22 @@ func (d *doors) campaign(ctx context.Context, name string) (*campaign.Campaign, 
 		return nil, fmt.Errorf("%w: %w", gameapi.ErrUnknownCampaign, err)
 	}
 	return c, err
+}
+
+// campaignFiles opens a campaign's files for serving its assets: a
+// bundled campaign's, else DATA/campaigns/NAME confined to itself.
+func (d *doors) campaignFiles(ctx context.Context, name string) (fs.FS, error) {
+	if !app.ValidName(name) {
+		return nil, fmt.Errorf("%w: %q", gameapi.ErrUnknownCampaign, name)
+	}
+	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+name); err == nil {
+		return fs.Sub(hearth.Campaigns, "campaigns/"+name)
+	}
+	f, err := gameapi.DirFiles(filepath.Join(d.app.DataDir(), "campaigns", name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %q", gameapi.ErrUnknownCampaign, name)
+	}
+	return f, err
 }
 
 // campaigns names the campaigns d.campaign loads: the bundled ones and

@@ -92,13 +92,14 @@ fatal. See skills/README.md for writing one in any language.`,
 			return nil
 		},
 	}
-	var input string
+	var input, campaignDir string
 	var timeout time.Duration
 	run := &cobra.Command{
 		Use:   "run SKILL SCRIPT",
 		Short: g.t("cli.short.skill.run", nil),
 		Example: `  hearth skill run dice-roller roll --input '{"notation":"2d6+1"}'
-  hearth skill run example-echo echo --input '{"text":"hello"}'`,
+  hearth skill run example-echo echo --input '{"text":"hello"}'
+  hearth skill run portrait lookup-portrait --campaign ./my-campaign --input '{"character":"gareth"}'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, warns, err := discover(g, dir)
@@ -117,7 +118,12 @@ fatal. See skills/README.md for writing one in any language.`,
 				return usageError{g.fail("cli.skill.bad_input", nil, err)}
 			}
 			enc := json.NewEncoder(g.stdout)
-			inv, err := s.Prepare(args[1], skill.Call{RequestID: "cli", Input: in, Timeout: timeout, LookupEnv: os.LookupEnv,
+			if campaignDir != "" {
+				if campaignDir, err = filepath.Abs(campaignDir); err != nil {
+					return err
+				}
+			}
+			inv, err := s.Prepare(args[1], skill.Call{RequestID: "cli", Input: in, Timeout: timeout, LookupEnv: os.LookupEnv, CampaignDir: campaignDir,
 				OnEvent: func(e protocol.Event) { _ = enc.Encode(e) }})
 			if err != nil {
 				return err
@@ -131,9 +137,82 @@ fatal. See skills/README.md for writing one in any language.`,
 		},
 	}
 	run.Flags().StringVar(&input, "input", "{}", "the tool input, a JSON object")
+	run.Flags().StringVar(&campaignDir, "campaign", "", "the campaign directory the script works in (its assets, for the portrait skill)")
 	run.Flags().DurationVar(&timeout, "timeout", 0, "stop the script after this long (default: the skill's, else 30s)")
-	cmd.AddCommand(list, check, run, newSkillBuiltin(g))
+	config := &cobra.Command{
+		Use:   "config SKILL [KEY=VALUE ...]",
+		Short: g.t("cli.short.skill.config", nil),
+		Long: `Without settings, shows the skill's settings: each with its type, what it
+allows, its default, its description and its current value (secrets masked).
+With KEY=VALUE settings, checks each against the skill's schema
+(references/config-schema.json) and saves them to the skill's config.json,
+where the skill reads them from its next call. KEY= removes a setting, so its
+default applies again. A value may be ${VAR}, read from the environment when
+the skill runs.`,
+		Example: `  hearth skill config storyteller
+  hearth skill config storyteller style=poetic
+  hearth skill config storyteller provider=ollama model=llama3.2
+  hearth skill config storyteller apiKey='${OPENAI_API_KEY}'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, _, err := discover(g, dir)
+			if err != nil {
+				return err
+			}
+			s := set.Get(args[0])
+			if s == nil {
+				return errors.New(g.t("cli.skill.no_skill", map[string]any{"Skill": strconv.Quote(args[0]), "Dir": set.Dir()}))
+			}
+			if len(args) > 1 {
+				if _, err := s.Configure(args[1:], os.LookupEnv); err != nil {
+					return usageError{err}
+				}
+				fmt.Fprintf(g.stdout, "saved %s\n", s.ConfigPath())
+			}
+			return showSkillConfig(g, s)
+		},
+	}
+	cmd.AddCommand(list, check, run, config, newSkillBuiltin(g))
 	return cmd
+}
+
+// showSkillConfig prints each setting of a skill: name, current value
+// (masked when secret), type and what it allows, description.
+func showSkillConfig(g *globals, s *skill.Skill) error {
+	if s.Config == nil || len(s.Config.Fields) == 0 {
+		fmt.Fprintf(g.stdout, "%s has no settings.\n", s.Name)
+		return nil
+	}
+	cfg, err := s.LoadConfig(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	saved, err := s.SavedConfig()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "%s settings (%s):\n", s.Name, s.ConfigPath())
+	for _, f := range s.Config.Fields {
+		val := "(unset)"
+		if v, ok := cfg.Values[f.Name]; ok {
+			b, _ := json.Marshal(v)
+			val = string(b)
+			if f.Sensitive && v != "" {
+				val = "********"
+			}
+			if _, own := saved[f.Name]; !own {
+				val += " (default)"
+			}
+		}
+		fmt.Fprintf(g.stdout, "  %s = %s\n      %s\n", f.Name, val, f.Describe())
+		if d := oneLine(cmpOr(f.Description, f.Title)); d != "" {
+			fmt.Fprintf(g.stdout, "      %s\n", d)
+		}
+	}
+	for _, p := range cfg.Problems {
+		fmt.Fprintln(g.stderr, g.t("cli.warning", map[string]any{"Warning": p}))
+	}
+	return nil
 }
 
 // builtinExit is a built-in skill program's non-zero exit status.

@@ -47,3 +47,46 @@ func TestSkillCommands(t *testing.T) {
 		t.Error("running a missing skill succeeded")
 	}
 }
+
+// TestSkillConfig shows a skill's settings with their schema, saves a
+// valid change where the skill reads it, and refuses an invalid one with
+// what is allowed.
+func TestSkillConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "dice-roller"), os.DirFS("../../skills/dice-roller")); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, nil, "skill", "config", "dice-roller", "--skills", dir)
+	for _, want := range []string{"randomSource = \"crypto\" (default)", "string: crypto|pseudo", "showIndividualRolls = true (default)", "boolean", "Show each die"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("settings lack %q:\n%s", want, out)
+		}
+	}
+	out = run(t, nil, "skill", "config", "dice-roller", "randomSource=pseudo", "showIndividualRolls=false", "--skills", dir)
+	if !strings.Contains(out, `randomSource = "pseudo"`+"\n") || !strings.Contains(out, "showIndividualRolls = false\n") {
+		t.Errorf("after saving:\n%s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "dice-roller", "config.json"))
+	var saved map[string]any
+	if err != nil || json.Unmarshal(b, &saved) != nil || saved["randomSource"] != "pseudo" || saved["showIndividualRolls"] != false {
+		t.Fatalf("config.json: %s (%v)", b, err)
+	}
+	for _, tt := range []struct{ arg, want string }{
+		{"randomSource=dice-bag", "crypto|pseudo"},
+		{"showIndividualRolls=maybe", "true or false"},
+		{"colour=red", "its settings are randomSource, showIndividualRolls"},
+		{"randomSource", "key=value"},
+	} {
+		b, err := exec.Command(hearthBin, "skill", "config", "dice-roller", tt.arg, "--skills", dir).CombinedOutput()
+		if err == nil || !strings.Contains(string(b), tt.want) {
+			t.Errorf("%s: %v\n%s", tt.arg, err, b)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "dice-roller", "config.json")); string(after) != string(b) {
+		t.Errorf("a refused change was written: %s", after)
+	}
+	// KEY= goes back to the default.
+	if out := run(t, nil, "skill", "config", "dice-roller", "randomSource=", "--skills", dir); !strings.Contains(out, `randomSource = "crypto" (default)`) {
+		t.Errorf("unset:\n%s", out)
+	}
+}

@@ -43,6 +43,10 @@ type Options struct {
 	// Campaigns names the campaigns Campaign can load, for GET
 	// /api/campaigns. Nil lists the campaigns built into the binary.
 	Campaigns func(ctx context.Context) ([]string, error)
+	// CampaignFiles opens a campaign's files, for serving its assets
+	// (wrapping ErrUnknownCampaign when there is none); an io.Closer is
+	// closed after use. Nil serves the campaigns built into the binary.
+	CampaignFiles func(ctx context.Context, name string) (fs.FS, error)
 	// Prepare attaches lore, a pipeline, memories … to a session when it
 	// is opened for play. Nil plays with the offline game master.
 	Prepare func(ctx context.Context, s *game.Session) error
@@ -116,6 +120,9 @@ func New(o Options) *Server {
 	if o.Campaigns == nil {
 		o.Campaigns = bundledCampaigns
 	}
+	if o.CampaignFiles == nil {
+		o.CampaignFiles = bundledCampaignFiles
+	}
 	if o.SendQueue <= 0 {
 		o.SendQueue = 256
 	}
@@ -170,6 +177,7 @@ var ModelRoutes = []string{
 // an auth.User on every request's context.
 func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/campaigns", s.listCampaigns)
+	mux.HandleFunc("GET /api/campaigns/{name}/assets/{path...}", s.campaignAsset)
 	mux.HandleFunc("GET /api/sessions", s.listSessions)
 	mux.HandleFunc("POST /api/sessions", s.createSession)
 	mux.HandleFunc("GET /api/sessions/{id}", s.getSession)

@@ -17,6 +17,8 @@ import (
 	"github.com/hearth-rpg/hearth/skill/builtin/diceroller"
 	"github.com/hearth-rpg/hearth/skill/builtin/memory"
 	"github.com/hearth-rpg/hearth/skill/builtin/playerchoices"
+	"github.com/hearth-rpg/hearth/skill/builtin/portrait"
+	"github.com/hearth-rpg/hearth/skill/builtin/storyteller"
 	"github.com/hearth-rpg/hearth/skill/host"
 	"github.com/hearth-rpg/hearth/skill/host/opinion"
 )
@@ -35,6 +37,10 @@ func Lookup(name string) (Program, bool) {
 		return memory.Run, true
 	case "player-choices":
 		return playerchoices.Run, true
+	case "portrait":
+		return portrait.Run, true
+	case "storyteller":
+		return storyteller.Run, true
 	case "npc-perception":
 		return opinionProgram(opinion.Kind{
 			Key: "npc", Patch: "npcs", Field: "perception",
@@ -51,7 +57,7 @@ func Lookup(name string) (Program, bool) {
 
 // Names are the bundled skills with a built-in program, sorted.
 func Names() []string {
-	names := []string{"dice-roller", "memory", "npc-perception", "player-choices", "reputation"}
+	names := []string{"dice-roller", "memory", "npc-perception", "player-choices", "portrait", "reputation", "storyteller"}
 	slices.Sort(names)
 	return names
 }

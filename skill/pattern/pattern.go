@@ -62,7 +62,7 @@ var (
 			name: "look", re: regexp.MustCompile(`(?i)\b(?:look|examine|describe|inspect|search|observe)\b`),
 			skill: "storyteller", script: "narrate", narrative: "You take in your surroundings.",
 			tools: func(in, script string) []plan.Tool {
-				return []plan.Tool{tool("describe", "storyteller", script, map[string]any{"scene": in}, false)}
+				return []plan.Tool{tool("describe", "storyteller", script, map[string]any{"action": in, "scene": in}, false)}
 			},
 		},
 		{
@@ -115,7 +115,7 @@ func (Planner) Plan(ctx context.Context, req replan.Request) (*plan.Plan, error)
 			continue
 		}
 		ts := r.tools(in, script)
-		if r.skill == "player-choices" && req.State != nil {
+		if (r.skill == "player-choices" || r.skill == "storyteller") && req.State != nil {
 			ts[0].Input["scene"] = req.State // the choices are built from the scene the game describes
 		}
 		if len(p.Tools) > 0 {

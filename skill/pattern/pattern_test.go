@@ -45,7 +45,7 @@ func TestPatterns(t *testing.T) {
 			{"damage", "skills/dice-roller/scripts/roll", map[string]any{"notation": "1d6 # damage"}, []string{"attack"}},
 		}},
 		{"Do I remember the innkeeper?", []toolSummary{{"recall", "skills/memory/scripts/recall", map[string]any{"query": "Do I remember the innkeeper?", "limit": 3}, []string{}}}},
-		{"look around the cellar", []toolSummary{{"describe", "skills/storyteller/scripts/narrate", map[string]any{"scene": "look around the cellar"}, []string{}}}},
+		{"look around the cellar", []toolSummary{{"describe", "skills/storyteller/scripts/narrate", map[string]any{"action": "look around the cellar", "scene": "look around the cellar"}, []string{}}}},
 		// The skill has no "generate" script: its first script is used.
 		{"ask the guard about the gate", []toolSummary{{"choices", "skills/player-choices/scripts/offer", map[string]any{"situation": "ask the guard about the gate"}, []string{}}}},
 		{"echo: hello there", []toolSummary{{"echo", "skills/example-echo/scripts/echo", map[string]any{"text": "hello there"}, []string{}}}},

@@ -11,7 +11,10 @@ import (
 // must name a script of a skill in Skills, so a plan can never run any
 // other program.
 type SkillRunner struct {
-	Skills      *skill.Set
+	Skills *skill.Set
+	// Live, when set, is used instead of Skills: each call resolves its
+	// script in the skills as they are on disk now (hot reload).
+	Live        *skill.Live
 	CampaignDir string // where assets may be written besides a skill's data directory
 	// Timeout is the per-attempt timeout when neither the plan's tool nor
 	// the skill's manifest gives one; 0 means skill.DefaultTimeout.
@@ -22,7 +25,11 @@ type SkillRunner struct {
 
 // Run resolves the tool's script, prepares it and runs it.
 func (r *SkillRunner) Run(ctx context.Context, c Call) (skill.Result, error) {
-	sk, sc, err := r.Skills.Resolve(c.Tool.ToolPath)
+	set := r.Skills
+	if r.Live != nil {
+		set = r.Live.Current()
+	}
+	sk, sc, err := set.Resolve(c.Tool.ToolPath)
 	if err != nil {
 		return skill.Result{ExitCode: -1}, err
 	}

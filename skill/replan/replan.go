@@ -53,6 +53,9 @@ type Loop struct {
 	// Skills are the skills a planner may choose from; their Health field
 	// is filled in from Health.
 	Skills []skill.Summary
+	// Catalog, when set, is called for each plan instead of reading
+	// Skills, so skills added or edited while Hearth runs are offered.
+	Catalog func() []skill.Summary
 	// Health is the session's skill health, shared with the executor if
 	// the executor has none of its own. nil: every skill healthy.
 	Health *skill.Health
@@ -189,6 +192,9 @@ func (l *Loop) Run(ctx context.Context, t Turn) *Outcome {
 
 func (l *Loop) skills() []skill.Summary {
 	out := slices.Clone(l.Skills)
+	if l.Catalog != nil {
+		out = l.Catalog()
+	}
 	for i := range out {
 		out[i].Health = l.Health.State(out[i].Name)
 	}

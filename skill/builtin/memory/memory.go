@@ -1,5 +1,6 @@
-// Package memory is the memory skill's program: "recall" searches the
-// playthrough's memories through the host API, "store" adds one.
+// Package memory is the memory skill's program: "recall" (or the seed's
+// "recall-memory") searches the playthrough's memories through the host
+// API, "store" (or "store-memory") adds one.
 package memory
 
 import (
@@ -38,25 +39,27 @@ func Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return d
 	}
 	switch in.Tool {
-	case "recall":
+	case "recall", "recall-memory":
 		ms, err := c.Recall(str("query"), max(1, min(num("limit", 3), 10)))
 		if err != nil {
 			return fail("recall_failed", err.Error())
 		}
 		var lines []string
-		var recalled []any
+		recalled := []any{}
 		for _, m := range ms {
 			lines = append(lines, fmt.Sprintf("You remember (turn %d): %s", m.Turn, m.Summary))
-			recalled = append(recalled, map[string]any{"turn": m.Turn, "summary": m.Summary, "kind": m.Kind})
+			// The seed's recall output: summary, timestamp (here the turn) and relevance.
+			recalled = append(recalled, map[string]any{"turn": m.Turn, "timestamp": fmt.Sprintf("turn %d", m.Turn),
+				"summary": m.Summary, "kind": m.Kind, "relevance": m.Relevance})
 		}
 		text := strings.Join(lines, "\n")
 		if text == "" {
 			text = "Nothing comes to mind."
 		}
-		out.Emit(&protocol.UIEvent{Event: "memories_recalled", Payload: map[string]any{"text": text, "count": len(ms)}})
+		out.Emit(&protocol.UIEvent{Event: "memories_recalled", Payload: map[string]any{"text": text, "count": len(ms), "memories": recalled}})
 		out.Emit(&protocol.StatePatch{Patch: map[string]any{"memory": map[string]any{"recalled": recalled}}})
 		return done(out, fmt.Sprintf("%d memories", len(ms)))
-	case "store":
+	case "store", "store-memory":
 		var chars []string
 		if cs, ok := in.Input["characters"].([]any); ok {
 			for _, c := range cs {
@@ -65,12 +68,44 @@ func Run(stdin io.Reader, stdout, stderr io.Writer) int {
 				}
 			}
 		}
-		if err := c.Remember(host.NewMemory{Summary: str("summary"), Characters: chars, Significance: num("significance", 5), Kind: str("kind")}); err != nil {
+		sig, ok := significance(in.Input["significance"])
+		if !ok {
+			return fail("bad_significance", `"significance" is a number from 1 to 10 or one of low, medium, high, critical`)
+		}
+		if str("location") != "" {
+			out.Emit(&protocol.Log{Level: protocol.LevelDebug, Message: "location " + str("location") + " is taken from the scene the memory happens in"})
+		}
+		if err := c.Remember(host.NewMemory{Summary: str("summary"), Characters: chars, Significance: sig, Kind: str("kind")}); err != nil {
 			return fail("store_failed", err.Error())
 		}
 		return done(out, "remembered")
 	}
-	return fail("unknown_script", fmt.Sprintf("no operation %q: use recall or store", in.Tool))
+	return fail("unknown_script", fmt.Sprintf("no operation %q: use recall (recall-memory) or store (store-memory)", in.Tool))
+}
+
+// significance reads 1–10, or the seed's words: low, medium, high,
+// critical. Absent is medium.
+func significance(v any) (int, bool) {
+	switch x := v.(type) {
+	case nil:
+		return 5, true
+	case float64:
+		if x >= 1 && x <= 10 {
+			return int(x), true
+		}
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "low", "minor":
+			return 3, true
+		case "medium", "moderate", "":
+			return 5, true
+		case "high", "major":
+			return 8, true
+		case "critical":
+			return 10, true
+		}
+	}
+	return 0, false
 }
 
 func done(out *protocol.Writer, summary string) int {

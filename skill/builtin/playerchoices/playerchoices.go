@@ -1,7 +1,9 @@
-// Package playerchoices is the player-choices skill's program (script
-// "choose"): it reads the scene from its tool input and offers the player
-// three or four choices (seed 001 §4.2.1), gated by perception, reputation
-// and stats, as a narrative_choice ui_event.
+// Package playerchoices is the player-choices skill's program: "choose"
+// (or the seed's "generate-choices") reads the scene from its tool input
+// and offers the player three or four choices (seed 001 §4.2.1), gated by
+// perception, reputation and stats, as a narrative_choice ui_event;
+// "evaluate-choice" gives the outcome modifier of the choice the player
+// took.
 package playerchoices
 
 import (
@@ -59,6 +61,9 @@ func Run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	out.RequestID = in.RequestID
+	if in.Tool == "evaluate-choice" {
+		return evaluate(out, in)
+	}
 	var sc Scene
 	b, _ := json.Marshal(in.Input["scene"])
 	if err := json.Unmarshal(b, &sc); err != nil || sc.Location.Name == "" {
@@ -161,4 +166,71 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// evaluate is the evaluate-choice script. Input: "choice", an option as
+// choose offers it ({id, text, difficulty, gated_by}) or its id, and the
+// "scene" it was offered in. The modifier adds the seed's perception
+// bonus of the NPC the choice concerns (+1 to +3 above 30, -1 to -3 below
+// -30) and -2 for an option marked hard.
+func evaluate(out *protocol.Writer, in protocol.Input) int {
+	var o Option
+	switch c := in.Input["choice"].(type) {
+	case string:
+		o.ID = c
+	case map[string]any:
+		b, _ := json.Marshal(c)
+		_ = json.Unmarshal(b, &o)
+	}
+	if id, ok := in.Input["choiceId"].(string); ok && o.ID == "" {
+		o.ID = id
+	}
+	if o.ID == "" {
+		out.Emit(&protocol.ErrorEvent{ErrorCode: "missing_choice", ErrorMessage: `input needs "choice", the option taken ({"id": ...}) or its id`})
+		out.Emit(&protocol.Done{OK: false, Summary: "no choice to evaluate"})
+		return 0
+	}
+	var sc Scene
+	b, _ := json.Marshal(in.Input["scene"])
+	_ = json.Unmarshal(b, &sc)
+	if o.Text == "" { // an id alone: find the option in the scene's choices
+		for _, x := range choose(sc, 4) {
+			if x.ID == o.ID {
+				o = x
+			}
+		}
+	}
+	mod, why := 0, []string{}
+	for _, p := range sc.Present {
+		if !strings.HasSuffix(o.ID, "_"+p.ID) {
+			continue
+		}
+		if m := perceptionModifier(p.Perception); m != 0 {
+			mod += m
+			why = append(why, fmt.Sprintf("%s's opinion %+d", p.Name, m))
+		}
+	}
+	if o.Difficulty == "hard" {
+		mod -= 2
+		why = append(why, "hard -2")
+	}
+	outcome := map[string]any{"choice": o.ID, "modifier": mod, "difficulty": cmpOr(o.Difficulty, "normal"), "reasons": why}
+	out.Emit(&protocol.UIEvent{Event: "choice_evaluated", Payload: outcome})
+	out.Emit(&protocol.StatePatch{Patch: map[string]any{"lastChoice": map[string]any{"id": o.ID, "modifier": mod}}})
+	if err := out.Emit(&protocol.Done{OK: true, Summary: fmt.Sprintf("%s: modifier %+d", o.ID, mod)}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// perceptionModifier is the seed's roll modifier for an NPC's opinion:
+// +1 to +3 above 30, -1 to -3 below -30, none between.
+func perceptionModifier(v float64) int {
+	switch {
+	case v > 30:
+		return min(3, 1+int((v-31)/24))
+	case v < -30:
+		return -min(3, 1+int((-v-31)/24))
+	}
+	return 0
 }
