@@ -17,7 +17,7 @@ echo "file: $(stat -c %s "$bin") bytes"
 readelf -SW "$bin" | sed -n 's/^ *\[ *[0-9]*\] *//p' | awk '$1 ~ /^\./ && $2 != "NOBITS" {n = 0; s = tolower($5); for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; if (n > 1e6) printf "  section %-16s %6.1f MB\n", $1, n / 1e6}'
 # A symbol's package is its name up to the first dot after the last slash
 # (github.com/a/b/c.(*T).M is github.com/a/b/c); a module is the first
-# three path elements of a hosted path (github.com/a/b), the first two of
+# three path elements of a hosted path (github.com/a/b, golang.org/x/net), the first two of
 # a vanity path (modernc.org/sqlite), the first element of a standard
 # library one (runtime, crypto). Symbols with no package (go:string.*,
 # go:func.*, type:*) are "(strings, types, func tables)": embedded files
@@ -40,7 +40,7 @@ BEGIN { nb = split(bss, b, /[ \n]/); for (i = 1; i < nb; i += 2) { lo[i] = hex(b
 		dot = index(rest, ".")
 		pkg = (dot > 0) ? substr(name, 1, slash + dot - 1) : name
 		n = split(pkg, el, "/")
-		if (el[1] ~ /^(github\.com|gitlab\.com|golang\.org|google\.golang\.org|cloud\.google\.com|go\.opentelemetry\.io)$/ && n >= 3) mod = el[1] "/" el[2] "/" el[3]
+		if (el[1] ~ /^(github\.com|gitlab\.com|golang\.org|cloud\.google\.com)$/ && n >= 3) mod = el[1] "/" el[2] "/" el[3]
 		else if (el[1] ~ /\./ && n >= 2) mod = el[1] "/" el[2]
 		else if (el[1] ~ /\./) mod = el[1]
 		else mod = "std " el[1]

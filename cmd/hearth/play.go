@@ -42,6 +42,11 @@ func newPlay(g *globals) *cobra.Command {
 Every turn is saved as it is played. Without --new or --session, play resumes
 your most recent game of the campaign.
 
+The lore of the campaign and its packs is indexed while you play (the first
+game of a data directory, or after a pack changed): until the index is ready
+the game master plays without it, and 'hearth context TURN' says how far it
+got. Leaving early is safe; the next game carries on with the index.
+
 Commands (start with a slash):
   /help               this list
   /look               describe where you are (takes no turn)
