@@ -51,6 +51,15 @@ type Options struct {
 	// Synchronous NORMAL trades durability against power loss for speed
 	// (scratch copies); the default is FULL.
 	SynchronousNormal bool
+	// IndexInBackground lets a game start before its packs are indexed:
+	// the index is built by a goroutine the App stops on Close, and lore
+	// until then is empty and says why. Without it the first game of a
+	// fresh data directory waits for the whole index.
+	IndexInBackground bool
+	// IndexHold, when set, is called as the background build reaches each
+	// file (done of total) and may block until ctx ends: a test hook to
+	// hold the build part-way.
+	IndexHold func(ctx context.Context, done, total int)
 }
 
 // Hooks are how an App talks to the person using it. Every field is
@@ -66,6 +75,9 @@ type Hooks struct {
 	// Indexed reports a pack brought up to date (only when something
 	// changed, unless the caller indexes on purpose).
 	Indexed func(rep lore.IndexReport, took time.Duration)
+	// Background reports an index build started in the background
+	// (Options.IndexInBackground): the packs and their files in all.
+	Background func(packs []string, files int)
 }
 
 // App is a running Hearth over one data directory. It is safe for
@@ -84,6 +96,12 @@ type App struct {
 	mu      sync.Mutex
 	closers []func() error
 	keepers map[string]*campaignLore // by campaign slug
+
+	// bg is the lifetime of background index builds; Close cancels it
+	// and waits for them before the database closes.
+	bg       context.Context
+	bgCancel context.CancelFunc
+	bgWait   sync.WaitGroup
 }
 
 // Open opens the data directory's database once, with every store in
@@ -126,6 +144,12 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.db.Close)
+	a.bg, a.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
+	a.closers = append(a.closers, func() error {
+		a.bgCancel()
+		a.bgWait.Wait()
+		return nil
+	})
 	a.games, a.index, a.memories = a.db.Games, a.db.Index, a.db.Memories
 	return a, nil
 }

@@ -213,8 +213,19 @@ func (a *App) lore(ctx context.Context, s *game.Session) (*lore.Keeper, []game.B
 	for _, err := range errs {
 		a.warn("cli.warning", map[string]any{"Warning": err.Error()})
 	}
+	var stale []*campaign.Pack
 	for _, p := range packs {
-		if _, err := a.IndexPack(ctx, p, false); err != nil {
+		if a.opts.IndexInBackground {
+			// Only finding what changed is done before play; a pack up
+			// to date costs one query.
+			n, err := lore.Stale(ctx, a.index, p)
+			if err != nil {
+				return nil, nil, err
+			}
+			if n > 0 {
+				stale = append(stale, p)
+			}
+		} else if _, err := a.IndexPack(ctx, p, false); err != nil {
 			return nil, nil, err
 		}
 		k.Packs = append(k.Packs, p.Manifest.ID)
@@ -222,8 +233,63 @@ func (a *App) lore(ctx context.Context, s *game.Session) (*lore.Keeper, []game.B
 			k.Books = append(k.Books, lore.Book{Book: lb.Book, Access: lb.Access})
 		}
 	}
+	if len(stale) > 0 {
+		k.Building = a.indexInBackground(stale)
+	}
 	a.keepers[slug] = &campaignLore{keeper: k, beats: beats}
 	return k, beats, nil
+}
+
+// indexInBackground builds the index of packs in a goroutine that Close
+// stops. Each file is written whole with its hash, so a build stopped
+// part-way resumes where it stopped the next time.
+func (a *App) indexInBackground(packs []*campaign.Pack) *lore.Building {
+	total := 0
+	ids := make([]string, len(packs))
+	for i, p := range packs {
+		total += len(p.Files)
+		ids[i] = p.Manifest.ID
+	}
+	b := lore.NewBuilding(total)
+	if h := a.opts.Hooks.Background; h != nil {
+		h(ids, total)
+	}
+	ctx := a.bg
+	a.bgWait.Go(func() {
+		err := a.buildIndex(ctx, packs, b)
+		b.Finish(err)
+		if err != nil && ctx.Err() == nil {
+			a.warn("cli.play.no_lore", map[string]any{"Err": err.Error()})
+		}
+	})
+	return b
+}
+
+func (a *App) buildIndex(ctx context.Context, packs []*campaign.Pack, b *lore.Building) error {
+	tok, err := tokens.CL100K()
+	if err != nil {
+		return err
+	}
+	total, offset := 0, 0
+	for _, p := range packs {
+		total += len(p.Files)
+	}
+	for _, p := range packs {
+		start := time.Now()
+		rep, err := lore.IndexPack(ctx, a.index, p, tok, func(done, _ int, _ string) {
+			b.Progress(offset + done)
+			if hold := a.opts.IndexHold; hold != nil {
+				hold(ctx, offset+done, total)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		a.log.Info("pack indexed in the background", "pack", p.Manifest.ID, "files", rep.Files, "indexed", rep.Indexed,
+			"removed", rep.Removed, "chunks", rep.Chunks, "took", time.Since(start))
+		offset += len(p.Files)
+	}
+	return nil
 }
 
 // IndexPack brings p's chunks in the index up to date, reporting progress

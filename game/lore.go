@@ -33,6 +33,9 @@ type loreTrace struct {
 	// (Turn.Kept when a model read lore, else the scene cache's), so
 	// evaluation can judge relevance from the record alone.
 	Terms map[string][]string `json:"terms,omitempty"`
+	// Pending says why the turn had no scene lore: the index was still
+	// being built.
+	Pending string `json:"pending,omitempty"`
 }
 
 // Lore returns the lore cache of the scene the turn is in. The cache is
@@ -52,7 +55,7 @@ func (t *Turn) Lore(ctx context.Context) *lore.Cache {
 	}
 	w := s.w
 	switch {
-	case c == nil || c.Scene != w.Scene.Number || c.Location != w.Scene.Location:
+	case c == nil || c.Pending != "" || c.Scene != w.Scene.Number || c.Location != w.Scene.Location:
 		fresh, err := k.Scene(ctx, w)
 		if err != nil {
 			s.opts.Logger.Warn("scene lore unavailable; playing without it", "scene", w.Scene.Number, "err", err)
@@ -192,7 +195,7 @@ func (t *Turn) loreForCommit(ctx context.Context) (*store.SceneLore, *loreTrace,
 	if c == nil {
 		return nil, nil, nil
 	}
-	tr := &loreTrace{Scene: c.Scene, Prepared: t.lorePrepared, Turn: t.turnLore, KeywordState: t.keywordState}
+	tr := &loreTrace{Scene: c.Scene, Prepared: t.lorePrepared, Turn: t.turnLore, KeywordState: t.keywordState, Pending: c.Pending}
 	text := map[string]string{}
 	for _, ps := range [][]lore.Passage{c.Atmosphere, c.Discoverable, c.ThreadConnections} {
 		for _, p := range ps {

@@ -49,6 +49,10 @@ type Cache struct {
 	ThreadConnections []Passage  `json:"thread_connections,omitempty"`
 	// Cuts is the explain trace: what retrieval considered and left out.
 	Cuts []Cut `json:"cuts,omitempty"`
+	// Pending says why the cache is empty: the index was still being
+	// built ("lore index still building (12 of 160 files)"). A pending
+	// cache is prepared again on the next turn.
+	Pending string `json:"pending,omitempty"`
 }
 
 // Briefed reports whether the cache has a briefing on character id.

@@ -24,6 +24,27 @@ type IndexReport struct {
 // Progress is told about each file as indexing passes it.
 type Progress func(done, total int, file string)
 
+// indexBatch is how many files are chunked at once: enough to keep every
+// core busy, few enough that a cancelled build stops soon.
+const indexBatch = 16
+
+// Stale counts the files of p that IndexPack would write or remove: 0
+// when the index is up to date with p.
+func Stale(ctx context.Context, ix retrieve.Index, p *campaign.Pack) (int, error) {
+	have, err := ix.Hashes(ctx, p.Manifest.ID)
+	if err != nil {
+		return 0, fmt.Errorf("index pack %s: %w", p.Manifest.ID, err)
+	}
+	n := 0
+	for _, f := range p.Files {
+		if h, ok := have[f.Path]; !ok || h != f.Hash {
+			n++
+		}
+		delete(have, f.Path)
+	}
+	return n + len(have), nil
+}
+
 // IndexPack brings the index up to date with p, incrementally: only files
 // whose content hash changed are chunked and written again, and files that
 // left the pack leave the index.
@@ -41,29 +62,42 @@ func IndexPack(ctx context.Context, ix retrieve.Index, p *campaign.Pack, tok *to
 			changed[f.Path] = true
 		}
 	}
-	byFile := map[string][]chunk.Chunk{}
-	if len(changed) > 0 {
-		for _, c := range p.ChunksOf(tok, func(path string) bool { return changed[path] }) {
-			byFile[c.File] = append(byFile[c.File], c)
-		}
-	}
-	for i, f := range p.Files {
+	// Files are chunked a batch at a time, so a cancelled build stops
+	// within one batch, and every file written is complete with its hash:
+	// the next build picks up where this one stopped.
+	for start := 0; start < len(p.Files); start += indexBatch {
+		files := p.Files[start:min(start+indexBatch, len(p.Files))]
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		if progress != nil {
-			progress(i, len(p.Files), f.Path)
+		byFile := map[string][]chunk.Chunk{}
+		if slices.ContainsFunc(files, func(f campaign.File) bool { return changed[f.Path] }) {
+			inBatch := map[string]bool{}
+			for _, f := range files {
+				inBatch[f.Path] = changed[f.Path]
+			}
+			for _, c := range p.ChunksOf(tok, func(path string) bool { return inBatch[path] }) {
+				byFile[c.File] = append(byFile[c.File], c)
+			}
 		}
-		if !changed[f.Path] {
-			rep.Unchanged++
-			continue
+		for j, f := range files {
+			if err := ctx.Err(); err != nil {
+				return rep, err
+			}
+			if progress != nil {
+				progress(start+j, len(p.Files), f.Path)
+			}
+			if !changed[f.Path] {
+				rep.Unchanged++
+				continue
+			}
+			cs := byFile[f.Path]
+			if err := ix.Upsert(ctx, id, f.Path, f.Hash, cs); err != nil {
+				return rep, fmt.Errorf("index %s of pack %s: %w", f.Path, id, err)
+			}
+			rep.Indexed++
+			rep.Chunks += len(cs)
 		}
-		cs := byFile[f.Path]
-		if err := ix.Upsert(ctx, id, f.Path, f.Hash, cs); err != nil {
-			return rep, fmt.Errorf("index %s of pack %s: %w", f.Path, id, err)
-		}
-		rep.Indexed++
-		rep.Chunks += len(cs)
 	}
 	var gone []string
 	for path := range have {

@@ -40,6 +40,9 @@ type Keeper struct {
 	Budget Budget
 	// Books are keyword lorebooks activated every turn.
 	Books []Book
+	// Building, when set, is an index build still under way: scene lore
+	// is then empty and says so (Cache.Pending), keyword lore still works.
+	Building *Building
 }
 
 func (k *Keeper) budget() Budget {
@@ -78,6 +81,9 @@ func (k *Keeper) Scene(ctx context.Context, w *world.State) (*Cache, error) {
 		loc = w.Characters[w.Player].Location
 	}
 	c := &Cache{Scene: w.Scene.Number, Location: loc}
+	if c.Pending = k.Building.Pending(); c.Pending != "" {
+		return c, nil
+	}
 	b := k.budget()
 	seen := map[string]bool{}
 	name, about := loc, ""
@@ -129,6 +135,9 @@ func (k *Keeper) Scene(ctx context.Context, w *world.State) (*Cache, error) {
 // prepared (seed 004's mid-scene NPC introduction) and reports whether it
 // added any. Only the new characters' lore is fetched.
 func (k *Keeper) Join(ctx context.Context, w *world.State, c *Cache) (bool, error) {
+	if c.Pending != "" {
+		return false, nil // the whole scene is prepared again once the index is ready
+	}
 	seen := map[string]bool{}
 	for _, ps := range [][]Passage{c.Atmosphere, c.Discoverable, c.ThreadConnections} {
 		for _, p := range ps {
@@ -174,6 +183,9 @@ func (k *Keeper) brief(ctx context.Context, w *world.State, c *Cache, seen map[s
 // Campaign returns the campaign-level lore an episode begins with:
 // setting, factions and world lore, best first.
 func (k *Keeper) CampaignLore(ctx context.Context, w *world.State, about string) ([]Passage, []Cut, error) {
+	if k.Building.Pending() != "" {
+		return nil, nil, nil
+	}
 	c := &Cache{}
 	var factions []string
 	for _, f := range sortedKeys(w.Factions) {

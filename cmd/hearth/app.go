@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hearth-rpg/hearth/app"
@@ -63,7 +64,7 @@ func (g *globals) openApp(ctx context.Context, opts app.Options) (*app.App, erro
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	opts.Hooks = g.hooks()
+	opts.Hooks = g.hooks(opts.IndexInBackground)
 	a, err := app.Open(ctx, opts)
 	if err != nil {
 		return nil, g.fail("cli.data_dir_failed", nil, err)
@@ -72,13 +73,22 @@ func (g *globals) openApp(ctx context.Context, opts app.Options) (*app.App, erro
 }
 
 // hooks print the App's warnings and indexing progress on stderr.
-func (g *globals) hooks() app.Hooks {
+func (g *globals) hooks(background bool) app.Hooks {
 	h := app.Hooks{
 		Warn: func(id string, data map[string]any) { fmt.Fprintln(g.stderr, g.t(id, data)) },
 		Indexed: func(rep lore.IndexReport, took time.Duration) {
 			fmt.Fprintln(g.stderr, g.t("cli.pack.indexed", map[string]any{"Pack": rep.Pack, "Files": rep.Files, "Changed": rep.Indexed,
 				"Unchanged": rep.Unchanged, "Removed": rep.Removed, "Chunks": rep.Chunks, "Took": took.Round(time.Millisecond).String()}))
 		},
+	}
+	if background {
+		// A live counter would scribble over the game: say once what goes
+		// on; turn records and 'hearth context' tell how far it got.
+		h.Indexed = nil
+		h.Background = func(packs []string, files int) {
+			fmt.Fprintln(g.stderr, g.t("cli.play.indexing_background", map[string]any{"Packs": strings.Join(packs, ", "), "Files": files}))
+		}
+		return h
 	}
 	if wrapWidth(g.stderr) > 0 { // a terminal: a live counter, erased when done
 		var last time.Time

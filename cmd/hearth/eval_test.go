@@ -20,6 +20,9 @@ func TestEvalScriptedGame(t *testing.T) {
 	// default, and input answered without a turn.
 	script = strings.Replace(script, "go north\n", "go north\n/flag 5   Maren should not be awake at this hour\nfrobnicate the widget\n/flag too terse\n", 1)
 	dir := t.TempDir()
+	// Play builds its index in the background; the report below counts
+	// lore, so every turn must have it: index first.
+	run(t, nil, "--data", dir, "pack", "index", saltmere, "srd51")
 	out := run(t, strings.NewReader(script), "play", "--new", "--seed", "1", "--data", dir, "--campaign", saltmere)
 	if !strings.Contains(out, "Turn 5 is flagged") {
 		t.Fatalf("/flag did not answer:\n%s", out)

@@ -38,6 +38,12 @@ type turnPasses struct {
 	Resolutions   []struct {
 		Outcomes []rules.Outcome `json:"outcomes"`
 	} `json:"resolutions"`
+	// Lore is what the turn knew of the scene's lore.
+	Lore *struct {
+		Scene    int      `json:"scene"`
+		Passages []string `json:"passages"`
+		Pending  string   `json:"pending"`
+	} `json:"lore"`
 }
 
 func newContext(g *globals) *cobra.Command {
@@ -110,6 +116,13 @@ func (g *globals) openForInspection(ctx context.Context, db store.Store, id stri
 func printContext(w io.Writer, n int, input string, ps turnPasses, full bool) error {
 	fmt.Fprintf(w, "Turn %d: %q\n", n, input)
 	printWorldMoves(w, ps)
+	if l := ps.Lore; l != nil {
+		if l.Pending != "" {
+			fmt.Fprintf(w, "Scene lore: none yet, the %s.\n", l.Pending)
+		} else {
+			fmt.Fprintf(w, "Scene lore: %d passages (scene %d).\n", len(l.Passages), l.Scene)
+		}
+	}
 	if len(ps.Calls) == 0 {
 		fmt.Fprintf(w, "No model was called: the turn was played offline (interpreter %s, narrator %s).\n",
 			orDash(ps.Interpreter), orDash(ps.Narrator))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,6 +41,11 @@ func newPlay(g *globals) *cobra.Command {
 
 Every turn is saved as it is played. Without --new or --session, play resumes
 your most recent game of the campaign.
+
+The lore of the campaign and its packs is indexed while you play (the first
+game of a data directory, or after a pack changed): until the index is ready
+the game master plays without it, and 'hearth context TURN' says how far it
+got. Leaving early is safe; the next game carries on with the index.
 
 Commands (start with a slash):
   /help               this list
@@ -96,7 +102,10 @@ func runPlay(ctx context.Context, g *globals, f *playFlags) error {
 	if _, err := f.models.load(g); err != nil {
 		return err
 	}
-	opts := app.Options{Plan: f.models.plan, NoSubagents: f.models.noSubagents}
+	// The first game of a fresh data directory starts at once; the lore
+	// index is built while it plays.
+	opts := app.Options{Plan: f.models.plan, NoSubagents: f.models.noSubagents, IndexInBackground: true}
+	opts.IndexHold = indexHold(g.environ)
 	if f.models.record != "" {
 		rf, err := os.OpenFile(f.models.record, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -111,6 +120,40 @@ func runPlay(ctx context.Context, g *globals, f *playFlags) error {
 	}
 	defer a.Close()
 	return play(ctx, g, f, a)
+}
+
+// Test hooks: with HEARTH_PLAY_INDEX_PAUSE_AFTER=N, hearth play holds its
+// background index build once N files are done, until the file named by
+// HEARTH_PLAY_INDEX_RESUME exists or the game ends, so a test can see
+// the game before its index is ready, and leave it part-way.
+const (
+	indexPauseEnv  = "HEARTH_PLAY_INDEX_PAUSE_AFTER"
+	indexResumeEnv = "HEARTH_PLAY_INDEX_RESUME"
+)
+
+func indexHold(environ []string) func(ctx context.Context, done, total int) {
+	after, err := strconv.Atoi(lookupEnv(environ, indexPauseEnv))
+	if err != nil {
+		return nil
+	}
+	resume := lookupEnv(environ, indexResumeEnv)
+	return func(ctx context.Context, done, total int) {
+		if done < after {
+			return
+		}
+		for {
+			if resume != "" {
+				if _, err := os.Stat(resume); err == nil {
+					return
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
 }
 
 func play(ctx context.Context, g *globals, f *playFlags, a *app.App) error {
@@ -513,4 +556,14 @@ func isTerminal(r io.Reader) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// lookupEnv is the value of key in environ ("KEY=value"), or "".
+func lookupEnv(environ []string, key string) string {
+	for _, kv := range slices.Backward(environ) {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
