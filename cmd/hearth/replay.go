@@ -53,7 +53,7 @@ func replay(ctx context.Context, g *globals, a *app.App, orig *game.Session, c *
 		cfg.Models.Pipeline = pipeline
 	}
 	var player *cassette.Player
-	opts := app.Options{Config: &cfg, Logger: a.Logger(), Hooks: g.hooks(), Plan: a.Plan(), NoSubagents: a.NoSubagents(), SynchronousNormal: true}
+	opts := app.Options{Config: &cfg, Logger: a.Logger(), Hooks: g.hooks(false), Plan: a.Plan(), NoSubagents: a.NoSubagents(), SynchronousNormal: true}
 	if tape != nil {
 		player = cassette.NewPlayer("cassette", mode, tape)
 		opts.Replay = player
