@@ -113,6 +113,10 @@ func runPlay(ctx context.Context, g *globals, f *playFlags) error {
 		}
 		defer rf.Close()
 		opts.Record = rf
+		// A recording is for replays, which read the whole index; a
+		// game recorded while the index was still building would ask
+		// its models with less lore than any replay can.
+		opts.IndexInBackground = false
 	}
 	a, err := g.openApp(ctx, opts)
 	if err != nil {

@@ -78,6 +78,14 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 			a, _ := json.Marshal(args)
 			chunk(fmt.Sprintf(`{"role":"assistant","tool_calls":[{"index":0,"id":"call_%s","type":"function","function":{"name":%q,"arguments":%s}}]}`, id, name, a), "")
 			chunk(`{}`, "tool_calls")
+		case strings.Contains(string(req.ResponseFormat), `"agent"`): // the router
+			text(`{"agent":"exploration"}`)
+		case strings.Contains(string(req.ResponseFormat), `"narration"`): // the multi-pass narrator
+			if north {
+				text(`{"narration":"You shoulder north into the Drowned Lantern; the talk stops."}`)
+			} else {
+				text(`{"narration":"Salt wind, wet rope, gulls over the harbour."}`)
+			}
 		case len(req.ResponseFormat) > 0:
 			intent := `{"intents":[{"type":"look","args":{}}]}`
 			if north {
@@ -135,7 +143,14 @@ func recordGame(t *testing.T, pipeline string, more ...string) (dir, id, tape st
 // put in its answers. Edited, it stops at the first mismatch and names
 // it; in order, it answers anyway and counts the call that diverged.
 func TestReplayExactMatchesAFreshRecording(t *testing.T) {
-	for _, tt := range []struct{ pipeline, pass string }{{"agentic", "agent:"}, {"multipass", "interpreter pass"}} {
+	// edit is turn 2's first call of the game master: after turn 1's
+	// router, agent and narration calls (agentic) or interpreter and
+	// narrator (multi-pass), and its narrative element extraction; the
+	// agentic turn 2 starts with its router call.
+	for _, tt := range []struct {
+		pipeline, pass string
+		edit           int
+	}{{"agentic", "agent:", 6}, {"multipass", "interpreter pass", 4}} {
 		t.Run(tt.pipeline, func(t *testing.T) {
 			dir, id, tape := recordGame(t, tt.pipeline)
 			rep := run(t, nil, "replay", id, "--data", dir, "--cassette", tape, "--exact")
@@ -147,15 +162,14 @@ func TestReplayExactMatchesAFreshRecording(t *testing.T) {
 				t.Errorf("want %q in:\n%s", want, rep)
 			}
 
-			// Turn 2's first call (after turn 1's two and its narrative
-			// element extraction) edited by hand.
+			// Turn 2's first game master call edited by hand.
 			edited := filepath.Join(dir, "edited.jsonl")
-			editCall(t, tape, edited, 4, func(req map[string]any) {
+			editCall(t, tape, edited, tt.edit, func(req map[string]any) {
 				m := req["messages"].([]any)[0].(map[string]any)
 				m["content"] = strings.Replace(m["content"].(string), "Saltmere", "Saltmarsh", 1)
 			})
 			out := runFail(t, "replay", id, "--data", dir, "--cassette", edited, "--exact")
-			for _, want := range []string{"stopped at turn 2 (" + tt.pass, "call 4 differs from recorded call 4 at messages[0].content", `recorded …"`, `Lantern of Saltmarsh\" `, `replayed …"`} {
+			for _, want := range []string{"stopped at turn 2 (" + tt.pass, fmt.Sprintf("call %d differs from recorded call %d at messages[0].content", tt.edit, tt.edit), `recorded …"`, `Lantern of Saltmarsh\" `, `replayed …"`} {
 				if !strings.Contains(out, want) {
 					t.Errorf("exact replay of an edited cassette lacks %q:\n%s", want, out)
 				}
