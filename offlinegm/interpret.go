@@ -212,6 +212,10 @@ func parse(w *world.State, c string) rules.Interpretation {
 	case "long rest", "sleep", "camp", "take a long rest", "go to sleep", "make camp", "rest for the night":
 		return one(rules.Rest{Rest: "long"})
 	case "flee", "run away", "escape", "retreat", "run", "flee the fight":
+		if c == "escape" && w != nil && w.PC() != nil && w.PC().HasCondition("grappled") {
+			// Held fast, escaping is breaking the grip first.
+			return one(rules.Grapple{Maneuver: "escape"})
+		}
 		return one(rules.Flee{})
 	case "wait", "z", "pass time", "wait a while", "bide my time":
 		return one(rules.AdvanceTime{Duration: "10m", Reason: "waiting"})

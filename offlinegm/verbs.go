@@ -61,6 +61,9 @@ func verbs(w *world.State, c string) (rules.Interpretation, bool) {
 	case "g", "again", "repeat":
 		return reply("Say it again in full — I don't keep the last command. " + hereIdeas(w, "")), true
 	}
+	if in, ok := wrestle(w, c); ok {
+		return in, true
+	}
 	if m := knowAbout.FindStringSubmatch(c); m != nil {
 		return reply(recall(w, m[1])), true
 	}
@@ -154,7 +157,7 @@ func verbs(w *world.State, c string) (rules.Interpretation, bool) {
 		}
 		return one(rules.Check{Skill: "animal_handling", DC: 12, Reason: "calm " + who}), true
 	}
-	if _, ok := after(c, "grapple ", "grab hold of ", "wrestle ", "tackle ", "trip ", "disarm ", "pin "); ok {
+	if _, ok := after(c, "disarm "); ok {
 		return one(rules.Check{Skill: "athletics", DC: 12, Reason: voice(w, c)}), true
 	}
 	if rest, ok := after(c, "throw ", "toss ", "hurl ", "fling ", "chuck "); ok {
@@ -880,6 +883,10 @@ func resolvePronouns(w *world.State, c string, earlier []rules.Intent) string {
 			person = v.NPC
 		case rules.Attack:
 			person = v.Target
+		case rules.Grapple:
+			if v.Target != "" {
+				person = v.Target
+			}
 		case rules.GiveItem:
 			person, thing = v.To, v.Item
 		case rules.TakeItem:
