@@ -79,7 +79,9 @@
 // knowledge, secret, hostile, perception, the 5e sheet (race, class,
 // level, abilities, hit_points, armor_class, skills, saving_throws,
 // attacks [{name, bonus, damage, damage_type}], gold …), inventory,
-// equipped, stats; a quest has name, giver, status, objectives [{id,
+// equipped, stats, tags (innkeeper, trader, shopkeeper, merchant, barkeep
+// or vendor: the player can buy from them; tiny … gargantuan: their size);
+// a quest has name, giver, status, objectives [{id,
 // text, optional}], reward_gold, reward_items, reward_xp; a faction name
 // and reputation; lore becomes a fact with visibility (player …
 // gm_only) and priority 1–5; a consequence has trigger, on

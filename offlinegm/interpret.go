@@ -33,10 +33,11 @@ func Help() string {
   give the coin to Tam, drop the rope, equip the sword
   attack the smuggler (with my sword), flee
   cast magic missile at the wolf, cast cure wounds on Bram, fire bolt the goblin
-  climb the wall, sneak past, persuade Tam, grapple the thug   skill checks
+  climb the wall, sneak past, persuade Tam   skill checks
+  grapple the thug, shove Rook, knock him prone, break free   contests
   listen, smell the air, sit by the fire and listen   what your senses bring
   read the letter, knock on the door, follow the track, throw the knife at X
-  buy a drink, pay Maren 2 gold, show the ledger to Maren, thank her
+  buy a drink (from an innkeeper or trader), pay Maren 2 gold, show the ledger to Maren
   rest, long rest, wait until dark, pray, roll 2d6+1
   what do I know about X, where can I go, inventory, sheet, quests, help
                                       questions that take no turn
@@ -212,6 +213,10 @@ func parse(w *world.State, c string) rules.Interpretation {
 	case "long rest", "sleep", "camp", "take a long rest", "go to sleep", "make camp", "rest for the night":
 		return one(rules.Rest{Rest: "long"})
 	case "flee", "run away", "escape", "retreat", "run", "flee the fight":
+		if c == "escape" && w != nil && w.PC() != nil && w.PC().HasCondition("grappled") {
+			// Held fast, escaping is breaking the grip first.
+			return one(rules.Grapple{Maneuver: "escape"})
+		}
 		return one(rules.Flee{})
 	case "wait", "z", "pass time", "wait a while", "bide my time":
 		return one(rules.AdvanceTime{Duration: "10m", Reason: "waiting"})

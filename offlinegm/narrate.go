@@ -485,6 +485,8 @@ func (t *teller) outcome(o *rules.Outcome) {
 		} else {
 			t.para("You try to break away, but you are cut off. " + bracket(o.Check, skillLabel(o.Check)))
 		}
+	case "grapple", "shove", "escape":
+		t.contest(o)
 	case "encounter", "consequence", "event":
 		t.para(o.Text)
 	case "whisper":
@@ -612,4 +614,35 @@ func lower(s string) string {
 		return "weapon"
 	}
 	return strings.ToLower(s)
+}
+
+// contest tells a grapple, shove or escape the player made, with both
+// totals: a contest is won only by beating the other's.
+func (t *teller) contest(o *rules.Outcome) {
+	if o.Actor != t.w.Player || o.Check == nil {
+		t.para(o.Text)
+		return
+	}
+	who, won := t.name(o.Target), o.Check.Succeeded()
+	var s string
+	switch {
+	case o.Action == "grapple" && won:
+		s = fmt.Sprintf("You seize %s and hold on: %s is grappled and cannot move.", who, who)
+	case o.Action == "grapple":
+		s = fmt.Sprintf("You grab at %s, who twists free.", who)
+	case o.Action == "shove" && won:
+		s = fmt.Sprintf("You shove %s off their feet: %s is prone.", who, who)
+	case o.Action == "shove":
+		s = fmt.Sprintf("You shove %s, who keeps their feet.", who)
+	case won:
+		s = fmt.Sprintf("You break free of %s's grip.", who)
+	default:
+		s = fmt.Sprintf("You strain against %s's grip and stay held.", who)
+	}
+	verdict := "you lose"
+	if won {
+		verdict = "you win"
+	}
+	t.para(fmt.Sprintf("%s [%s %d vs %s %v — %s]", s, skillLabel(o.Check), o.Check.Total,
+		title(fmt.Sprint(o.Details["against_skill"])), o.Details["against"], verdict))
 }

@@ -61,6 +61,9 @@ func verbs(w *world.State, c string) (rules.Interpretation, bool) {
 	case "g", "again", "repeat":
 		return reply("Say it again in full — I don't keep the last command. " + hereIdeas(w, "")), true
 	}
+	if in, ok := wrestle(w, c); ok {
+		return in, true
+	}
 	if m := knowAbout.FindStringSubmatch(c); m != nil {
 		return reply(recall(w, m[1])), true
 	}
@@ -154,7 +157,7 @@ func verbs(w *world.State, c string) (rules.Interpretation, bool) {
 		}
 		return one(rules.Check{Skill: "animal_handling", DC: 12, Reason: "calm " + who}), true
 	}
-	if _, ok := after(c, "grapple ", "grab hold of ", "wrestle ", "tackle ", "trip ", "disarm ", "pin "); ok {
+	if _, ok := after(c, "disarm "); ok {
 		return one(rules.Check{Skill: "athletics", DC: 12, Reason: voice(w, c)}), true
 	}
 	if rest, ok := after(c, "throw ", "toss ", "hurl ", "fling ", "chuck "); ok {
@@ -542,21 +545,81 @@ func merchant(w *world.State, named string) (string, string) {
 
 // buy pays a coin for the small things an inn or stall sells (a drink, a
 // meal, a bed); goods the campaign defines are handed over by their
-// owners in conversation, so anything else is asked about.
+// owners in conversation, so anything else is asked about. Only a trader
+// sells: with none here, the player is told where one is, and no turn
+// passes.
 func buy(w *world.State, what, from string) rules.Interpretation {
-	who, why := merchant(w, from)
+	what = strings.TrimPrefix(strings.TrimPrefix(what, "a "), "an ")
+	who, why := seller(w, what, from)
 	if who == "" {
 		return reply(why)
 	}
-	what = strings.TrimPrefix(strings.TrimPrefix(what, "a "), "an ")
-	switch what {
-	case "drink", "ale", "beer", "round", "cup", "pint", "mug", "food", "meal", "stew", "bowl of stew", "some stew",
-		"bread", "supper", "dinner", "breakfast", "room", "bed", "a room", "a bed", "wine", "grog", "rum", "brandy":
+	if _, ok := wares[what]; ok {
 		return one(rules.GiveItem{Item: "gold", Qty: 1, To: who})
-	case "":
+	}
+	if what == "" {
 		return one(rules.Talk{NPC: who})
 	}
 	return one(rules.Talk{NPC: who, Topic: what})
+}
+
+// wares are the small things any inn or stall sells for a coin, by the
+// word a refusal uses for them.
+var wares = map[string]string{
+	"drink": "drinks", "ale": "drinks", "beer": "drinks", "round": "drinks", "cup": "drinks", "pint": "drinks",
+	"mug": "drinks", "wine": "drinks", "grog": "drinks", "rum": "drinks", "brandy": "drinks",
+	"food": "food", "meal": "food", "stew": "food", "bowl of stew": "food", "some stew": "food", "bread": "food",
+	"supper": "food", "dinner": "food", "breakfast": "food",
+	"room": "beds", "bed": "beds", "a room": "beds", "a bed": "beds",
+}
+
+// seller is the trader to buy from: the one named, or the one trader
+// present. Without one, why says where a trader can be found.
+func seller(w *world.State, what, named string) (string, string) {
+	if w == nil {
+		return merchant(w, named)
+	}
+	goods := cmpOr(wares[what], "anything")
+	if named != "" {
+		ch, err := rules.Present(w, named)
+		if err != nil || rules.Trader(ch) {
+			// The engine says who is not here.
+			return named, ""
+		}
+		return "", fmt.Sprintf("%s does not sell %s. %s", ch.Name, goods, elsewhere(w))
+	}
+	_, all := living(w)
+	var here []*world.Character
+	for _, ch := range all {
+		if rules.Trader(ch) {
+			here = append(here, ch)
+		}
+	}
+	switch len(here) {
+	case 0:
+		return "", fmt.Sprintf("Nobody here sells %s. %s", goods, elsewhere(w))
+	case 1:
+		return here[0].Name, ""
+	}
+	return "", "Buy from whom? " + names(here, "or") + "."
+}
+
+// elsewhere names the traders the world has and where they are.
+func elsewhere(w *world.State) string {
+	var at []string
+	for _, ch := range rules.Traders(w) {
+		if l := w.Locations[ch.Location]; l != nil {
+			at = append(at, ch.Name+" at "+l.Name)
+		}
+	}
+	if len(at) == 0 {
+		return "You know of no one hereabouts who trades."
+	}
+	verb := "does"
+	if len(at) > 1 {
+		verb = "do"
+	}
+	return fmt.Sprintf("%s %s.", strings.Join(at, " or "), verb)
 }
 
 func sell(w *world.State, what, to string) rules.Interpretation {
@@ -820,6 +883,10 @@ func resolvePronouns(w *world.State, c string, earlier []rules.Intent) string {
 			person = v.NPC
 		case rules.Attack:
 			person = v.Target
+		case rules.Grapple:
+			if v.Target != "" {
+				person = v.Target
+			}
 		case rules.GiveItem:
 			person, thing = v.To, v.Item
 		case rules.TakeItem:

@@ -39,7 +39,7 @@ func spec[T Intent]() IntentSpec {
 // Specs lists every intent type, in a stable order.
 func Specs() []IntentSpec {
 	return []IntentSpec{
-		spec[Check](), spec[SavingThrow](), spec[Attack](), spec[Damage](), spec[Heal](), spec[CastSpell](),
+		spec[Check](), spec[SavingThrow](), spec[Attack](), spec[Grapple](), spec[Damage](), spec[Heal](), spec[CastSpell](),
 		spec[ApplyCondition](), spec[RemoveCondition](), spec[Move](), spec[Rest](),
 		spec[UseItem](), spec[TakeItem](), spec[GiveItem](), spec[DropItem](), spec[EquipItem](),
 		spec[ChangeGold](), spec[Look](), spec[Search](), spec[Talk](), spec[RollDice](),

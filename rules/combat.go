@@ -172,18 +172,8 @@ func (x *resolver) attack(v Attack) error {
 	if err != nil {
 		return reject(v, "%v", err)
 	}
-	if x.w.Combat == nil && a.ID == x.w.Player {
-		if err := x.beginCombat(v, []*world.Character{t}, "attack"); err != nil {
-			return err
-		}
-		if !t.Hostile {
-			x.res.add(Outcome{Actor: a.ID, Action: "provoke", Target: t.ID,
-				Text: fmt.Sprintf("%s turns hostile.", t.Name),
-				Effects: world.Effects{
-					world.NPCUpdated{ID: t.ID, Changes: map[string]any{"hostile": true, "disposition": "hostile"}},
-					world.PerceptionChanged{NPC: t.ID, From: x.w.Perception(t.ID), To: world.ClampOpinion(x.w.Perception(t.ID) - 40), Reason: "attacked"},
-				}})
-		}
+	if err := x.engage(v, a, t); err != nil {
+		return err
 	}
 	return x.strike(a, t, wp, adv)
 }
@@ -524,6 +514,9 @@ func (x *resolver) flee(v Flee) error {
 	}
 	if x.w.Combat == nil {
 		return reject(v, "there is no fight to flee; just go somewhere")
+	}
+	if c.HasCondition("grappled") {
+		return reject(v, "%s is grappled and cannot move; break free first", c.Name)
 	}
 	here := x.w.Locations[c.Location]
 	if here == nil || len(visibleExits(here)) == 0 {

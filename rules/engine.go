@@ -112,7 +112,7 @@ func (e *Engine) Resolve(ctx context.Context, w *world.State, in Intent, r *rand
 // (so the enemies act after it). Looking, talking and rolling are free.
 func TakesAction(in Intent) bool {
 	switch in.Type() {
-	case "attack", "use_item", "flee", "ability_check", "saving_throw", "search",
+	case "attack", "grapple", "use_item", "flee", "ability_check", "saving_throw", "search",
 		"take_item", "give_item", "drop_item", "equip_item", "heal", "move", "cast_spell":
 		return true
 	}
@@ -158,6 +158,8 @@ func (x *resolver) resolve(in Intent) error {
 		return x.save(v)
 	case Attack:
 		return x.attack(v)
+	case Grapple:
+		return x.grapple(v)
 	case Damage:
 		return x.damage(v)
 	case CastSpell:

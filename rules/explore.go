@@ -136,6 +136,9 @@ func (x *resolver) move(v Move) error {
 	if here == nil {
 		return reject(v, "%s is nowhere; place them first", c.Name)
 	}
+	if c.HasCondition("grappled") {
+		return reject(v, "%s is grappled and cannot move (speed 0); break free first", c.Name)
+	}
 	if x.w.Combat != nil && c.ID == x.w.Player {
 		return reject(v, "you are in a fight; attack, use an item, or flee")
 	}

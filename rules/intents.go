@@ -45,6 +45,19 @@ type Attack struct {
 	Advantage string `json:"advantage,omitempty" jsonschema:"advantage, disadvantage or empty"`
 }
 
+// Grapple is a 5e contest in place of an attack: the attacker's Strength
+// (Athletics) against the target's Athletics or Acrobatics, whichever is
+// better, a tie changing nothing. A grapple that wins leaves the target
+// grappled (speed 0) and a shove knocks it prone; neither works on a
+// target more than one size larger (size tags: tiny … gargantuan, default
+// medium). Escape is the grappled creature's Athletics or Acrobatics
+// against the grappler's Athletics; winning ends the grapple.
+type Grapple struct {
+	Attacker string `json:"attacker,omitempty" jsonschema:"who grapples, shoves or escapes; empty for the player"`
+	Target   string `json:"target,omitempty" jsonschema:"who is grappled or shoved; to escape, who holds on (default the strongest present)"`
+	Maneuver string `json:"maneuver,omitempty" jsonschema:"grapple (default), shove or escape"`
+}
+
 // Damage deals damage directly (a trap, a fall, a spell the GM adjudicates).
 type Damage struct {
 	Target     string `json:"target" jsonschema:"who takes the damage"`
@@ -427,6 +440,7 @@ func (DeathSave) Type() string           { return "death_save" }
 func (Check) Type() string               { return "ability_check" }
 func (SavingThrow) Type() string         { return "saving_throw" }
 func (Attack) Type() string              { return "attack" }
+func (Grapple) Type() string             { return "grapple" }
 func (Damage) Type() string              { return "damage" }
 func (CastSpell) Type() string           { return "cast_spell" }
 func (Heal) Type() string                { return "heal" }
