@@ -175,9 +175,10 @@ func openSQLite(ctx context.Context, dir string, o options) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{backend: SQLite, sqlite: h, Games: sqlitestore.New(h), Conversations: sqliteconversations.New(h),
+	games := sqlitestore.New(h)
+	db := &DB{backend: SQLite, sqlite: h, Games: games, Conversations: sqliteconversations.New(h),
 		Characters: sqlitecharacters.New(h), Images: sqliteimages.New(h)}
-	db.closers = append(db.closers, h.Close)
+	db.closers = append(db.closers, h.Close, games.Close) // games' prepared statements before the handle
 	defer func() {
 		if err != nil {
 			db.Close()

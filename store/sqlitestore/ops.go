@@ -328,10 +328,19 @@ func (db *DB) UpdateBranch(ctx context.Context, branchID string, u store.BranchU
 	return nil
 }
 
-// Tip implements store.Store.
+const tipSQL = `SELECT tip FROM branches WHERE id = ?`
+
+// Tip implements store.Store. It reads through the writer, whose view of
+// the file is current: a turn reads the tip right after the last turn's
+// commit, and a reader connection that sees the file changed unmaps its
+// whole memory map first, which was most of the read's CPU.
 func (db *DB) Tip(ctx context.Context, branchID string) (int, error) {
+	st, err := db.stmt(ctx, db.w, tipSQL)
+	if err != nil {
+		return 0, db.explain("read branch tip", err)
+	}
 	var tip int
-	err := db.r.QueryRowContext(ctx, `SELECT tip FROM branches WHERE id = ?`, branchID).Scan(&tip)
+	err = st.QueryRowContext(ctx, branchID).Scan(&tip)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("branch %q: %w", branchID, store.ErrNotFound)
 	}
@@ -341,19 +350,51 @@ func (db *DB) Tip(ctx context.Context, branchID string) (int, error) {
 	return tip, nil
 }
 
+// The statements of a turn's commit, in the order appendSQL lists them.
+const (
+	appendTip = iota
+	appendTurn
+	appendSetTip
+	appendLore
+	appendSnapshot
+	appendHead
+)
+
+var appendSQL = [...]string{
+	appendTip: `SELECT tip, session_id FROM branches WHERE id = ?`,
+	appendTurn: `INSERT INTO turns (branch_id, number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	appendSetTip:   `UPDATE branches SET tip = ? WHERE id = ?`,
+	appendLore:     `INSERT OR REPLACE INTO scene_lore (branch_id, turn, scene, lore, created_at) VALUES (?, ?, ?, ?, ?)`,
+	appendSnapshot: `INSERT OR REPLACE INTO snapshots (branch_id, turn, state, rng_state) VALUES (?, ?, ?, ?)`,
+	appendHead:     `UPDATE sessions SET branch_id = ?, head = ?, updated_at = ? WHERE id = ?`,
+}
+
 // AppendTurn implements store.Store.
 func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapshot) error {
 	if snap != nil && (snap.BranchID != t.BranchID || snap.Turn != t.Number) {
 		return fmt.Errorf("append turn %d: the snapshot is for turn %d of another branch or turn", t.Number, snap.Turn)
+	}
+	// Prepared before the transaction takes the writer's one connection.
+	var stmts [len(appendSQL)]*sql.Stmt
+	for i, q := range appendSQL {
+		st, err := db.stmt(ctx, db.w, q)
+		if err != nil {
+			return db.explain("append turn", err)
+		}
+		stmts[i] = st
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return db.explain("append turn", err)
 	}
 	defer tx.Rollback()
+	// On the writer's connection these are the statements prepared there;
+	// the transaction closes its wrappers when it ends.
+	in := func(i int) *sql.Stmt { return tx.StmtContext(ctx, stmts[i]) }
 	var tip int
 	var session string
-	if err := tx.QueryRowContext(ctx, `SELECT tip, session_id FROM branches WHERE id = ?`, t.BranchID).Scan(&tip, &session); err != nil {
+	if err := in(appendTip).QueryRowContext(ctx, t.BranchID).Scan(&tip, &session); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("append turn: branch %q: %w", t.BranchID, store.ErrNotFound)
 		}
@@ -363,18 +404,16 @@ func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapsho
 		return fmt.Errorf("append turn %d: the branch ends at turn %d, so the next is %d: %w", t.Number, tip, tip+1, store.ErrConflict)
 	}
 	ts := now()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO turns (branch_id, number, actor, controller, input, intents, effects, rolls, passes, narrative, rng_state, timings, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := in(appendTurn).ExecContext(ctx,
 		t.BranchID, t.Number, t.Actor, t.Controller, t.Input, []byte(t.Intents), []byte(t.Effects), []byte(t.Rolls), []byte(t.Passes),
 		t.Narrative, t.RNGState, []byte(t.Timings), ts); err != nil {
 		return db.explain("append turn", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE branches SET tip = ? WHERE id = ?`, t.Number, t.BranchID); err != nil {
+	if _, err := in(appendSetTip).ExecContext(ctx, t.Number, t.BranchID); err != nil {
 		return db.explain("append turn", err)
 	}
 	if l := t.SceneLore; l != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO scene_lore (branch_id, turn, scene, lore, created_at) VALUES (?, ?, ?, ?, ?)`,
-			t.BranchID, t.Number, l.Scene, []byte(l.Lore), ts); err != nil {
+		if _, err := in(appendLore).ExecContext(ctx, t.BranchID, t.Number, l.Scene, []byte(l.Lore), ts); err != nil {
 			return db.explain("append turn", err)
 		}
 		l.BranchID, l.Turn = t.BranchID, t.Number
@@ -385,12 +424,11 @@ func (db *DB) AppendTurn(ctx context.Context, t *store.Turn, snap *store.Snapsho
 		}
 	}
 	if snap != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO snapshots (branch_id, turn, state, rng_state) VALUES (?, ?, ?, ?)`,
-			snap.BranchID, snap.Turn, []byte(snap.State), snap.RNGState); err != nil {
+		if _, err := in(appendSnapshot).ExecContext(ctx, snap.BranchID, snap.Turn, []byte(snap.State), snap.RNGState); err != nil {
 			return db.explain("append turn", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET branch_id = ?, head = ?, updated_at = ? WHERE id = ?`, t.BranchID, t.Number, ts, session); err != nil {
+	if _, err := in(appendHead).ExecContext(ctx, t.BranchID, t.Number, ts, session); err != nil {
 		return db.explain("append turn", err)
 	}
 	if err := tx.Commit(); err != nil {

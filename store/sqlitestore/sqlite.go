@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,6 +43,14 @@ type DB struct {
 
 	mu       sync.Mutex
 	branches map[string]store.Branch // branches never change once made
+	stmts    map[stmtKey]*sql.Stmt   // the hot statements, prepared once
+	closed   bool
+}
+
+// stmtKey names a prepared statement by its pool and text.
+type stmtKey struct {
+	pool  *sql.DB
+	query string
 }
 
 var _ store.Store = (*DB)(nil)
@@ -92,7 +101,7 @@ func DefaultDir() (string, error) {
 // New stores sessions in the shared handle h, whose migrations must
 // include Migrations and sqlitenarrative.Migrations. Close does not close h.
 func New(h *sqlitedb.DB) *DB {
-	return &DB{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), branches: map[string]store.Branch{}}
+	return &DB{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), branches: map[string]store.Branch{}, stmts: map[stmtKey]*sql.Stmt{}}
 }
 
 // Open opens (creating if needed) the database in dir with the store's
@@ -120,13 +129,53 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 
-// Close closes the database when Open opened it; over a shared handle it
-// does nothing.
+// Close closes the prepared statements, and the database when Open opened
+// it; a shared handle stays open.
 func (db *DB) Close() error {
-	if db.own {
-		return db.h.Close()
+	db.mu.Lock()
+	var errs []error
+	for k, st := range db.stmts {
+		errs = append(errs, st.Close())
+		delete(db.stmts, k)
 	}
-	return nil
+	db.closed = true
+	db.mu.Unlock()
+	if db.own {
+		errs = append(errs, db.h.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// stmt returns query prepared on pool, preparing it on first use.
+// database/sql prepares it again on each connection of the pool that runs
+// it, once; the writer has one. Parsing and planning a statement each call
+// was a sizeable share of a turn's commit. Never call it for the writer
+// inside a transaction: preparing waits for the writer's one connection,
+// which the transaction holds.
+func (db *DB) stmt(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
+	k := stmtKey{pool, query}
+	db.mu.Lock()
+	st, ok := db.stmts[k]
+	db.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	st, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		st.Close()
+		return nil, errors.New("the game store is closed")
+	}
+	if prev, ok := db.stmts[k]; ok { // prepared meanwhile by another call
+		st.Close()
+		return prev, nil
+	}
+	db.stmts[k] = st
+	return st, nil
 }
 
 // explain turns SQLite's errors into ones that say what to do.
