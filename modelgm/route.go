@@ -33,7 +33,7 @@ var (
 	general = subagent{name: "dm", prompt: "dm"}
 	combat  = subagent{name: "combat", prompt: "combat",
 		tools: []string{"attack", "cast_spell", "damage", "heal", "saving_throw", "ability_check", "apply_condition", "remove_condition",
-			"flee", "end_combat", "use_item", "equip_item", "move", "roll_dice"},
+			"grapple", "flee", "end_combat", "use_item", "equip_item", "move", "roll_dice"},
 		sections: []string{"campaign", "module", "state", "characters", "recent", "action"}}
 	npc = subagent{name: "npc", prompt: "npc",
 		tools: []string{"talk", "ability_check", "give_item", "change_perception", "change_reputation", "start_quest",
