@@ -17,6 +17,7 @@ class App {
     this.api = new Api();
     this.user = null;
     this.view = null; // the live view, closed on navigation
+    this.loads = 0; // counts navigations and page loads; a slower, older load must not draw over a newer one
     this.main = document.getElementById("main");
     this.nav = document.getElementById("nav");
     this.alertBox = document.getElementById("alert");
@@ -96,6 +97,7 @@ class App {
   }
 
   route() {
+    this.loads++;
     if (this.view) {
       this.view.close();
       this.view = null;
@@ -187,6 +189,7 @@ class App {
   }
 
   async gamesView() {
+    const load = ++this.loads;
     this.focusMain(this.t("games.title"));
     replace(this.main, h("p", {}, this.t("loading")));
     let sessions, campaigns = null, chars = null, models = [];
@@ -201,8 +204,12 @@ class App {
       // No model list (no model server) leaves the offline agent.
       if (campaigns) models = await this.api.get("/api/models").catch(() => []);
     } catch (e) {
+      if (load !== this.loads) return;
       return this.fail(e);
     }
+    // Signing in, a deletion or the user navigating may have started a
+    // newer page load meanwhile; only the newest draws.
+    if (load !== this.loads) return;
     const list = h("section", {"aria-labelledby": "games-h"}, h("h1", {id: "games-h"}, this.t("games.title")));
     if (sessions.length === 0) {
       list.append(h("p", {id: "no-games"}, this.t("games.none")));
