@@ -310,7 +310,8 @@ func (s *State) stranger(c *Character) *Character {
 		v.Secret, v.SecretRevealed = c.Secret, true
 	}
 	v.HP, v.MaxHP, v.TempHP = c.HP, c.MaxHP, c.TempHP
-	v.Conditions = c.Conditions
+	// Who holds whom is plain to see; the holder stands beside them.
+	v.Conditions, v.GrappledBy = c.Conditions, c.GrappledBy
 	return v
 }
 
