@@ -291,6 +291,13 @@ func (t *teller) outcome(o *rules.Outcome) {
 	case "move":
 		first, _ := o.Details["first_visit"].(bool)
 		if o.Actor == pc {
+			if held, _ := o.Details["dragging"].([]string); len(held) > 0 {
+				var names []string
+				for _, id := range held {
+					names = append(names, t.name(id))
+				}
+				t.para("You haul " + rules.List(names, "and") + " along with you, slowly.")
+			}
 			t.view(o.Target, first)
 		} else {
 			t.para(o.Text)
@@ -487,6 +494,18 @@ func (t *teller) outcome(o *rules.Outcome) {
 		}
 	case "grapple", "shove", "escape":
 		t.contest(o)
+	case "release":
+		if o.Actor == pc {
+			var names []string
+			for _, e := range o.Effects {
+				if r, ok := e.(world.ConditionRemoved); ok {
+					names = append(names, t.name(r.Target))
+				}
+			}
+			t.para("You let go of " + rules.List(names, "and") + ".")
+		} else {
+			t.para(o.Text)
+		}
 	case "encounter", "consequence", "event":
 		t.para(o.Text)
 	case "whisper":

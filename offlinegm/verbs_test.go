@@ -102,3 +102,44 @@ func TestWrestlingIsTold(t *testing.T) {
 		t.Error("Rook is not prone")
 	}
 }
+
+// Played through the interpreter and narrator: the player's grapple is
+// kept as theirs, "let go" and "release Rook" end it, and breaking free
+// of Rook's hold contests Rook even with a stronger beast beside him.
+func TestGrappleIsHeldByTheGrappler(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	w := saltmere(t, "cave")
+	w.PC().Skills["athletics"] = 40
+	steps := []struct {
+		input, want string
+		rookHeld    bool
+	}{
+		{"grapple rook", "You seize Rook and hold on", true},
+		{"let go", "You let go of Rook.", false},
+		{"let go", "not holding anyone", false},
+		{"wrestle rook", "You seize Rook and hold on", true},
+		{"release rook", "You let go of Rook.", false},
+	}
+	for _, s := range steps {
+		text, _ := play(t, w, r, s.input)
+		if !strings.Contains(text, s.want) {
+			t.Errorf("%q: %q, want %q", s.input, text, s.want)
+		}
+		rook := w.Characters["rook"]
+		if rook.HasCondition("grappled") != s.rookHeld || (rook.GrappledBy == w.Player) != s.rookHeld {
+			t.Errorf("after %q: Rook grappled %v by %q, want held %v", s.input, rook.HasCondition("grappled"), rook.GrappledBy, s.rookHeld)
+		}
+	}
+
+	w = saltmere(t, "cave")
+	w.PC().Conditions, w.PC().GrappledBy = []string{"grappled"}, "rook"
+	w.Characters["gristle"].Skills = map[string]int{"athletics": 40}
+	w.PC().Skills["acrobatics"] = 40
+	text, _ := play(t, w, r, "break free")
+	if !strings.Contains(text, "You break free of Rook's grip") || strings.Contains(text, "Gristle's grip") {
+		t.Errorf("break free: %q", text)
+	}
+	if w.PC().HasCondition("grappled") || w.PC().GrappledBy != "" {
+		t.Errorf("still held: %v by %q", w.PC().Conditions, w.PC().GrappledBy)
+	}
+}
