@@ -320,7 +320,10 @@ func (t *teller) outcome(o *rules.Outcome) {
 				"%s shrugs. \"Ask someone else about %s.\"",
 			}, t.w.Turn, npc.ID, o.Details["unknown_topic"])
 			topic := fmt.Sprint(o.Details["unknown_topic"])
-			if len(strings.Fields(topic)) > 2 || strings.ContainsAny(topic, "?!") {
+			if pronouns[strings.ToLower(topic)] {
+				// A pronoun with no one to stand for: ask, never echo it.
+				t.para(fmt.Sprintf("%s frowns. \"Who do you mean?\"", npc.Name))
+			} else if len(strings.Fields(topic)) > 2 || strings.ContainsAny(topic, "?!") {
 				// Never hand the player's sentence back to them.
 				form = pick([]string{"%s shakes their head. \"I can't help you with that.\"", "%s frowns. \"Not something I know about.\""}, t.w.Turn, npc.ID)
 				t.para(fmt.Sprintf(form, npc.Name))

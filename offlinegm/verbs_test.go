@@ -143,3 +143,23 @@ func TestGrappleIsHeldByTheGrappler(t *testing.T) {
 		t.Errorf("still held: %v by %q", w.PC().Conditions, w.PC().GrappledBy)
 	}
 }
+
+// A pronoun never stands for someone its own clause names ("ask Maren
+// about him" is not about Maren), and one with no one to stand for is
+// asked about, never handed back as the player typed it.
+func TestPronounsAreNotTheAddressee(t *testing.T) {
+	tests := []struct{ at, input, want, not string }{
+		{"tavern", "ask maren about him", `Maren Holt frowns. "Who do you mean?"`, "maren?"},
+		{"quay", "ask nell about her", `Nell Pike frowns. "Who do you mean?"`, "nell?"},
+		{"lighthouse", "ask him about the lens", "Rook's men carried it down the cliff", "Who do you mean"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.input, func(t *testing.T) {
+			w := saltmere(t, tt.at)
+			text, _ := play(t, w, rand.New(rand.NewPCG(1, 1)), tt.input)
+			if !strings.Contains(text, tt.want) || strings.Contains(text, tt.not) {
+				t.Errorf("%q: %q, want %q and no %q", tt.input, text, tt.want, tt.not)
+			}
+		})
+	}
+}
