@@ -134,7 +134,7 @@ func (a *App) Prepare(ctx context.Context, s *game.Session) error {
 	}
 	mode := cmpOr(a.cfg.Models.Pipeline, s.Campaign().Pipeline)
 	if mode == "skills" {
-		sp, err := a.skillsPipeline(ctx)
+		sp, err := a.skillsPipeline(ctx, campaignDir(s))
 		if err != nil {
 			return err
 		}

@@ -124,8 +124,10 @@ func (a *App) Skills() (*skill.Set, []*skill.Warning, error) {
 
 // skillsPipeline plays turns through the skills: plans from the planner
 // model when one is configured, else the offline pattern planner; the DAG
-// executor and the replan loop. Its host closes with the App.
-func (a *App) skillsPipeline(ctx context.Context) (*modelgm.Skills, error) {
+// executor and the replan loop. Its scripts run with campaignDir (the
+// game's campaign on disk, "" for none) as HEARTH_CAMPAIGN_DIR, so the
+// portrait skill finds the campaign's art. Its host closes with the App.
+func (a *App) skillsPipeline(ctx context.Context, campaignDir string) (*modelgm.Skills, error) {
 	set, warns, err := a.Skills()
 	if err != nil {
 		return nil, err
@@ -161,10 +163,29 @@ func (a *App) skillsPipeline(ctx context.Context) (*modelgm.Skills, error) {
 	live := skill.LiveOf(set, a.log)
 	return &modelgm.Skills{Host: srv, Loop: &replan.Loop{
 		Planner:  planner,
-		Executor: &plan.Executor{Runner: &plan.SkillRunner{Live: live}, RetryDefaults: live.RetryPolicy},
+		Executor: &plan.Executor{Runner: &plan.SkillRunner{Live: live, CampaignDir: campaignDir}, RetryDefaults: live.RetryPolicy},
 		Catalog:  func() []skill.Summary { return live.Summaries(nil) },
 		Health:   &skill.Health{},
 	}}, nil
+}
+
+// campaignDir is where a game's campaign is on disk, as an absolute path,
+// or "" when it is not on disk (a campaign built into the binary and
+// played away from a checkout): skills then have no campaign to read.
+func campaignDir(s *game.Session) string {
+	p := s.CampaignPath()
+	if p == "" {
+		p = hearth.DefaultCampaign
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return ""
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	return abs
 }
 
 // choiceMaker finds the player-choices skill for choice-based play; when

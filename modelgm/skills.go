@@ -85,7 +85,9 @@ func (p *Skills) Play(ctx context.Context, t *game.Turn) error {
 		payload, _ := ui["payload"].(map[string]any)
 		if s, ok := payload["text"].(string); ok && s != "" {
 			t.Emit("\n" + s)
-		} else if name, _ := ui["event"].(string); name != "" && name != "narrative_choice" {
+		} else if name, _ := ui["event"].(string); name != "" && name != "narrative_choice" && name != "portrait" {
+			// A portrait is kept in the state (portraits.<id>), which the
+			// browser shows; a terminal has nothing to say of it.
 			t.Emit("\n[" + name + "]")
 		}
 		if ui["event"] == "narrative_choice" {

@@ -12,12 +12,24 @@ import (
 var (
 	grappleVerb = regexp.MustCompile(`^(?:grapple|grab hold of|wrestle|tackle|pin|hold down|restrain|put (?:.+) in a headlock) ?(.*)$`)
 	shoveVerb   = regexp.MustCompile(`^(?:shove|push|knock|trip|topple|bowl|barge|shoulder[- ]charge) (.+?)(?: (?:over|down|prone|to the ground|off (?:his|her|their|its) feet|flat|backwards?|away))*$`)
+	letGo       = regexp.MustCompile(`^(?:let go|let (.+) go|loosen (?:my|your) (?:grip|hold)|release (?:my|your) (?:grip|hold))(?: (?:of|on) (.+))?$`)
+	releaseWho  = regexp.MustCompile(`^(?:release|drop|free|unhand) (.+)$`)
 	breakFree   = regexp.MustCompile(`^(?:break free|break loose|wriggle free|struggle free|pull free|twist free|get free|break (?:the|their|his|her|its) (?:grip|hold|grapple)|escape (?:the|their|his|her|its) (?:grip|hold|grapple)|escape the grapple|slip (?:the|their|his|her|its) grip)(?: (?:of|from) (.+))?$`)
 )
 
 // wrestle reads a grapple, a shove or breaking free (5e contests); ok is
 // false when c is none of them, or pushes a thing rather than someone.
 func wrestle(w *world.State, c string) (rules.Interpretation, bool) {
+	if m := letGo.FindStringSubmatch(c); m != nil {
+		return one(rules.Grapple{Maneuver: "release", Target: cmpOr(m[1], m[2])}), true
+	}
+	// "release Rook" lets go of whom the player holds; "drop the lamp"
+	// and "free the bird" stay what they were.
+	if m := releaseWho.FindStringSubmatch(c); m != nil && w != nil && isCreature(w, m[1]) {
+		if ch, err := rules.Present(w, m[1]); err == nil && ch.GrappledBy == w.Player && ch.HasCondition("grappled") {
+			return one(rules.Grapple{Maneuver: "release", Target: m[1]}), true
+		}
+	}
 	if m := breakFree.FindStringSubmatch(c); m != nil {
 		return one(rules.Grapple{Maneuver: "escape", Target: m[1]}), true
 	}

@@ -291,6 +291,13 @@ func (t *teller) outcome(o *rules.Outcome) {
 	case "move":
 		first, _ := o.Details["first_visit"].(bool)
 		if o.Actor == pc {
+			if held, _ := o.Details["dragging"].([]string); len(held) > 0 {
+				var names []string
+				for _, id := range held {
+					names = append(names, t.name(id))
+				}
+				t.para("You haul " + rules.List(names, "and") + " along with you, slowly.")
+			}
 			t.view(o.Target, first)
 		} else {
 			t.para(o.Text)
@@ -313,7 +320,10 @@ func (t *teller) outcome(o *rules.Outcome) {
 				"%s shrugs. \"Ask someone else about %s.\"",
 			}, t.w.Turn, npc.ID, o.Details["unknown_topic"])
 			topic := fmt.Sprint(o.Details["unknown_topic"])
-			if len(strings.Fields(topic)) > 2 || strings.ContainsAny(topic, "?!") {
+			if pronouns[strings.ToLower(topic)] {
+				// A pronoun with no one to stand for: ask, never echo it.
+				t.para(fmt.Sprintf("%s frowns. \"Who do you mean?\"", npc.Name))
+			} else if len(strings.Fields(topic)) > 2 || strings.ContainsAny(topic, "?!") {
 				// Never hand the player's sentence back to them.
 				form = pick([]string{"%s shakes their head. \"I can't help you with that.\"", "%s frowns. \"Not something I know about.\""}, t.w.Turn, npc.ID)
 				t.para(fmt.Sprintf(form, npc.Name))
@@ -487,6 +497,18 @@ func (t *teller) outcome(o *rules.Outcome) {
 		}
 	case "grapple", "shove", "escape":
 		t.contest(o)
+	case "release":
+		if o.Actor == pc {
+			var names []string
+			for _, e := range o.Effects {
+				if r, ok := e.(world.ConditionRemoved); ok {
+					names = append(names, t.name(r.Target))
+				}
+			}
+			t.para("You let go of " + rules.List(names, "and") + ".")
+		} else {
+			t.para(o.Text)
+		}
 	case "encounter", "consequence", "event":
 		t.para(o.Text)
 	case "whisper":

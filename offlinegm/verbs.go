@@ -3,6 +3,7 @@ package offlinegm
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -917,6 +918,11 @@ func resolvePronouns(w *world.State, c string, earlier []rules.Intent) string {
 		if best != nil && (people == 1 || best.MentionedTurn > 0) {
 			person = strings.ToLower(firstName(best.Name))
 		}
+	}
+	// "ask maren about her": a pronoun never stands for someone the same
+	// clause names (that would be "herself"), so Maren is not its referent.
+	if person != "" && slices.Contains(words, strings.ToLower(person)) {
+		person = ""
 	}
 	for i, word := range words {
 		switch {

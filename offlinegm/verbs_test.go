@@ -102,3 +102,64 @@ func TestWrestlingIsTold(t *testing.T) {
 		t.Error("Rook is not prone")
 	}
 }
+
+// Played through the interpreter and narrator: the player's grapple is
+// kept as theirs, "let go" and "release Rook" end it, and breaking free
+// of Rook's hold contests Rook even with a stronger beast beside him.
+func TestGrappleIsHeldByTheGrappler(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	w := saltmere(t, "cave")
+	w.PC().Skills["athletics"] = 40
+	steps := []struct {
+		input, want string
+		rookHeld    bool
+	}{
+		{"grapple rook", "You seize Rook and hold on", true},
+		{"let go", "You let go of Rook.", false},
+		{"let go", "not holding anyone", false},
+		{"wrestle rook", "You seize Rook and hold on", true},
+		{"release rook", "You let go of Rook.", false},
+	}
+	for _, s := range steps {
+		text, _ := play(t, w, r, s.input)
+		if !strings.Contains(text, s.want) {
+			t.Errorf("%q: %q, want %q", s.input, text, s.want)
+		}
+		rook := w.Characters["rook"]
+		if rook.HasCondition("grappled") != s.rookHeld || (rook.GrappledBy == w.Player) != s.rookHeld {
+			t.Errorf("after %q: Rook grappled %v by %q, want held %v", s.input, rook.HasCondition("grappled"), rook.GrappledBy, s.rookHeld)
+		}
+	}
+
+	w = saltmere(t, "cave")
+	w.PC().Conditions, w.PC().GrappledBy = []string{"grappled"}, "rook"
+	w.Characters["gristle"].Skills = map[string]int{"athletics": 40}
+	w.PC().Skills["acrobatics"] = 40
+	text, _ := play(t, w, r, "break free")
+	if !strings.Contains(text, "You break free of Rook's grip") || strings.Contains(text, "Gristle's grip") {
+		t.Errorf("break free: %q", text)
+	}
+	if w.PC().HasCondition("grappled") || w.PC().GrappledBy != "" {
+		t.Errorf("still held: %v by %q", w.PC().Conditions, w.PC().GrappledBy)
+	}
+}
+
+// A pronoun never stands for someone its own clause names ("ask Maren
+// about him" is not about Maren), and one with no one to stand for is
+// asked about, never handed back as the player typed it.
+func TestPronounsAreNotTheAddressee(t *testing.T) {
+	tests := []struct{ at, input, want, not string }{
+		{"tavern", "ask maren about him", `Maren Holt frowns. "Who do you mean?"`, "maren?"},
+		{"quay", "ask nell about her", `Nell Pike frowns. "Who do you mean?"`, "nell?"},
+		{"lighthouse", "ask him about the lens", "Rook's men carried it down the cliff", "Who do you mean"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.input, func(t *testing.T) {
+			w := saltmere(t, tt.at)
+			text, _ := play(t, w, rand.New(rand.NewPCG(1, 1)), tt.input)
+			if !strings.Contains(text, tt.want) || strings.Contains(text, tt.not) {
+				t.Errorf("%q: %q, want %q and no %q", tt.input, text, tt.want, tt.not)
+			}
+		})
+	}
+}

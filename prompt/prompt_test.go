@@ -65,7 +65,7 @@ func TestPinsAndOverrides(t *testing.T) {
 	if tm, _ := pinned.Get("narrator"); tm.ID() != "narrator@1" {
 		t.Fatalf("pinned: %s", tm.ID())
 	}
-	if _, err := New(dir, map[string]int{"narrator": 9}); err == nil || !strings.Contains(err.Error(), "versions of narrator: [1 2]") {
+	if _, err := New(dir, map[string]int{"narrator": 9}); err == nil || !strings.Contains(err.Error(), "versions of narrator: [1 2 3]") {
 		t.Fatalf("pin to a missing version: %v", err)
 	}
 	if _, err := r.Get("oracle"); err == nil || !strings.Contains(err.Error(), "narrator") {

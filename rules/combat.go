@@ -552,10 +552,16 @@ func (x *resolver) flee(v Flee) error {
 		return nil
 	}
 	o.Text = fmt.Sprintf("%s breaks away and flees to %s.", c.Name, locationName(x.w, exit.To))
-	o.Effects = world.Effects{
-		world.CombatEnded{Outcome: world.Fled},
-		world.CharacterMoved{Character: c.ID, From: c.Location, To: exit.To},
+	o.Effects = world.Effects{world.CombatEnded{Outcome: world.Fled}}
+	// No one is dragged out of a fight at a run: a grappler who flees
+	// lets go.
+	if held := x.w.HeldBy(c.ID); len(held) > 0 {
+		o.Text = fmt.Sprintf("%s lets go of %s, breaks away and flees to %s.", c.Name, List(x.names(held), "and"), locationName(x.w, exit.To))
+		for _, id := range held {
+			o.Effects = append(o.Effects, world.ConditionRemoved{Target: id, Condition: "grappled"})
+		}
 	}
+	o.Effects = append(o.Effects, world.CharacterMoved{Character: c.ID, From: c.Location, To: exit.To})
 	x.res.add(o)
 	return nil
 }

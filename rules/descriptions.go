@@ -32,7 +32,7 @@ var descriptions = map[string]string{
 	"fail_quest":           "Fails a quest.",
 	"flee":                 "Tries to escape the fight (a Dexterity (Acrobatics) or Athletics check); escaping ends combat as fled.",
 	"give_item":            "Hands an item to another character present.",
-	"grapple":              "A 5e contest in place of an attack: the attacker's Strength (Athletics) against the target's Athletics or Acrobatics, whichever is better, a tie changing nothing. A grapple that wins leaves the target grappled (speed 0) and a shove knocks it prone; neither works on a target more than one size larger (size tags: tiny … gargantuan, default medium). Escape is the grappled creature's Athletics or Acrobatics against the grappler's Athletics; winning ends the grapple.",
+	"grapple":              "A 5e contest in place of an attack: the attacker's Strength (Athletics) against the target's Athletics or Acrobatics, whichever is better, a tie changing nothing. A grapple that wins leaves the target grappled (speed 0) and a shove knocks it prone; neither works on a target more than one size larger (size tags: tiny … gargantuan, default medium). Escape is the grappled creature's Athletics or Acrobatics against its grappler's Athletics; winning ends the grapple. Release lets go of the one named, or of everyone the attacker holds. The grapple also ends when the grappler is incapacitated or the two are apart; a grappler who moves drags the grappled along at half speed, and one who flees lets go.",
 	"heal":                 "Restores hit points, up to the maximum.",
 	"look":                 "Examines the surroundings or one thing.",
 	"move":                 "Goes to a connected location, by name, ID or direction.",

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,14 +168,26 @@ func (x *resolver) move(v Move) error {
 		}
 		x.res.add(o)
 	}
+	// A grappler drags whoever they hold along, at half speed (5e): the
+	// way takes twice as long. To leave them, let go first.
+	held := x.w.HeldBy(c.ID)
+	took := world.GameTime(moveTime)
+	text := fmt.Sprintf("%s goes %s to %s.", c.Name, exitWord(exit), to.Name)
+	if len(held) > 0 {
+		took *= 2
+		text = fmt.Sprintf("%s goes %s to %s, dragging %s along.", c.Name, exitWord(exit), to.Name, List(x.names(held), "and"))
+	}
 	o := Outcome{Actor: c.ID, Action: "move", Target: to.ID,
-		Text:    fmt.Sprintf("%s goes %s to %s.", c.Name, exitWord(exit), to.Name),
+		Text:    text,
 		Details: map[string]any{"from": here.ID, "first_visit": !to.Visited},
 		Effects: world.Effects{
-			world.CharacterMoved{Character: c.ID, From: here.ID, To: to.ID},
-			world.TimeAdvanced{From: x.w.Time, To: x.w.Time + moveTime},
+			world.CharacterMoved{Character: c.ID, From: here.ID, To: to.ID, With: held},
+			world.TimeAdvanced{From: x.w.Time, To: x.w.Time + took},
 		}}
-	if c.ID == x.w.Player {
+	if len(held) > 0 {
+		o.Details["dragging"] = held
+	}
+	if c.ID == x.w.Player || slices.Contains(held, x.w.Player) {
 		var met []string
 		for _, n := range x.w.CharactersAt(to.ID) {
 			met = append(met, n.ID)
@@ -184,7 +197,7 @@ func (x *resolver) move(v Move) error {
 		}
 		o.Effects = append(o.Effects, world.SceneChanged{Scene: world.Scene{
 			Number: x.w.Scene.Number + 1, Title: to.Name, Location: to.ID,
-			Started: x.w.Turn, StartAt: x.w.Time + moveTime}})
+			Started: x.w.Turn, StartAt: x.w.Time + took}})
 	}
 	x.res.add(o)
 	return nil

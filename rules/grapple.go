@@ -40,12 +40,17 @@ func (x *resolver) grapple(v Grapple) error {
 	switch maneuver {
 	case "", "grapple":
 		maneuver = "grapple"
-	case "shove", "escape":
+	case "shove", "escape", "release":
+	case "let go", "let_go":
+		maneuver = "release"
 	default:
-		return reject(v, "maneuver %q: use grapple, shove or escape", v.Maneuver)
+		return reject(v, "maneuver %q: use grapple, shove, escape or release", v.Maneuver)
 	}
-	if maneuver == "escape" {
+	switch maneuver {
+	case "escape":
 		return x.escape(v, a)
+	case "release":
+		return x.release(v, a)
 	}
 	if v.Target == "" {
 		return reject(v, "%s whom? present: %s", maneuver, List(nameList(x.w.CharactersAt(a.Location)), "and"))
@@ -84,7 +89,7 @@ func (x *resolver) grapple(v Grapple) error {
 		o.Text = fmt.Sprintf("%s shoves %s, who keeps their feet (%s).", a.Name, t.Name, score)
 	case maneuver == "grapple":
 		o.Text = fmt.Sprintf("%s seizes %s and holds on (%s): %s is grappled and cannot move.", a.Name, t.Name, score, t.Name)
-		o.Effects = world.Effects{world.ConditionApplied{Target: t.ID, Condition: "grappled", Reason: "grappled by " + a.Name}}
+		o.Effects = world.Effects{world.ConditionApplied{Target: t.ID, Condition: "grappled", Reason: "grappled by " + a.Name, By: a.ID}}
 	default:
 		o.Text = fmt.Sprintf("%s shoves %s to the ground (%s): %s is prone.", a.Name, t.Name, score, t.Name)
 		o.Effects = world.Effects{world.ConditionApplied{Target: t.ID, Condition: "prone", Reason: "shoved by " + a.Name}}
@@ -93,14 +98,61 @@ func (x *resolver) grapple(v Grapple) error {
 	return nil
 }
 
+// release is a grappler letting go (5e: no action needed): of the one
+// named, else of everyone they hold.
+func (x *resolver) release(v Grapple, a *world.Character) error {
+	held := x.w.HeldBy(a.ID)
+	if len(held) == 0 {
+		return reject(v, "%s is not holding anyone", a.Name)
+	}
+	if v.Target != "" {
+		t, err := characterAt(x.w, v, v.Target, a.Location)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(held, t.ID) {
+			return reject(v, "%s is not holding %s (holding: %s)", a.Name, t.Name, List(x.names(held), "and"))
+		}
+		held = []string{t.ID}
+	}
+	var es world.Effects
+	for _, id := range held {
+		es = append(es, world.ConditionRemoved{Target: id, Condition: "grappled"})
+	}
+	x.res.add(Outcome{Actor: a.ID, Action: "release", Target: held[0],
+		Text: fmt.Sprintf("%s lets go of %s.", a.Name, List(x.names(held), "and")), Effects: es})
+	return nil
+}
+
+func (x *resolver) names(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if c := x.w.Characters[id]; c != nil {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
 // escape is a grappled character's contest to break free, against whoever
-// holds them: the one named, or the strongest other character present.
+// holds them: their grappler; for a grapple from before grapplers were
+// kept, the one named or the strongest other character present.
 func (x *resolver) escape(v Grapple, a *world.Character) error {
 	if !a.HasCondition("grappled") {
 		return reject(v, "%s is not grappled", a.Name)
 	}
 	var holder *world.Character
-	if v.Target != "" {
+	if a.GrappledBy != "" {
+		holder = x.w.Characters[a.GrappledBy]
+		if v.Target != "" && holder != nil {
+			if t, err := characterAt(x.w, v, v.Target, a.Location); err == nil && t.ID != holder.ID {
+				return reject(v, "%s is not holding %s; %s is", t.Name, a.Name, holder.Name)
+			}
+		}
+		if holder != nil && (holder.Location != a.Location || !holder.Alive() || slices.ContainsFunc(world.Incapacitating, holder.HasCondition)) {
+			holder = nil // no longer able to hold on
+		}
+	} else if v.Target != "" {
 		t, err := characterAt(x.w, v, v.Target, a.Location)
 		if err != nil {
 			return err

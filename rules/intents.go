@@ -51,11 +51,15 @@ type Attack struct {
 // grappled (speed 0) and a shove knocks it prone; neither works on a
 // target more than one size larger (size tags: tiny … gargantuan, default
 // medium). Escape is the grappled creature's Athletics or Acrobatics
-// against the grappler's Athletics; winning ends the grapple.
+// against its grappler's Athletics; winning ends the grapple. Release
+// lets go of the one named, or of everyone the attacker holds. The
+// grapple also ends when the grappler is incapacitated or the two are
+// apart; a grappler who moves drags the grappled along at half speed,
+// and one who flees lets go.
 type Grapple struct {
 	Attacker string `json:"attacker,omitempty" jsonschema:"who grapples, shoves or escapes; empty for the player"`
-	Target   string `json:"target,omitempty" jsonschema:"who is grappled or shoved; to escape, who holds on (default the strongest present)"`
-	Maneuver string `json:"maneuver,omitempty" jsonschema:"grapple (default), shove or escape"`
+	Target   string `json:"target,omitempty" jsonschema:"who is grappled, shoved or let go of; to escape, who holds on (default: the grappler)"`
+	Maneuver string `json:"maneuver,omitempty" jsonschema:"grapple (default), shove, escape or release"`
 }
 
 // Damage deals damage directly (a trap, a fall, a spell the GM adjudicates).

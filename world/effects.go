@@ -106,10 +106,14 @@ func (e TempHPChanged) apply(s *State) error {
 }
 
 // ConditionApplied gives a character a condition (poisoned, prone, dead …).
+// For "grappled", By is who holds them. A character who becomes
+// incapacitated (unconscious, stunned, dead …) lets go of anyone they held
+// (5e: the grapple ends when the grappler is incapacitated).
 type ConditionApplied struct {
 	Target    string `json:"target"`
 	Condition string `json:"condition"`
 	Reason    string `json:"reason,omitempty"`
+	By        string `json:"by,omitempty"`
 }
 
 func (ConditionApplied) Kind() string { return "condition_applied" }
@@ -121,7 +125,36 @@ func (e ConditionApplied) apply(s *State) error {
 	if !c.HasCondition(e.Condition) {
 		c.Conditions = append(c.Conditions, e.Condition)
 	}
+	if strings.EqualFold(e.Condition, "grappled") && e.By != "" {
+		c.GrappledBy = e.By
+	}
+	if slices.Contains(Incapacitating, strings.ToLower(e.Condition)) {
+		for _, id := range s.HeldBy(c.ID) {
+			s.Characters[id].release()
+		}
+	}
 	return nil
+}
+
+// Incapacitating are the 5e conditions that include incapacitated, and
+// death: a character with one cannot hold anyone.
+var Incapacitating = []string{"incapacitated", "unconscious", "paralyzed", "petrified", "stunned", "dead"}
+
+// HeldBy lists, sorted, the characters id holds in a grapple.
+func (s *State) HeldBy(id string) []string {
+	var out []string
+	for _, k := range SortedKeys(s.Characters) {
+		if c := s.Characters[k]; id != "" && c.GrappledBy == id && c.HasCondition("grappled") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// release ends c's grapple.
+func (c *Character) release() {
+	c.Conditions = slices.DeleteFunc(c.Conditions, func(x string) bool { return strings.EqualFold(x, "grappled") })
+	c.GrappledBy = ""
 }
 
 // ConditionRemoved takes a condition away.
@@ -135,6 +168,9 @@ func (e ConditionRemoved) apply(s *State) error {
 	c, err := s.character(e.Target)
 	if err != nil {
 		return err
+	}
+	if strings.EqualFold(e.Condition, "grappled") {
+		c.GrappledBy = ""
 	}
 	c.Conditions = slices.DeleteFunc(c.Conditions, func(x string) bool { return strings.EqualFold(x, e.Condition) })
 	return nil
@@ -158,10 +194,15 @@ func (e DeathSavesChanged) apply(s *State) error {
 }
 
 // CharacterMoved moves a character (player or NPC) to a location.
+// With are characters moved along (the ones Character drags in a
+// grapple). A grapple whose two sides end up apart ends: a grappler who
+// leaves without dragging lets go, and a grappled character taken away
+// from its grappler is free.
 type CharacterMoved struct {
-	Character string `json:"character"`
-	From      string `json:"from,omitempty"`
-	To        string `json:"to"`
+	Character string   `json:"character"`
+	From      string   `json:"from,omitempty"`
+	To        string   `json:"to"`
+	With      []string `json:"with,omitempty"`
 }
 
 func (CharacterMoved) Kind() string { return "character_moved" }
@@ -174,9 +215,29 @@ func (e CharacterMoved) apply(s *State) error {
 	if err != nil {
 		return err
 	}
-	c.Location = e.To
-	if s.InParty(c.ID) {
-		l.Visited = true
+	moved := []*Character{c}
+	for _, id := range e.With {
+		w, err := s.character(id)
+		if err != nil {
+			return err
+		}
+		moved = append(moved, w)
+	}
+	for _, m := range moved {
+		m.Location = e.To
+		if s.InParty(m.ID) {
+			l.Visited = true
+		}
+	}
+	for _, m := range moved {
+		for _, id := range s.HeldBy(m.ID) {
+			if h := s.Characters[id]; h.Location != m.Location {
+				h.release()
+			}
+		}
+		if h := s.Characters[m.GrappledBy]; m.GrappledBy != "" && (h == nil || h.Location != m.Location) {
+			m.release()
+		}
 	}
 	return nil
 }

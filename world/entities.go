@@ -121,7 +121,12 @@ type Sheet struct {
 	Flaws             []string `json:"flaws,omitempty"`
 	Backstory         string   `json:"backstory,omitempty"`
 
-	Conditions []string   `json:"conditions,omitempty"`
+	Conditions []string `json:"conditions,omitempty"`
+	// GrappledBy is who holds this character while it is grappled; the
+	// grapple ends when they are incapacitated or apart (see
+	// ConditionApplied and CharacterMoved). Empty for a grapple from
+	// before it was tracked.
+	GrappledBy string     `json:"grappled_by,omitempty"`
 	DeathSaves DeathSaves `json:"death_saves,omitzero"`
 	XP         int        `json:"xp,omitempty"`
 }

@@ -14,8 +14,8 @@ import (
 // player context is (design principle 3):
 //
 //   - facts the level may not read, consequences, scheduled events, clocks,
-//     threads, the free-form Vars and the chosen adventure module are left
-//     out;
+//     threads, the free-form Vars (but for the portraits of the characters
+//     and places below) and the chosen adventure module are left out;
 //   - whispers stay only when revealed or sent to or by character;
 //   - hidden stats (and their definitions) are removed from every character,
 //     and no stat definition keeps its behavioural prompt, which is written
@@ -72,6 +72,7 @@ func (s *State) prune(level access.Level, own string) {
 	s.Scheduled = map[string]*ScheduledEvent{}
 	s.Clocks = map[string]*Clock{}
 	s.Threads = map[string]*Thread{}
+	portraits, _ := s.Vars["portraits"].(map[string]any)
 	s.Vars = nil
 	s.Module = nil // the module is the GM's plan
 	// An agent's memory is its own: a player sees only their character's.
@@ -236,6 +237,19 @@ func (s *State) prune(level access.Level, own string) {
 			delete(s.Events, id)
 		}
 	}
+
+	// The art of those seen and the places known (vars.portraits, from
+	// the portrait skill) stays, so a browser can show it; a portrait
+	// of anyone else would give them away.
+	kept := map[string]any{}
+	for id, v := range portraits {
+		if p, ok := v.(string); ok && p != "" && (s.Characters[id] != nil || known[id]) {
+			kept[id] = p
+		}
+	}
+	if len(kept) > 0 {
+		s.Vars = map[string]any{"portraits": kept}
+	}
 }
 
 // visibleLocation is a place the player knows, without what is hidden there.
@@ -296,7 +310,8 @@ func (s *State) stranger(c *Character) *Character {
 		v.Secret, v.SecretRevealed = c.Secret, true
 	}
 	v.HP, v.MaxHP, v.TempHP = c.HP, c.MaxHP, c.TempHP
-	v.Conditions = c.Conditions
+	// Who holds whom is plain to see; the holder stands beside them.
+	v.Conditions, v.GrappledBy = c.Conditions, c.GrappledBy
 	return v
 }
 

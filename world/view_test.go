@@ -411,3 +411,42 @@ func TestHPBand(t *testing.T) {
 		}
 	}
 }
+
+// A player's view keeps the portraits (vars.portraits, from the portrait
+// skill) of those the player has met and the places they know, and no
+// other vars: a portrait of someone not met would give them away.
+func TestViewKeepsPortraitsOfThoseMet(t *testing.T) {
+	w := saltmere(t) // the player stands on the quay, with Nell
+	url := func(s string) string { return "/api/campaigns/saltmere/assets/art/" + s + ".png" }
+	w.Vars = map[string]any{
+		"portraits": map[string]any{
+			"nell": url("nell"), "maren": url("maren"), "rook": url("rook"), "tobiah": "",
+			"quay": url("quay"), "cave": url("cave"), "nobody": url("nobody"),
+		},
+		"smuggler_plan": "the cave at low tide",
+	}
+	v := w.View(access.Player, w.Player)
+	got, _ := v.Vars["portraits"].(map[string]any)
+	want := map[string]any{"nell": url("nell"), "quay": url("quay")}
+	if len(v.Vars) != 1 || len(got) != len(want) || got["nell"] != want["nell"] || got["quay"] != want["quay"] {
+		t.Errorf("player's vars %v, want only portraits %v", v.Vars, want)
+	}
+	for _, hidden := range []string{"maren.png", "rook.png", "cave.png", "smuggler_plan"} {
+		if s := marshal(t, v); strings.Contains(s, hidden) {
+			t.Errorf("the player's view names %s", hidden)
+		}
+	}
+	// Met later (mentioned in play): their portrait comes with them.
+	w.Characters["maren"].MentionedTurn = 3
+	if p, _ := w.View(access.Player, w.Player).Vars["portraits"].(map[string]any); p["maren"] != url("maren") {
+		t.Errorf("maren, met, has no portrait in the view: %v", p)
+	}
+	if p, _ := w.View(access.GM, "").Vars["portraits"].(map[string]any); len(p) != 7 {
+		t.Errorf("the GM's view lost portraits: %v", p)
+	}
+	// No portraits at all: no vars.
+	w.Vars = map[string]any{"smuggler_plan": "x"}
+	if v := w.View(access.Player, w.Player); v.Vars != nil {
+		t.Errorf("vars without portraits in the player's view: %v", v.Vars)
+	}
+}

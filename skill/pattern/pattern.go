@@ -135,6 +135,10 @@ func (Planner) Plan(ctx context.Context, req replan.Request) (*plan.Plan, error)
 	if len(p.Tools) == 0 {
 		p.Narrative = narrate(in, req.Attempt)
 	}
+	if ts := portraitTools(req); len(ts) > 0 {
+		p.Tools = append(p.Tools, ts...)
+		used["portrait"] = true
+	}
 	if len(used) > 1 {
 		p.Parallel = true
 		for i := range p.Tools {
@@ -143,6 +147,53 @@ func (Planner) Plan(ctx context.Context, req replan.Request) (*plan.Plan, error)
 	}
 	return p, nil
 }
+
+// maxPortraits bounds the portraits looked up in one turn; the rest come
+// in the turns after.
+const maxPortraits = 3
+
+// portraitTools look up the art of the characters the scene shows the
+// player (the state's "present": those met where the player stands) that
+// have no entry in the state's vars.portraits yet, so each is looked up
+// once per game; no one the player has not met is ever looked up.
+func portraitTools(req replan.Request) []plan.Tool {
+	script, ok := available(req, "portrait", "lookup-portrait")
+	if !ok || req.State == nil {
+		return nil
+	}
+	present, _ := req.State["present"].([]any)
+	if present == nil {
+		if ps, ok := req.State["present"].([]map[string]any); ok {
+			for _, p := range ps {
+				present = append(present, p)
+			}
+		}
+	}
+	vars, _ := req.State["vars"].(map[string]any)
+	have, _ := vars["portraits"].(map[string]any)
+	var out []plan.Tool
+	for _, p := range present {
+		c, _ := p.(map[string]any)
+		id, _ := c["id"].(string)
+		if id == "" || !toolIDSafe.MatchString(id) {
+			continue
+		}
+		if _, ok := have[id]; ok {
+			continue
+		}
+		in := map[string]any{"character": id}
+		if name, _ := c["name"].(string); name != "" {
+			in["name"] = name
+		}
+		out = append(out, tool("portrait-"+id, "portrait", script, in, false))
+		if len(out) == maxPortraits {
+			break
+		}
+	}
+	return out
+}
+
+var toolIDSafe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 // available returns the script to use of the named skill, if the skill is
 // installed with scripts, not disabled and not failed for the session.

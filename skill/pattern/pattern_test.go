@@ -148,3 +148,59 @@ func FuzzPlan(f *testing.F) {
 		}
 	})
 }
+
+// The characters the scene shows the player get their portraits looked
+// up once each: present and not yet in vars.portraits (found, or "" for
+// none fits); no one else, whatever the input.
+func TestPortraitsOfThoseMet(t *testing.T) {
+	withPortrait := append(installed[:len(installed):len(installed)], skill.Summary{Name: "portrait", Scripts: []string{"lookup-portrait", "portrait"}})
+	state := func(portraits map[string]any, present ...string) map[string]any {
+		var ps []any
+		for _, id := range present {
+			ps = append(ps, map[string]any{"id": id, "name": strings.ToUpper(id[:1]) + id[1:]})
+		}
+		return map[string]any{"present": ps, "vars": map[string]any{"portraits": portraits}}
+	}
+	tests := []struct {
+		name   string
+		input  string
+		skills []skill.Summary
+		state  map[string]any
+		want   []string // the portrait tools' characters
+	}{
+		{"met, not yet looked up", "open the door", withPortrait, state(nil, "nell"), []string{"nell"}},
+		{"beside another skill", "look around", withPortrait, state(nil, "nell", "tobiah"), []string{"nell", "tobiah"}},
+		{"looked up before", "open the door", withPortrait, state(map[string]any{"nell": "/api/campaigns/x/assets/art/nell.png", "tobiah": ""}, "nell", "tobiah"), nil},
+		{"only who is here", "ask about maren", withPortrait, state(map[string]any{"nell": ""}, "nell"), nil},
+		{"no one here", "open the door", withPortrait, state(nil), nil},
+		{"no portrait skill", "open the door", installed, state(nil, "nell"), nil},
+		{"at most three a turn", "wait", withPortrait, state(nil, "a1", "b2", "c3", "d4"), []string{"a1", "b2", "c3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Planner{}.Plan(t.Context(), replan.Request{Input: tt.input, Skills: tt.skills, State: tt.state, Attempt: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tl := range p.Tools {
+				if tl.Skill() != "portrait" {
+					continue
+				}
+				if tl.ToolPath != "skills/portrait/scripts/lookup-portrait" || tl.Required {
+					t.Errorf("tool %+v: want an optional lookup-portrait", tl)
+				}
+				got = append(got, tl.Input["character"].(string))
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("portraits looked up for %v, want %v", got, tt.want)
+			}
+			if p.Narrative == "" {
+				t.Error("no narrative")
+			}
+		})
+	}
+}

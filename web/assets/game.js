@@ -329,14 +329,27 @@ export class GameView {
   }
 
   // renderHere lists who else is where the player is, as the player's view
-  // of the world shows them.
+  // of the world shows them, each with their portrait when the campaign
+  // has art for them (the view's vars.portraits holds only those the
+  // player has met).
   renderHere() {
     const w = this.state.world || {}, me = this.state.character || w.player;
     const pc = (w.characters || {})[me];
+    const portraits = (w.vars && w.vars.portraits) || {};
     const others = Object.values(w.characters || {}).filter((c) => c.id !== me && pc && c.location === pc.location);
     replace(this.here, others.map((c) => h("li", {"data-character": c.id},
+      this.portrait(portraits[c.id], c),
       h("strong", {}, c.name || c.id), c.description ? h("span", {class: "desc"}, " — ", c.description) : null)));
     this.side.hidden = others.length === 0;
+  }
+
+  // portrait is a character's campaign art, or nothing: only an asset the
+  // game API serves, its alt text an attribute, never markup.
+  portrait(url, c) {
+    if (typeof url !== "string" || !url.startsWith("/api/campaigns/")) return null;
+    portraitStyle();
+    return image(url, this.t("game.portrait", {name: c.name || c.id}),
+      {class: "portrait", width: "64", height: "64", "data-portrait": c.id});
   }
 
   renderChoices(aw) {
@@ -434,6 +447,17 @@ export class GameView {
     if (m.rejected) this.app.notify(m.rejected, false);
     this.log.scrollTop = this.log.scrollHeight;
   }
+}
+
+// portraitStyle adopts the portraits' stylesheet once: the page's CSP
+// allows no inline styles, and a constructed sheet is not one.
+let portraitSheet = null;
+function portraitStyle() {
+  if (portraitSheet) return;
+  portraitSheet = new CSSStyleSheet();
+  portraitSheet.replaceSync(`.here li:has(> .portrait) { list-style: none; margin-left: -1.2rem; display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; }
+.here .portrait { width: 4rem; height: 4rem; object-fit: cover; border-radius: 0.25rem; border: 1px solid var(--line); flex: none; }`);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, portraitSheet];
 }
 
 function safeJSON(s) {

@@ -77,6 +77,11 @@ func Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	if !found {
 		out.Emit(&protocol.Log{Level: protocol.LevelInfo, Message: "no campaign art for " + how + "; the placeholder silhouette stands in"})
 		out.Emit(&protocol.UIEvent{Event: "portrait", Payload: map[string]any{"subject": subject, "placeholder": "silhouette"}})
+		if subject != "" && str("statePath") == "" {
+			// An empty path keeps the answer with the game too, so the
+			// pipeline does not ask again every turn.
+			out.Emit(&protocol.StatePatch{Patch: map[string]any{"portraits": map[string]any{subject: ""}}})
+		}
 		return done(out, "no portrait for "+subject)
 	}
 	name := filepath.Base(dir)
@@ -89,8 +94,10 @@ func Run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	out.Emit(&protocol.UIEvent{Event: "portrait", Payload: payload})
 	if subject != "" {
-		// Kept with the game, so the same art comes back in later sessions.
-		out.Emit(&protocol.StatePatch{Patch: map[string]any{"portraits": map[string]any{subject: a.Path}}})
+		// Kept with the game, so the same art comes back in later sessions;
+		// the url, since the game's state does not name the campaign's
+		// directory, which the game API serves assets by.
+		out.Emit(&protocol.StatePatch{Patch: map[string]any{"portraits": map[string]any{subject: URL(name, a.Path)}}})
 	}
 	return done(out, "portrait "+a.Path)
 }

@@ -92,12 +92,16 @@ func TestPortraitFromCampaignArt(t *testing.T) {
 	}
 	// The same character's art is kept with the game for later sessions.
 	r := lookup(t, `{"character": "gareth"}`)
-	if p, _ := r["patch"].(map[string]any); p == nil || p["portraits"].(map[string]any)["gareth"] != "art/characters/blacksmith.png" {
+	if p, _ := r["patch"].(map[string]any); p == nil || p["portraits"].(map[string]any)["gareth"] != "/api/campaigns/saltmere/assets/art/characters/blacksmith.png" {
 		t.Errorf("patch %v", r["patch"])
 	}
 	// Nothing fits: the placeholder, not another character's face.
 	r = lookup(t, `{"character": "kraken"}`)
 	if ui, _ := r["ui"].(map[string]any); ui["placeholder"] != "silhouette" || ui["path"] != nil || r["ok"] != true {
 		t.Errorf("no art: %v", r["raw"])
+	}
+	// …and the game keeps that none fits, so it is not asked again.
+	if p, _ := r["patch"].(map[string]any); p == nil || p["portraits"].(map[string]any)["kraken"] != "" {
+		t.Errorf("no art, patch %v", r["patch"])
 	}
 }
