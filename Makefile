@@ -41,6 +41,7 @@ fuzz:
 	$(GO) test ./dice -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./spell -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	$(GO) test ./tokens -run='^$$' -fuzz='^FuzzEncode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzHashing$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./i18n -run='^$$' -fuzz='^FuzzFor$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
 	$(GO) test ./i18n -run='^$$' -fuzz='^FuzzForEnv$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)

@@ -78,6 +78,10 @@ type Hooks struct {
 	// Background reports an index build started in the background
 	// (Options.IndexInBackground): the packs and their files in all.
 	Background func(packs []string, files int)
+	// SceneLoreWarmed reports that the lore of a game's locations was
+	// ranked in the background (Prepare): scenes entered from then on read
+	// it. Locations is how many were ranked.
+	SceneLoreWarmed func(locations int)
 }
 
 // App is a running Hearth over one data directory. It is safe for

@@ -64,8 +64,17 @@ var (
 		benchDir = dir
 		cfg := config.Default()
 		cfg.Storage.DataDir = dir
-		return app.Open(context.Background(), app.Options{Config: cfg})
+		return app.Open(context.Background(), app.Options{Config: cfg, Hooks: app.Hooks{SceneLoreWarmed: func(int) {
+			select {
+			case warmed <- struct{}{}:
+			default:
+			}
+		}}})
 	})
+	// warmed reports each game's scene lore ranked in the background: a
+	// player reads the opening scene meanwhile, so a game is played only
+	// once it is done.
+	warmed = make(chan struct{}, 2)
 )
 
 func TestMain(m *testing.M) {
@@ -104,6 +113,11 @@ func playedTo(b *testing.B, a *app.App, at int) *game.Session {
 	s, err := a.NewGame(ctx, c, 1, game.Options{})
 	if err != nil {
 		b.Fatal(err)
+	}
+	select {
+	case <-warmed:
+	case <-time.After(10 * time.Minute):
+		b.Fatal("the scene lore was not warmed within 10 minutes")
 	}
 	if _, err := s.BeginEpisode(ctx); err != nil {
 		b.Fatal(err)

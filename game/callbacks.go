@@ -101,11 +101,11 @@ func ValidElements(w *world.State, proposed []world.NarrativeElement) ([]world.N
 // extractor or offline).
 func (t *Turn) trackCallbacks(ctx context.Context) error {
 	s, w := t.s, t.s.w
-	text := t.Input + "\n" + t.Narrative()
+	lower := strings.ToLower(t.Input + "\n" + t.Narrative())
 	var add world.Effects
 
 	for _, id := range world.SortedKeys(w.Elements) {
-		if el := w.Elements[id]; el.TurnIntroduced < t.Number && mentions(text, el.Name) {
+		if el := w.Elements[id]; el.TurnIntroduced < t.Number && mentionsLower(lower, el.Name) {
 			add = append(add, world.ElementReferenced{ID: id, Turn: t.Number})
 		}
 	}
@@ -212,8 +212,9 @@ func fromEffects(w *world.State, es world.Effects) []world.NarrativeElement {
 // places, in that order by ID.
 func namedIn(w *world.State, narration string) []world.NarrativeElement {
 	var out []world.NarrativeElement
+	lower := strings.ToLower(narration) // once, not once a name
 	add := func(typ, name, desc, ref string) {
-		if name != "" && mentions(narration, name) && w.ElementNamed(name) == nil {
+		if name != "" && mentionsLower(lower, name) && w.ElementNamed(name) == nil {
 			out = append(out, world.NarrativeElement{ElementType: typ, Name: name, Description: desc, Ref: ref})
 		}
 	}
@@ -268,14 +269,14 @@ func resolvedBy(w *world.State, es world.Effects) world.Effects {
 	return out
 }
 
-// mentions reports whether text names name as whole words,
+// mentionsLower reports whether lower, a text already lowercased (once
+// for all the names asked about), names name as whole words,
 // case-insensitively.
-func mentions(text, name string) bool {
+func mentionsLower(lower, name string) bool {
 	name = strings.ToLower(strings.TrimSpace(name))
 	if name == "" {
 		return false
 	}
-	lower := strings.ToLower(text)
 	for i := 0; ; {
 		j := strings.Index(lower[i:], name)
 		if j < 0 {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/contextpack"
@@ -217,7 +218,7 @@ func (t *Turn) loreForCommit(ctx context.Context) (*store.SceneLore, *loreTrace,
 		offered = tl.Kept
 	}
 	for _, id := range offered {
-		if terms := keyTerms(text[id], 6); len(terms) > 0 {
+		if terms := t.s.keyTerms(text[id]); len(terms) > 0 {
 			if tr.Terms == nil {
 				tr.Terms = map[string][]string{}
 			}
@@ -358,6 +359,26 @@ func firstSentence(s string) string {
 	return s
 }
 
+// maxKeptTerms bounds the session's kept key terms: a scene offers a few
+// dozen passages.
+const maxKeptTerms = 512
+
+// keyTerms are the six key terms of a passage's text, kept from the last
+// time it was offered. The slice is shared: callers only read it.
+func (s *Session) keyTerms(text string) []string {
+	s.termsMu.Lock()
+	defer s.termsMu.Unlock()
+	if terms, ok := s.terms[text]; ok {
+		return terms
+	}
+	terms := keyTerms(text, 6)
+	if s.terms == nil || len(s.terms) >= maxKeptTerms {
+		s.terms = map[string][]string{}
+	}
+	s.terms[text] = terms
+	return terms
+}
+
 // keyTerms are up to n words that identify text: names (capitalised
 // words not opening a sentence) first, then the longest other words;
 // lower-cased, without common words. A passage whose key terms the story
@@ -374,9 +395,10 @@ func keyTerms(text string, n int) []string {
 		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		lw := strings.ToLower(w)
-		name := !start && w != "" && unicode.IsUpper([]rune(w)[0])
+		first, _ := utf8.DecodeRuneInString(w)
+		name := !start && w != "" && unicode.IsUpper(first)
 		start = strings.ContainsAny(f[len(f)-1:], ".!?:")
-		if len([]rune(lw)) < 4 || stopWords[lw] {
+		if utf8.RuneCountInString(lw) < 4 || stopWords[lw] {
 			continue
 		}
 		if i, ok := seen[lw]; ok {
@@ -393,7 +415,7 @@ func keyTerms(text string, n int) []string {
 			}
 			return 1
 		}
-		return len([]rune(b.w)) - len([]rune(a.w))
+		return utf8.RuneCountInString(b.w) - utf8.RuneCountInString(a.w)
 	})
 	var out []string
 	for _, c := range cs[:min(n, len(cs))] {

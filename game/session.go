@@ -162,6 +162,11 @@ type Session struct {
 	// never changes once open): a turn can hold mu for seconds.
 	prefMu sync.Mutex
 	prefs  map[string]string
+
+	// terms keeps keyTerms by passage text: a scene's passages are offered
+	// turn after turn, and their key words were a quarter of a turn's CPU.
+	termsMu sync.Mutex
+	terms   map[string][]string
 }
 
 // Lorekeeper prepares lore at the boundaries of play (package lore).
