@@ -19,7 +19,8 @@ const maxRetry = 30 * time.Second
 // notices the loss and the return, logs both (once each, not per
 // request), and checks more often while the server is down, backing off
 // from one second to maxRetry. Requests in the meantime fail with an
-// error (and /health answers 503); nothing stops.
+// error (and /health answers 503); nothing stops. Both lines are
+// warnings, so that a server logging only warnings shows the pair.
 func watch(h *pgdb.DB, log *slog.Logger, interval time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -52,7 +53,7 @@ func watch(h *pgdb.DB, log *slog.Logger, interval time.Duration) (stop func()) {
 				log.Warn("database: PostgreSQL still does not answer", "where", h.Where(), "tries", tries,
 					"down", time.Since(downSince).Round(time.Second).String(), "next_try", wait.String())
 			case !downSince.IsZero():
-				log.Info("database: PostgreSQL answers again", "where", h.Where(),
+				log.Warn("database: PostgreSQL answers again", "where", h.Where(),
 					"down", time.Since(downSince).Round(time.Second).String())
 				downSince, wait = time.Time{}, interval
 			}

@@ -62,7 +62,7 @@ func TestConformanceWithoutExtension(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.Path = "/" + name
-	dbAdmin := u.String() // the server's superuser, in the new database
+	dbAdmin := u.String()                    // the server's superuser, in the new database
 	u.User = url.UserPassword(name, "novec") // the tests connect as the role
 
 	adm, err := pgx.Connect(ctx, dbAdmin)
