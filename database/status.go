@@ -112,7 +112,11 @@ func ReadStatus(ctx context.Context, e Endpoint) (*Status, error) {
 		st.Where = fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
 		conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
 		if err != nil {
-			return nil, fmt.Errorf("cannot reach PostgreSQL at %s: %w; is it running? check database.url", st.Where, errors.Unwrap(err))
+			cause := err
+			for u := errors.Unwrap(cause); u != nil; u = errors.Unwrap(cause) {
+				cause = u // the dial error, without pgx's restatement of the config
+			}
+			return nil, fmt.Errorf("cannot reach PostgreSQL at %s (%v): is it running? check database.url", st.Where, cause)
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
 		st.Exists = true

@@ -313,3 +313,23 @@ func sqliteContent(t *testing.T, e database.Endpoint) map[string]string {
 	}
 	return out
 }
+
+// TestDBHelp: every db command explains itself.
+func TestDBHelp(t *testing.T) {
+	for args, want := range map[string]string{
+		"db --help":         "hearth db copy",
+		"db status --help":  "pending migrations",
+		"db migrate --help": "newer",
+		"db copy --help":    "must be empty",
+	} {
+		if out := run(t, nil, strings.Fields(args)...); !strings.Contains(out, want) {
+			t.Errorf("hearth %s lacks %q:\n%s", args, want, out)
+		}
+	}
+	cmd := exec.Command(hearthBin, "db", "copy", "--from", "mysql://x")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err == nil || !strings.Contains(errb.String(), "--to") {
+		t.Errorf("db copy without --to: %v %s", err, errb.String())
+	}
+}
