@@ -158,3 +158,24 @@ func TestMigrateAndStatus(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseEndpoint: any text is parsed or refused without a panic, and
+// neither the endpoint's name nor the error shows a URL's password.
+func FuzzParseEndpoint(f *testing.F) {
+	for _, s := range []string{"sqlite:/tmp/x", "sqlite:a.db", "postgres://u:pw@h/db", "postgresql://u:p@w@h:1/db?x=y", "sqlite:", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		const pw = "Pw0rdQ"
+		in := strings.Replace(s, "PW", pw, 1)
+		e, err := ParseEndpoint(in)
+		if strings.HasPrefix(in, "postgres") && strings.Contains(in, ":"+pw+"@") {
+			if err != nil && strings.Contains(err.Error(), pw) {
+				t.Fatalf("%q: the error shows the password: %v", in, err)
+			}
+			if err == nil && strings.Contains(e.String(), ":"+pw+"@") {
+				t.Fatalf("%q: the name shows the password: %s", in, e)
+			}
+		}
+	})
+}
