@@ -116,7 +116,10 @@ func ReadStatus(ctx context.Context, e Endpoint) (*Status, error) {
 			for u := errors.Unwrap(cause); u != nil; u = errors.Unwrap(cause) {
 				cause = u // the dial error, without pgx's restatement of the config
 			}
-			return nil, fmt.Errorf("cannot reach PostgreSQL at %s (%v): is it running? check database.url", st.Where, cause)
+			// pgx lists each connection attempt on a line of its own: the
+			// first says enough.
+			first, _, _ := strings.Cut(cause.Error(), "\n")
+			return nil, fmt.Errorf("cannot reach PostgreSQL at %s (%s): is it running? check database.url", st.Where, first)
 		}
 		defer conn.Close(context.WithoutCancel(ctx))
 		st.Exists = true
