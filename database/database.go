@@ -227,6 +227,8 @@ func openPostgres(ctx context.Context, o options) (_ *DB, err error) {
 			db.Close()
 		}
 	}()
+	stop := watch(h, o.log, watchEvery)
+	db.closers = append(db.closers, func() error { stop(); return nil })
 	var mopts []pgnarrative.Option
 	if o.memoryEmbedder != nil {
 		mopts = append(mopts, pgnarrative.WithEmbedder(o.memoryEmbedder))
@@ -270,6 +272,27 @@ func (db *DB) Ping(ctx context.Context) error {
 		return db.pg.Explain("ping", db.pg.Pool().Ping(ctx))
 	}
 	return db.sqlite.Reader().PingContext(ctx)
+}
+
+// PoolStats is the PostgreSQL connection pool's state, for health and
+// metrics: connections total, idle and in use, the pool's ceiling, and
+// how many acquisitions there were and how long they waited in total.
+// Nil on SQLite.
+func (db *DB) PoolStats() map[string]float64 {
+	if db.pg == nil {
+		return nil
+	}
+	s := db.pg.Pool().Stat()
+	return map[string]float64{
+		"total_conns":              float64(s.TotalConns()),
+		"idle_conns":               float64(s.IdleConns()),
+		"acquired_conns":           float64(s.AcquiredConns()),
+		"max_conns":                float64(s.MaxConns()),
+		"acquire_count":            float64(s.AcquireCount()),
+		"acquire_duration_seconds": s.AcquireDuration().Seconds(),
+		"empty_acquire_count":      float64(s.EmptyAcquireCount()),
+		"canceled_acquire_count":   float64(s.CanceledAcquireCount()),
+	}
 }
 
 // Handle is SQLite's one handle, for what only SQLite offers (the file's

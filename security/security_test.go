@@ -18,6 +18,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/imagegen/imagegentest"
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
+	"github.com/hearth-rpg/hearth/internal/pgdb/pgtest"
 )
 
 // hearthBin is the binary built once in TestMain.
@@ -150,7 +151,14 @@ var keyRE = regexp.MustCompile(`hth_[a-z0-9_]+`)
 // run runs the binary and returns its stdout, failing on a non-zero exit.
 func run(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
+	return runEnv(t, nil, stdin, args...)
+}
+
+// runEnv is run with env added to the test's environment.
+func runEnv(t *testing.T, env []string, stdin string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(hearthBin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -161,9 +169,14 @@ func run(t *testing.T, stdin string, args ...string) string {
 }
 
 // setup makes the data directory, starts `hearth serve` on it and finds
-// the ids the attacks aim at.
-func setup(t *testing.T) *fixture {
+// the ids the attacks aim at. env is added to every command's
+// environment: it chooses the database (HEARTH__DATABASE__URL).
+func setup(t *testing.T, env ...string) *fixture {
 	t.Helper()
+	run := func(t *testing.T, stdin string, args ...string) string {
+		t.Helper()
+		return runEnv(t, env, stdin, args...)
+	}
 	dir := t.TempDir()
 	books := t.TempDir()
 	write := func(path, text string) {
@@ -206,8 +219,8 @@ func setup(t *testing.T) *fixture {
 	// Scene images on, drawn by a local server speaking the OpenAI Images
 	// API, so that the image routes serve something to attack.
 	f.drawer = imagegentest.OpenAI(t)
-	f.url = serve(t, dir, f.log, "HEARTH__IMAGES__PROVIDER=openai", "HEARTH__IMAGES__BASE_URL="+f.drawer.Base,
-		"HEARTH__IMAGES__API_KEY="+imagegentest.Key)
+	f.url = serve(t, dir, f.log, append([]string{"HEARTH__IMAGES__PROVIDER=openai", "HEARTH__IMAGES__BASE_URL=" + f.drawer.Base,
+		"HEARTH__IMAGES__API_KEY=" + imagegentest.Key}, env...)...)
 	return f
 }
 
@@ -399,12 +412,33 @@ func (s *suite) do(r request) (int, string) {
 }
 
 // TestNoLeaks is the regression suite: every attack a player, a bad key or
-// no key can make, each counted, with positive controls for the GM.
+// no key can make, each counted, with positive controls for the GM. It
+// runs on SQLite, and again on PostgreSQL (in a schema of its own) when
+// HEARTH_TEST_POSTGRES_URL names a test database: the stores' access
+// checks are written once per backend, so each must hold. The two runs
+// are parallel, so the suite's time stays near one run's.
 func TestNoLeaks(t *testing.T) {
-	f := setup(t)
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		noLeaks(t)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		noLeaks(t, "HEARTH__DATABASE__URL="+pgtest.URL(t))
+	})
+}
+
+func noLeaks(t *testing.T, env ...string) {
+	f := setup(t, env...)
 	s := &suite{t: t, f: f, covered: map[string]bool{},
 		client: &http.Client{Timeout: 90 * time.Second,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if len(env) > 0 {
+		// The run is on PostgreSQL indeed, not on a SQLite fallback.
+		if _, body := s.get("", "/health"); !strings.Contains(body, `"backend":"postgres"`) {
+			t.Fatalf("the server is not on PostgreSQL: %s", body)
+		}
+	}
 	s.findIDs()
 	s.controls()
 	s.partyGame()

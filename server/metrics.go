@@ -68,6 +68,41 @@ func NewMetrics(activeChats, activeGames func() int) *Metrics {
 	return m
 }
 
+// ObserveDatabase reports the database: hearth_database_info with its
+// backend, and for a pooled one (PostgreSQL) the pool's connections
+// (total, idle, in use, ceiling) and acquisitions (count, total wait,
+// ones that found no idle connection, ones cancelled), read when scraped.
+func (m *Metrics) ObserveDatabase(db Database) {
+	if db == nil {
+		return
+	}
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hearth_database_info", Help: "The database backend (always 1).",
+		ConstLabels: prometheus.Labels{"backend": db.Backend()},
+	}, func() float64 { return 1 }))
+	p, ok := db.(DatabasePool)
+	if !ok || p.PoolStats() == nil {
+		return
+	}
+	stat := func(k string) func() float64 { return func() float64 { return p.PoolStats()[k] } }
+	for _, g := range []struct{ key, help string }{
+		{"total_conns", "PostgreSQL pool connections open."},
+		{"idle_conns", "PostgreSQL pool connections idle."},
+		{"acquired_conns", "PostgreSQL pool connections in use."},
+		{"max_conns", "PostgreSQL pool size limit."},
+	} {
+		m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hearth_db_pool_" + g.key, Help: g.help}, stat(g.key)))
+	}
+	for _, c := range []struct{ key, name, help string }{
+		{"acquire_count", "acquires_total", "PostgreSQL pool connection acquisitions."},
+		{"acquire_duration_seconds", "acquire_seconds_total", "Time spent acquiring PostgreSQL pool connections."},
+		{"empty_acquire_count", "empty_acquires_total", "Acquisitions that waited because no connection was idle."},
+		{"canceled_acquire_count", "canceled_acquires_total", "Acquisitions cancelled before a connection came."},
+	} {
+		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "hearth_db_pool_" + c.name, Help: c.help}, stat(c.key)))
+	}
+}
+
 // ObserveLLM records one model call; give it to llm.WithObserver.
 func (m *Metrics) ObserveLLM(c llm.Call) {
 	m.llmTime.WithLabelValues(c.Provider, c.Model, c.Op).Observe(c.Duration.Seconds())

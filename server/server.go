@@ -124,6 +124,19 @@ type Database interface {
 	Ping(ctx context.Context) error
 }
 
+// DatabasePool is a Database with a connection pool (PostgreSQL), whose
+// state /health and the metrics report: connection counts and
+// acquisitions by name (total_conns, idle_conns, acquired_conns,
+// max_conns, acquire_count, acquire_duration_seconds, …); nil when
+// there is no pool.
+type DatabasePool interface {
+	PoolStats() map[string]float64
+}
+
+// healthPing bounds /health's database check, so a load balancer's probe
+// gets its 503 while a server that vanished is still being dialled.
+const healthPing = 5 * time.Second
+
 // Server is the HTTP API.
 type Server struct {
 	o       Options
@@ -335,7 +348,22 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	code := http.StatusOK
 	if db := s.o.Database; db != nil {
 		st := map[string]any{"backend": db.Backend(), "ok": true}
-		if err := db.Ping(r.Context()); err != nil {
+		if p, ok := db.(DatabasePool); ok {
+			if ps := p.PoolStats(); ps != nil {
+				pool := map[string]any{}
+				for k, v := range ps {
+					if k == "acquire_duration_seconds" {
+						pool[k] = v
+					} else {
+						pool[k] = int64(v)
+					}
+				}
+				st["pool"] = pool
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), healthPing)
+		defer cancel()
+		if err := db.Ping(ctx); err != nil {
 			// The cause goes to the log: it names the database's host.
 			s.log.Warn("health: the database does not answer", "backend", db.Backend(), "err", err)
 			st["ok"], body["status"], code = false, "unhealthy", http.StatusServiceUnavailable

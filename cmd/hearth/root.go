@@ -111,7 +111,7 @@ config init' writes a commented file to start from.
 	root.PersistentFlags().StringVar(&g.data, "data", "", "data directory holding hearth.db (default storage.data_dir, $HEARTH_DATA or the user data directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "configuration file, TOML or YAML (default $HEARTH_CONFIG or ~/.config/hearth/config.toml when present)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail to stderr")
-	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newModels(g), newContext(g), newReplay(g), newEval(g), newPack(g), newSearch(g), newIngest(g), newImport(g), newSkill(g), newLibrary(g), newServe(g), newFoundry(g), newMCP(g), newUser(g), newConfig(g), newVersion(g))
+	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newModels(g), newContext(g), newReplay(g), newEval(g), newPack(g), newSearch(g), newIngest(g), newImport(g), newSkill(g), newLibrary(g), newServe(g), newFoundry(g), newMCP(g), newUser(g), newConfig(g), newDB(g), newVersion(g))
 	return root
 }
 

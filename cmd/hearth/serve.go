@@ -120,6 +120,7 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	defer d.close()
 
 	metrics := server.NewMetrics(d.chat.ActiveCount, d.games.Active)
+	metrics.ObserveDatabase(d.app.Database())
 	d.observe(metrics.ObserveLLM)
 	mcpSrv, err := mcp.New(mcp.Options{Tools: d.toolbox.Tools(assistant.Caller{Role: access.GM}), Game: gameDoor{d.games},
 		Version: versionString(), Logger: log})

@@ -26,11 +26,19 @@ const rankWeights = `'{0.3333, 0, 0.6667, 1.0}'`
 
 // tsvExpr is a chunk's full-text vector from its heading ($6), tags
 // ($17) and text ($21), in insertChunk's numbering.
-const tsvExpr = `setweight(to_tsvector('english', $6), 'A') ||
-	setweight(to_tsvector('english', array_to_string($17::text[], ' ')), 'B') ||
-	setweight(to_tsvector('english', $21), 'D')`
+var tsvExpr = TSVExpr("$6", "$17", "$21")
 
-const insertChunk = `INSERT INTO lore_chunks (id, corpus, pack, file, section, heading, page, ordinal,
+// TSVExpr is the SQL expression of a chunk's tsv column from the
+// expressions (placeholders or columns) of its heading, tags (text[])
+// and text: the heading weighted A, tags B and text D, English stemming.
+// A copy of the index computes it as Upsert does.
+func TSVExpr(heading, tags, text string) string {
+	return `setweight(to_tsvector('english', ` + heading + `), 'A') ||
+	setweight(to_tsvector('english', array_to_string(` + tags + `::text[], ' ')), 'B') ||
+	setweight(to_tsvector('english', ` + text + `), 'D')`
+}
+
+var insertChunk = `INSERT INTO lore_chunks (id, corpus, pack, file, section, heading, page, ordinal,
 	source_type, content_type, entity_type, entity_id, refs, location, faction, threads, tags,
 	tier, is_player, access, text, tokens, file_hash, turn, tsv)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
