@@ -11,6 +11,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 
@@ -82,12 +83,26 @@ func (l Latencies) Report(b *testing.B) {
 	b.ReportMetric(ms(l.Percentile(99)), "p99-ms")
 }
 
+// ReportCPU adds p50 and p99 of per-operation process CPU time (user +
+// system, getrusage), in milliseconds. On a loaded machine this is the
+// cost of the work itself; wall-clock percentiles include the wait for a
+// core. Nothing is reported where CPU time cannot be read.
+func (l Latencies) ReportCPU(b *testing.B) {
+	if len(l) == 0 || !cputime.Supported {
+		return
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(l.Percentile(50)), "cpu-p50-ms")
+	b.ReportMetric(ms(l.Percentile(99)), "cpu-p99-ms")
+}
+
 // BenchSearch runs the queries through ix in turn, as a player with a
 // limit of 10 and a budget of about 3,000 tokens, and reports p50 and p99
 // per search, after one untimed pass over the queries. Each search has
 // a budget of its own (3,000 plus the
 // iteration), so no backend can answer from a cache of earlier results:
-// every search is ranked. It fails when a query with words finds nothing,
+// every search is ranked. Process CPU per search is reported beside
+// wall-clock time (ReportCPU). It fails when a query with words finds nothing,
 // and logs the slowest queries.
 func BenchSearch(b *testing.B, ix retrieve.Index, qs []Query, f retrieve.Filter) {
 	ctx := context.Background()
@@ -100,17 +115,18 @@ func BenchSearch(b *testing.B, ix retrieve.Index, qs []Query, f retrieve.Filter)
 			b.Fatal(err)
 		}
 	}
-	var lat Latencies
+	var lat, cpu Latencies
 	slow := map[string]time.Duration{}
 	i := 0
 	for b.Loop() {
 		q := qs[i%len(qs)]
 		rq := retrieve.Query{Text: q.Text, Filter: f, Role: access.Player, Limit: 10, Budget: 3000 + i}
 		i++
-		start := time.Now()
+		start, startCPU := time.Now(), cputime.Process()
 		r, err := ix.Search(ctx, rq)
 		d := time.Since(start)
 		lat = append(lat, d)
+		cpu = append(cpu, cputime.Process()-startCPU)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -122,6 +138,7 @@ func BenchSearch(b *testing.B, ix retrieve.Index, qs []Query, f retrieve.Filter)
 		}
 	}
 	lat.Report(b)
+	cpu.ReportCPU(b)
 	type s struct {
 		q string
 		d time.Duration

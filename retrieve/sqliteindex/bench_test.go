@@ -12,6 +12,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/embedding"
+	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
 )
@@ -142,18 +143,20 @@ func BenchmarkVectorScan(b *testing.B) {
 		}
 		qs = append(qs, v[0])
 	}
-	var lat retrievetest.Latencies
+	var lat, cpu retrievetest.Latencies
 	i := 0
 	for b.Loop() {
-		start := time.Now()
+		start, startCPU := time.Now(), cputime.Process()
 		hits := vc.scan(qs[i%len(qs)], int(access.GM), 40, nil)
 		lat = append(lat, time.Since(start))
+		cpu = append(cpu, cputime.Process()-startCPU)
 		i++
 		if len(hits) == 0 {
 			b.Fatal("no hits")
 		}
 	}
 	lat.Report(b)
+	cpu.ReportCPU(b)
 	b.ReportMetric(float64(benchChunks)*float64(b.N)/b.Elapsed().Seconds(), "vectors/s")
 }
 
