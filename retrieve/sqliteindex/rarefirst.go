@@ -18,8 +18,8 @@ import (
 // terms scores below the common terms' summed bound. So:
 //
 //  1. Split the terms by how many chunks hold each (kept per index
-//     generation): the rarest, together matching at most rareRows rows,
-//     and the common rest.
+//     generation): the rarest, together matching at most rareRows rows
+//     (or the rarest one alone), and the common rest.
 //  2. Score only the rows holding a rare term, by the whole query: FTS5's
 //     BM25 of "(rare) AND (all terms)" counts each rare term twice, so
 //     subtracting the BM25 of "(rare)" over the same rows leaves exactly
@@ -136,7 +136,9 @@ func (ix *Index) rareFirst(ctx context.Context, gen int64, terms []string, role 
 	var rows int64
 	bound := 0.0
 	for _, i := range order {
-		if bound == 0 && rows+dfs[i] <= maxRare {
+		// The rarest term is always taken: scoring its rows alone is less
+		// work than scoring every match, and the bound may still hold.
+		if bound == 0 && (len(rare) == 0 || rows+dfs[i] <= maxRare) {
 			rows += dfs[i]
 			rare = append(rare, quote(terms[i]))
 		} else {
