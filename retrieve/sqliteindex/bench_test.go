@@ -227,3 +227,66 @@ func BenchmarkSearchAfterWrite(b *testing.B) {
 	}
 	lat.Report(b)
 }
+
+// BenchmarkFullTextCommonWords ranks the full text of retrievetest's 160
+// queries over the 100,000 chunks both ways in one run: every match
+// scored (every-match, how full text ranked before rareFirst) and
+// rareFirst with the fallback to it (rare-first, today's fullText without
+// a filter), reporting process CPU per search and the share rareFirst
+// answered. Term counts are read once, untimed, before rare-first.
+func BenchmarkFullTextCommonWords(b *testing.B) {
+	ctx := context.Background()
+	ix, err := Open(ctx, benchIndex(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	qs := retrievetest.Queries(b)
+	role := int(access.Player)
+	cond, args := where(retrieve.Filter{})
+	every := func(text string) ([]hit, error) {
+		return ix.hits(ctx, `SELECT lore_fts.rowid, -lore_fts.rank FROM lore_fts JOIN lore_chunks c ON c.n = lore_fts.rowid
+			WHERE lore_fts MATCH ? AND c.access <= ?`+cond+` ORDER BY lore_fts.rank LIMIT ?`, append(append([]any{matchQuery(text), role}, args...), 40)...)
+	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"every-match", "rare-first"} {
+		b.Run(mode, func(b *testing.B) {
+			if mode == "rare-first" {
+				for _, q := range qs {
+					if _, _, err := ix.termStats(ctx, gen, retrieve.Terms(q.Text)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			var cpu retrievetest.Latencies
+			answered, i := 0, 0
+			for b.Loop() {
+				text := qs[i%len(qs)].Text
+				i++
+				start := cputime.Process()
+				hits, ok, err := []hit(nil), false, error(nil)
+				if mode == "rare-first" {
+					hits, ok, err = ix.rareFirst(ctx, gen, retrieve.Terms(text), role, cond, args, 40, rareRows)
+				}
+				if err == nil && !ok {
+					hits, err = every(text)
+				}
+				cpu = append(cpu, cputime.Process()-start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(hits) == 0 {
+					b.Fatalf("%q found nothing", text)
+				}
+				if ok {
+					answered++
+				}
+			}
+			cpu.ReportCPU(b)
+			b.ReportMetric(float64(answered)/float64(i), "rare-first-share")
+		})
+	}
+}
