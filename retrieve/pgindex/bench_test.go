@@ -100,9 +100,9 @@ func benchPostgres(b *testing.B, c *retrievetest.Corpus) string {
 // player, limit 10, budget about 3,000 tokens, every search ranked (no
 // result cache), p50 and p99 per search. Full text alone; hybrid (full
 // text and the hashing embedder's vectors, fused); hybrid filtered to one
-// pack of ten. On PostgreSQL, hybrid uses pgvector's HNSW index and
-// hybrid-exact the exact scan in SQL. PostgreSQL is skipped without
-// HEARTH_TEST_POSTGRES_URL.
+// pack of ten. On PostgreSQL, hybrid uses pgvector's HNSW index (the exact
+// scan in SQL is BenchmarkVectorSearch100k's: seconds per search).
+// PostgreSQL is skipped without HEARTH_TEST_POSTGRES_URL.
 func BenchmarkSearch100k(b *testing.B) {
 	ctx := context.Background()
 	c := retrievetest.Build(b, retrievetest.BenchChunks, retrievetest.BenchPerFile, retrievetest.BenchSeed)
@@ -141,7 +141,6 @@ func BenchmarkSearch100k(b *testing.B) {
 		{"postgres/fulltext", pg(), retrieve.Filter{}},
 		{"postgres/hybrid", pg(pgindex.WithEmbedder(hashing)), retrieve.Filter{}},
 		{"postgres/hybrid-one-pack", pg(pgindex.WithEmbedder(hashing)), onePack},
-		{"postgres/hybrid-exact", pg(pgindex.WithEmbedder(hashing), pgindex.WithoutPGVector()), retrieve.Filter{}},
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			retrievetest.BenchSearch(b, v.open(b), qs, v.filter)
