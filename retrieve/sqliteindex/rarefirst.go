@@ -19,7 +19,7 @@ import (
 //
 //  1. Split the terms by how many chunks hold each (kept per index
 //     generation): the rarest, together matching at most rareRows rows
-//     (or the rarest one alone), and the common rest.
+//     (or the rarest one alone, up to 4 × rareRows), and the common rest.
 //  2. Score only the rows holding a rare term, by the whole query: FTS5's
 //     BM25 of "(rare) AND (all terms)" counts each rare term twice, so
 //     subtracting the BM25 of "(rare)" over the same rows leaves exactly
@@ -136,9 +136,11 @@ func (ix *Index) rareFirst(ctx context.Context, gen int64, terms []string, role 
 	var rows int64
 	bound := 0.0
 	for _, i := range order {
-		// The rarest term is always taken: scoring its rows alone is less
-		// work than scoring every match, and the bound may still hold.
-		if bound == 0 && (len(rare) == 0 || rows+dfs[i] <= maxRare) {
+		// The rarest term alone may match up to 4 × maxRare rows: scoring
+		// them is less work than scoring every match, and the bound may
+		// still hold. Past that, a miss (the bound fails and every match
+		// is ranked after all) costs more than the hits save.
+		if bound == 0 && (rows+dfs[i] <= maxRare || len(rare) == 0 && dfs[i] <= 4*maxRare) {
 			rows += dfs[i]
 			rare = append(rare, quote(terms[i]))
 		} else {
