@@ -73,9 +73,11 @@ fuzz:
 
 # The headline benchmarks of BENCHMARKS.md: a turn, retrieval over 100,000
 # chunks (SQLite and PostgreSQL in one run), memory recall over 100,000
-# events, 1,000 concurrent chat streams. Under 10 minutes on a 2-core
-# machine once retrieve/retrievetest/testdata/cache holds the built
-# indexes (the first run builds them: several minutes more). The
+# events, 1,000 concurrent chat streams. The first run builds the
+# retrieval indexes into retrieve/retrievetest/testdata/cache (SQLite
+# 9 minutes, PostgreSQL 33 on a loaded 2-core machine); later runs reuse
+# them. Full text over 100,000 chunks costs up to a second of CPU a
+# search, so the whole set takes well over 10 minutes on 2 cores. The
 # PostgreSQL halves run when HEARTH_TEST_POSTGRES_URL is set
 # (scripts/postgres-test.sh start DIR prints one). PDF extraction is
 # scripts/bench-pdf.sh. bench-all runs every benchmark of the packages
