@@ -5,9 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"regexp"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/openai"
 )
 
 // streamingModel streams a fixed answer after a fixed think time, the way
@@ -179,8 +184,9 @@ func reportQuantiles(b *testing.B, ds []time.Duration) {
 }
 
 // BenchmarkIdleChatMemory holds chats waiting on a client's tool result
-// (idle, but with their request, run and stream alive) and reports the
-// heap each one costs.
+// (idle, but with their request, run and stream alive) and reports what
+// each one costs in heap objects plus goroutine stacks (runtime/metrics),
+// the test client's side included: an upper bound on the server's.
 func BenchmarkIdleChatMemory(b *testing.B) {
 	const chats = 500
 	f := newFixture(&testing.T{}, fixtureOpts{provider: streamingModel{external: true}})
@@ -188,17 +194,220 @@ func BenchmarkIdleChatMemory(b *testing.B) {
 	client := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 	for b.Loop() {
-		runtime.GC()
-		var before runtime.MemStats
-		runtime.ReadMemStats(&before)
+		before := liveBytes()
 		resps := holdIdle(b, f, client, chats)
-		runtime.GC()
-		var during runtime.MemStats
-		runtime.ReadMemStats(&during)
-		b.ReportMetric(float64(int64(during.HeapAlloc)-int64(before.HeapAlloc))/chats/1024, "KB/idle-chat")
+		b.ReportMetric(float64(int64(liveBytes())-int64(before))/chats/1024, "KB/idle-chat")
 		closeAll(resps)
 		for f.chat.ActiveCount() > 0 {
 			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// wireModel is a model server speaking OpenAI's chat-completions wire
+// format (server-sent chunks, then usage, then [DONE]), streaming tokens
+// at a fixed rate per stream. Each token's text is "t<unix nanoseconds>"
+// of the moment it was written, so a client reading hearth's stream can
+// tell how long the token took to reach it.
+func wireModel(tokens int, every time.Duration) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		chunk := func(delta string) {
+			fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":%s,"finish_reason":null}]}`+"\n\n", delta)
+		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for i := range tokens {
+			if i > 0 {
+				select {
+				case <-tick.C:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			chunk(fmt.Sprintf(`{"content":"t%d "}`, time.Now().UnixNano()))
+			if rc.Flush() != nil {
+				return
+			}
+		}
+		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
+		fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", tokens, tokens+100)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		rc.Flush()
+	}))
+}
+
+var tokenStamp = regexp.MustCompile(`t(\d{19})`)
+
+// streamed is what one chat's client saw.
+type streamed struct {
+	firstToken time.Duration   // from sending the request to the first content event
+	lags       []time.Duration // per token: from the model writing it to the client reading it
+	tokens     int
+}
+
+// streamChat posts a chat and reads its stream to the end.
+func streamChat(f *fixture, client *http.Client, body string) (streamed, error) {
+	var s streamed
+	req, _ := http.NewRequest("POST", f.url+"/api/chat", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+f.gmKey)
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return s, fmt.Errorf("chat: %s: %s", resp.Status, b)
+	}
+	r := bufio.NewReaderSize(resp.Body, 512)
+	for {
+		line, err := r.ReadString('\n')
+		if err == io.EOF {
+			return s, nil
+		}
+		if err != nil {
+			return s, err
+		}
+		if !strings.Contains(line, `"type":"content"`) {
+			continue
+		}
+		now := time.Now()
+		if s.firstToken == 0 {
+			s.firstToken = now.Sub(start)
+		}
+		for _, m := range tokenStamp.FindAllStringSubmatch(line, -1) {
+			ns, _ := strconv.ParseInt(m[1], 10, 64)
+			s.lags = append(s.lags, now.Sub(time.Unix(0, ns)))
+			s.tokens++
+		}
+	}
+}
+
+// liveBytes is the process's heap objects plus goroutine stacks, after a
+// collection (runtime/metrics): what an idle goroutine costs is mostly
+// its stack, which the heap alone does not show.
+func liveBytes() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
+}
+
+// streamingFixture serves hearth's chat API with the OpenAI provider (the
+// one a user configures for any OpenAI-compatible server, with its
+// default HTTP client) against wireModel.
+func streamingFixture(b *testing.B, tokens int, every time.Duration) *fixture {
+	model := wireModel(tokens, every)
+	b.Cleanup(model.Close)
+	p, err := openai.New(model.URL+"/v1", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return newFixture(&testing.T{}, fixtureOpts{provider: p})
+}
+
+// BenchmarkStreaming1000 is 1,000 chats streaming at the same time through
+// hearth's chat API (POST /api/chat, SSE) from a model server speaking
+// OpenAI's wire format at 20 tokens/s per stream (100 tokens, 5 s): the
+// chats start 2 ms apart, so all 1,000 stream together for most of the
+// run. It reports the time to first token each chat's client sees
+// (request to first content event; the model answers at once, so all of
+// it is hearth's and the network's), the lag of every token (model wrote
+// it → client read it), and the live memory (heap objects and goroutine
+// stacks, runtime/metrics) per streaming chat while all stream: an upper
+// bound on the server's share, since the test client and the fake model
+// live in the same process.
+func BenchmarkStreaming1000(b *testing.B) {
+	const chats, tokens = 1000, 100
+	f := streamingFixture(b, tokens, 50*time.Millisecond)
+	tr := &http.Transport{MaxIdleConnsPerHost: chats}
+	client := &http.Client{Transport: tr}
+	defer tr.CloseIdleConnections()
+	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
+	var first, lags []time.Duration
+	var perChat float64
+	for b.Loop() {
+		before := liveBytes()
+		results := make([]streamed, chats)
+		errs := make([]error, chats)
+		var wg sync.WaitGroup
+		var started sync.WaitGroup
+		started.Add(chats)
+		for i := range chats {
+			time.Sleep(2 * time.Millisecond)
+			wg.Go(func() {
+				started.Done()
+				results[i], errs[i] = streamChat(f, client, body)
+			})
+		}
+		started.Wait()
+		// All are streaming now (each lasts 5 s; starting took 2 s).
+		time.Sleep(500 * time.Millisecond)
+		perChat = float64(int64(liveBytes())-int64(before)) / chats / 1024
+		wg.Wait()
+		for i, s := range results {
+			if errs[i] != nil {
+				b.Fatal(errs[i])
+			}
+			if s.tokens != tokens {
+				b.Fatalf("chat %d got %d tokens, want %d", i, s.tokens, tokens)
+			}
+			first = append(first, s.firstToken)
+			lags = append(lags, s.lags...)
+		}
+	}
+	q := func(ds []time.Duration, p float64) float64 {
+		slices.Sort(ds)
+		return float64(ds[int(p*float64(len(ds)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(first, 0.5), "p50-first-token-ms")
+	b.ReportMetric(q(first, 0.99), "p99-first-token-ms")
+	b.ReportMetric(q(lags, 0.5), "p50-token-lag-ms")
+	b.ReportMetric(q(lags, 0.99), "p99-token-lag-ms")
+	b.ReportMetric(perChat, "KB/streaming-chat")
+}
+
+// BenchmarkStreamingBurst starts 1,000 chats at the same instant against
+// the OpenAI-wire fake model (first token at once, 20 tokens/s, 20
+// tokens) and reports their time to first token as each client sees it.
+func BenchmarkStreamingBurst(b *testing.B) {
+	const chats, tokens = 1000, 20
+	f := streamingFixture(b, tokens, 50*time.Millisecond)
+	tr := &http.Transport{MaxIdleConnsPerHost: chats}
+	client := &http.Client{Transport: tr}
+	defer tr.CloseIdleConnections()
+	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
+	var first []time.Duration
+	for b.Loop() {
+		results := make([]streamed, chats)
+		errs := make([]error, chats)
+		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		for i := range chats {
+			wg.Go(func() {
+				<-gate
+				results[i], errs[i] = streamChat(f, client, body)
+			})
+		}
+		close(gate)
+		wg.Wait()
+		for i, s := range results {
+			if errs[i] != nil {
+				b.Fatal(errs[i])
+			}
+			first = append(first, s.firstToken)
+		}
+	}
+	slices.Sort(first)
+	q := func(p float64) float64 { return float64(first[int(p*float64(len(first)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.5), "p50-first-token-ms")
+	b.ReportMetric(q(0.99), "p99-first-token-ms")
 }

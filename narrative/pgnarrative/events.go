@@ -163,12 +163,13 @@ func (db *DB) embedMissing(ctx context.Context, evs []narrative.Event) {
 
 const eventColumns = `id, playthrough, session, turn, scene, game_time, wall_time, summary, characters, location, action_type, significance, tags, kind, embedding`
 
-func scanEvent(s pgx.Row) (narrative.Event, error) {
+// scanEvent reads a row of eventColumns, and of more columns into extra.
+func scanEvent(s pgx.Row, extra ...any) (narrative.Event, error) {
 	var e narrative.Event
 	var at, wall int64
 	var kind string
-	if err := s.Scan(&e.ID, &e.Playthrough, &e.Session, &e.Turn, &e.Scene, &at, &wall, &e.Summary,
-		&e.Characters, &e.Location, &e.Action, &e.Significance, &e.Tags, &kind, &e.Embedding); err != nil {
+	if err := s.Scan(append([]any{&e.ID, &e.Playthrough, &e.Session, &e.Turn, &e.Scene, &at, &wall, &e.Summary,
+		&e.Characters, &e.Location, &e.Action, &e.Significance, &e.Tags, &kind, &e.Embedding}, extra...)...); err != nil {
 		return e, err
 	}
 	e.At, e.Wall, e.Kind = world.GameTime(at), time.Unix(0, wall).UTC(), narrative.Kind(kind)
@@ -213,13 +214,37 @@ func (db *DB) Events(ctx context.Context, playthrough string) ([]narrative.Event
 
 // Forget deletes an event (the seed's retention policies).
 func (db *DB) Forget(ctx context.Context, playthrough string, id int64) error {
-	tag, err := db.h.Pool().Exec(ctx, `DELETE FROM narrative_events WHERE playthrough = $1 AND id = $2`, playthrough, id)
+	db.loading.Lock() // no catch-up adds it back while it goes
+	defer db.loading.Unlock()
+	var n, forgotten int64
+	err := db.h.Tx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM narrative_events WHERE playthrough = $1 AND id = $2`, playthrough, id)
+		if err != nil {
+			return err
+		}
+		if n = tag.RowsAffected(); n == 0 {
+			return nil
+		}
+		// The delete's trigger holds the counter row until commit: this
+		// is the count with this event and every earlier forgetting.
+		return tx.QueryRow(ctx, `SELECT forgotten FROM narrative_event_seq WHERE playthrough = $1`, playthrough).Scan(&forgotten)
+	})
 	if err != nil {
 		return db.explain("forget a memory", err)
 	}
-	if tag.RowsAffected() == 0 {
+	if n == 0 {
 		return fmt.Errorf("forget memory %d of playthrough %s: %w", id, playthrough, ErrNotFound)
 	}
+	db.mu.Lock()
+	if l := db.idx[playthrough]; l != nil {
+		if l.forgotten == forgotten-1 {
+			l.x.Remove(playthrough, id)
+			l.forgotten = forgotten
+		} else {
+			delete(db.idx, playthrough) // another server forgot too: reload
+		}
+	}
+	db.mu.Unlock()
 	return nil
 }
 
@@ -228,6 +253,17 @@ func (db *DB) Forget(ctx context.Context, playthrough string, id int64) error {
 // there is an embedder; if embedding fails, or there is none, it is
 // answered lexically and the matches say so in their Method.
 func (db *DB) Recall(ctx context.Context, q narrative.Query) ([]narrative.Match, error) {
+	return db.recall(ctx, q, false)
+}
+
+// RecallExact answers q as Recall does but scores every filtered event
+// exactly, skipping the sign-bit candidates: for measuring the quantised
+// path's recall.
+func (db *DB) RecallExact(ctx context.Context, q narrative.Query) ([]narrative.Match, error) {
+	return db.recall(ctx, q, true)
+}
+
+func (db *DB) recall(ctx context.Context, q narrative.Query, exact bool) ([]narrative.Match, error) {
 	start := time.Now()
 	if q.Vector == nil && strings.TrimSpace(q.Text) != "" && db.o.embedder != nil && len(q.Text) <= narrative.MaxQueryBytes {
 		vs, err := db.o.embedder.Embed(ctx, []string{q.Text})
@@ -240,15 +276,99 @@ func (db *DB) Recall(ctx context.Context, q narrative.Query) ([]narrative.Match,
 			db.o.log.Warn("narrative: embedding a query failed; answering lexically", "err", err)
 		}
 	}
-	evs, err := db.Events(ctx, q.Playthrough)
+	x, err := db.index(ctx, q.Playthrough)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := narrative.Recall(evs, q)
+	db.mu.RLock()
+	var ms []narrative.Match
+	if exact {
+		ms, err = x.RecallExact(q)
+	} else {
+		ms, err = x.Recall(q)
+	}
+	db.mu.RUnlock()
 	if err != nil {
 		return nil, hearth.Errorf(hearth.Invalid, "recall in playthrough %s: %w", q.Playthrough, err)
 	}
 	db.o.log.Debug("narrative: recall", "playthrough", q.Playthrough, "results", len(ms), "took", time.Since(start),
 		"vector", q.Vector != nil, "filter", q.Filter)
 	return ms, nil
+}
+
+// index returns a playthrough's index, current as of the counter it reads
+// first: loaded in full the first time or after another server forgot an
+// event, otherwise brought up to date with the events numbered after the
+// last one held (none, mostly: then this is one indexed row read).
+func (db *DB) index(ctx context.Context, playthrough string) (*narrative.Index, error) {
+	db.loading.Lock()
+	defer db.loading.Unlock()
+	var seq, forgotten int64
+	err := db.h.Pool().QueryRow(ctx, `SELECT seq, forgotten FROM narrative_event_seq WHERE playthrough = $1`, playthrough).Scan(&seq, &forgotten)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, db.explain("load memories", err)
+	}
+	db.mu.RLock()
+	l := db.idx[playthrough]
+	db.mu.RUnlock()
+	switch {
+	case l != nil && l.forgotten == forgotten && l.seq >= seq:
+		return l.x, nil
+	case l != nil && l.forgotten == forgotten:
+		if err := db.catchUp(ctx, playthrough, l, true); err != nil {
+			db.mu.Lock()
+			delete(db.idx, playthrough) // out of step: reload next time
+			db.mu.Unlock()
+			return nil, err
+		}
+		return l.x, nil
+	}
+	// Read without holding mu, so recalls in other playthroughs go on.
+	// An event forgotten after the counter was read is simply not read;
+	// the next recall sees the count moved and reloads.
+	l = &loaded{x: narrative.NewIndex(narrative.IndexOptions{}), forgotten: forgotten}
+	var n, dim int
+	err = db.h.Pool().QueryRow(ctx, `SELECT count(*), COALESCE(max(cardinality(embedding)), 0) FROM narrative_events WHERE playthrough = $1`, playthrough).Scan(&n, &dim)
+	if err != nil {
+		return nil, db.explain("count memories", err)
+	}
+	l.x.Reserve(playthrough, n, dim)
+	if err := db.catchUp(ctx, playthrough, l, false); err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	db.idx[playthrough] = l
+	db.mu.Unlock()
+	return l.x, nil
+}
+
+// catchUp adds the playthrough's events numbered after l.seq to l, in
+// order. A playthrough's committed events are numbered 1..n without gaps
+// (see migrations/0003), so nothing is skipped. shared says l is in
+// db.idx, read by recalls.
+func (db *DB) catchUp(ctx context.Context, playthrough string, l *loaded, shared bool) error {
+	rows, err := db.h.Pool().Query(ctx, `SELECT `+eventColumns+`, seq FROM narrative_events WHERE playthrough = $1 AND seq > $2 ORDER BY seq`, playthrough, l.seq)
+	if err != nil {
+		return db.explain("load memories", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		e, err := scanEvent(rows, &seq)
+		if err != nil {
+			return db.explain("load memories", err)
+		}
+		if shared {
+			db.mu.Lock()
+		}
+		err = l.x.Add(e)
+		l.seq = seq
+		if shared {
+			db.mu.Unlock()
+		}
+		if err != nil {
+			return fmt.Errorf("load memories of playthrough %s: %w", playthrough, err)
+		}
+	}
+	return db.explain("load memories", rows.Err())
 }

@@ -12,11 +12,14 @@
 // playthrough, so several servers sharing the database never trigger a
 // beat twice or lose a change.
 //
-// Recall reads the playthrough's committed events afresh on every call
-// and answers with narrative.Recall, the reference: IDs from an identity
-// column are not committed in order when several servers write, so the
-// incremental index SQLite keeps (one writer, IDs commit in order) would
-// miss events here.
+// Recall answers from an in-process narrative.Index per playthrough, as
+// SQLite does, kept current by the playthrough's event counter
+// (migrations/0003): IDs from an identity column are not committed in
+// order when several servers write, so each playthrough numbers its
+// events (seq) under a row lock that makes them commit in order. A recall
+// reads the counter (one indexed row); when it moved, it reads just the
+// events numbered after the last one held, and when an event was
+// forgotten by someone else, it reloads the playthrough.
 package pgnarrative
 
 import (
@@ -25,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -48,6 +52,20 @@ type DB struct {
 	h   *pgdb.DB
 	own bool // Close closes h: Open opened it
 	o   options
+
+	// loading serialises index loads and catch-ups, so each event is
+	// added to an index once.
+	loading sync.Mutex
+	mu      sync.RWMutex       // guards idx and each index
+	idx     map[string]*loaded // by playthrough, once loaded
+}
+
+// loaded is a playthrough's recall index, the highest event number it
+// holds and the playthrough's count of forgotten events when it was read.
+type loaded struct {
+	x         *narrative.Index
+	seq       int64
+	forgotten int64
 }
 
 var _ narrative.Store = (*DB)(nil)
@@ -100,7 +118,7 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*DB, error) {
 	if o.log == nil {
 		o.log = slog.New(slog.DiscardHandler)
 	}
-	return &DB{h: h, o: o}, nil
+	return &DB{h: h, o: o, idx: map[string]*loaded{}}, nil
 }
 
 // Open connects to the database at url with only the narrative tables

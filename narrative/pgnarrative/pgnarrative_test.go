@@ -2,9 +2,12 @@ package pgnarrative_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/hearth-rpg/hearth/internal/pgdb"
 	"github.com/hearth-rpg/hearth/internal/pgdb/pgtest"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/narrative/narrativetest"
@@ -91,3 +94,99 @@ func (noState) Location() string            { return "" }
 func (noState) HasItem(string) bool         { return false }
 func (noState) Reputation(string) float64   { return 0 }
 func (noState) Perception(string) float64   { return 0 }
+
+// Recall keeps each playthrough in memory and must still see what other
+// servers write: events they commit (even one that started before an
+// event committed first), and events they forget.
+func TestRecallAcrossServers(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	reader, writer, other := open(t, url), open(t, url), open(t, url)
+	ev := func(s string) narrative.Event {
+		return narrative.Event{Playthrough: "p", Summary: s, Significance: 5, Embedding: []float32{1, 0, 0}}
+	}
+	recalled := func() []string {
+		t.Helper()
+		ms, err := reader.Recall(ctx, narrative.Query{Playthrough: "p", Vector: []float32{1, 0, 0}, Limit: 50, MinScore: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Event.Summary)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := func(w ...string) {
+		t.Helper()
+		if got := recalled(); !slices.Equal(got, w) {
+			t.Errorf("recalled %q, want %q", got, w)
+		}
+	}
+	want() // loads an empty index
+	ids, err := writer.Remember(ctx, ev("first"), ev("second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want("first", "second")
+
+	// A turn's transaction holds its events uncommitted while another
+	// server stores one: the later writer waits for the earlier, so the
+	// reader never holds the later event while missing the earlier.
+	h, err := pgdb.Open(ctx, url, pgdb.Options{Migrations: []pgdb.Migrations{pgnarrative.Migrations}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	tx, err := h.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := pgnarrative.InsertEvents(ctx, tx, []narrative.Event{ev("slow turn")}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := other.Remember(ctx, ev("quick note"))
+		done <- err
+	}()
+	// Give the other server a second to commit, which it must not manage
+	// before the slow turn does; if it did, the reader would hold the
+	// quick note and must still find the slow turn once it commits.
+	committed := false
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		committed = true
+		want("first", "quick note", "second")
+	case <-time.After(time.Second):
+		want("first", "second")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !committed {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	want("first", "quick note", "second", "slow turn")
+
+	// Forgotten by another server, then by the reader itself.
+	if err := writer.Forget(ctx, "p", ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	want("quick note", "second", "slow turn")
+	if err := reader.Forget(ctx, "p", ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	want("quick note", "slow turn")
+	if _, err := other.Remember(ctx, ev("last")); err != nil {
+		t.Fatal(err)
+	}
+	want("last", "quick note", "slow turn")
+}

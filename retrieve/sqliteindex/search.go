@@ -44,7 +44,7 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 			return r, nil
 		}
 	}
-	res, degraded, err := ix.search(ctx, q, text)
+	res, degraded, err := ix.search(ctx, q, text, gen)
 	if err == nil && keep && !degraded {
 		ix.results.put(gen, key, res)
 	}
@@ -53,7 +53,7 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 
 // search runs q; degraded reports a search without vectors because the
 // embedder failed, which the next search tries again.
-func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (_ retrieve.Result, degraded bool, err error) {
+func (ix *Index) search(ctx context.Context, q retrieve.Query, text string, gen int64) (_ retrieve.Result, degraded bool, err error) {
 	role := roleLevel(q.Role)
 	cond, args := where(q.Filter)
 	k := depth(q.EffectiveLimit())
@@ -70,7 +70,7 @@ func (ix *Index) search(ctx context.Context, q retrieve.Query, text string) (_ r
 	if match != "" {
 		wg.Go(func() {
 			ft.kind = retrieve.FullText
-			ft.hits, ftErr = ix.fullText(ctx, match, role, q.Filter, cond, args, k)
+			ft.hits, ftErr = ix.fullText(ctx, gen, text, match, role, q.Filter, cond, args, k)
 		})
 	}
 	if ix.emb != nil && text != "" {
@@ -142,7 +142,16 @@ type ranked struct {
 // span of rows is handed to FTS5 as a rowid range, which it seeks to,
 // so only the matches in it are scored. Scores are the table's, so the
 // ranking is the same as without the range.
-func (ix *Index) fullText(ctx context.Context, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
+//
+// Otherwise, when a few rare words decide the top k, only the rows
+// holding them are scored (rareFirst).
+func (ix *Index) fullText(ctx context.Context, gen int64, text, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
+	if !selective(f) {
+		hits, ok, err := ix.rareFirst(ctx, gen, retrieve.Terms(text), role, cond, args, k, rareRows)
+		if err != nil || ok {
+			return hits, err
+		}
+	}
 	query := `SELECT lore_fts.rowid, -lore_fts.rank FROM lore_fts JOIN lore_chunks c ON c.n = lore_fts.rowid
 		WHERE lore_fts MATCH ? AND c.access <= ?` + cond
 	qargs := append([]any{match, role}, args...)

@@ -33,6 +33,7 @@ type Index struct {
 
 	stmts                    stmtCache // reads
 	results                  resultCache
+	tstats                   termStats
 	insChunk, insKey, insVec *sql.Stmt // writes
 
 	vmu  sync.Mutex   // held while the vector cache catches up

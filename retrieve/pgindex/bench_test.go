@@ -1,0 +1,226 @@
+package pgindex_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hearth-rpg/hearth/embedding"
+	"github.com/hearth-rpg/hearth/internal/pgdb/pgtest"
+	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/pgindex"
+	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
+	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
+)
+
+// benchSQLite is retrievetest's 100,000-chunk corpus in SQLite, the file
+// sqliteindex's own benchmarks build and cache.
+func benchSQLite(b *testing.B, c *retrievetest.Corpus) string {
+	return retrievetest.Cached(b, "sqlite-"+c.Fingerprint+"-hashing384.db", func(path string) error {
+		ctx := context.Background()
+		ix, err := sqliteindex.Open(ctx, path, sqliteindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)))
+		if err != nil {
+			return err
+		}
+		if err := retrievetest.Fill(ctx, ix, c.Files); err != nil {
+			ix.Close()
+			return err
+		}
+		return ix.Close()
+	})
+}
+
+// benchPostgres returns a URL whose search_path is a schema holding the
+// corpus, with hashing vectors and pgvector's HNSW index. The schema is
+// named by the corpus's fingerprint and kept between runs (building it
+// takes minutes): a run finding it complete reuses it. It skips without
+// HEARTH_TEST_POSTGRES_URL.
+func benchPostgres(b *testing.B, c *retrievetest.Corpus) string {
+	base := pgtest.Skip(b)
+	ctx := context.Background()
+	sum := sha256.Sum256([]byte(c.Fingerprint))
+	schema := "bench_lore_" + hex.EncodeToString(sum[:6])
+	u, err := url.Parse(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema+",public")
+	u.RawQuery = q.Encode()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var done bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, schema+".bench_done").Scan(&done); err != nil {
+		b.Fatal(err)
+	}
+	if done {
+		return u.String()
+	}
+	start := time.Now()
+	if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
+		b.Fatal(err)
+	}
+	// Vectors first, with no HNSW index (WithoutPGVector), then the index
+	// built over all of them at once: inserting 100,000 rows into a live
+	// HNSW index takes far longer.
+	ix, err := pgindex.Open(ctx, u.String(), pgindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)), pgindex.WithoutPGVector())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := retrievetest.Fill(ctx, ix, c.Files); err != nil {
+		ix.Close()
+		b.Fatal(err)
+	}
+	ix.Close()
+	ix, err = pgindex.Open(ctx, u.String(), pgindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix.Close()
+	if _, err := conn.Exec(ctx, `ANALYZE `+schema+`.lore_chunks; ANALYZE `+schema+`.lore_vectors; CREATE TABLE `+schema+`.bench_done ()`); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "built PostgreSQL schema %s in %v\n", schema, time.Since(start).Round(time.Second))
+	return u.String()
+}
+
+// BenchmarkSearch100k runs the same searches on both backends in one run:
+// retrievetest's 160 queries (SRD questions, headings, answer sentences,
+// content words) over its 100,000 chunks of real SRD and PDF text, as a
+// player, limit 10, budget about 3,000 tokens, every search ranked (no
+// result cache), p50 and p99 per search. Full text alone; hybrid (full
+// text and the hashing embedder's vectors, fused); hybrid filtered to one
+// pack of ten. On PostgreSQL, hybrid uses pgvector's HNSW index (the exact
+// scan in SQL is BenchmarkVectorSearch100k's: seconds per search).
+// PostgreSQL is skipped without HEARTH_TEST_POSTGRES_URL.
+func BenchmarkSearch100k(b *testing.B) {
+	ctx := context.Background()
+	c := retrievetest.Build(b, retrievetest.BenchChunks, retrievetest.BenchPerFile, retrievetest.BenchSeed)
+	qs := retrievetest.Queries(b)
+	hashing := embedding.NewHashing(retrievetest.BenchDim)
+	onePack := retrieve.Filter{Packs: []string{"pack03"}}
+	type variant struct {
+		name   string
+		open   func(b *testing.B) retrieve.Index
+		filter retrieve.Filter
+	}
+	sq := func(opts ...sqliteindex.Option) func(b *testing.B) retrieve.Index {
+		return func(b *testing.B) retrieve.Index {
+			ix, err := sqliteindex.Open(ctx, benchSQLite(b, c), opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { ix.Close() })
+			return ix
+		}
+	}
+	pg := func(opts ...pgindex.Option) func(b *testing.B) retrieve.Index {
+		return func(b *testing.B) retrieve.Index {
+			ix, err := pgindex.Open(ctx, benchPostgres(b, c), opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { ix.Close() })
+			return ix
+		}
+	}
+	for _, v := range []variant{
+		{"sqlite/fulltext", sq(), retrieve.Filter{}},
+		{"sqlite/hybrid", sq(sqliteindex.WithEmbedder(hashing)), retrieve.Filter{}},
+		{"sqlite/hybrid-one-pack", sq(sqliteindex.WithEmbedder(hashing)), onePack},
+		{"postgres/fulltext", pg(), retrieve.Filter{}},
+		{"postgres/hybrid", pg(pgindex.WithEmbedder(hashing)), retrieve.Filter{}},
+		{"postgres/hybrid-one-pack", pg(pgindex.WithEmbedder(hashing)), onePack},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			retrievetest.BenchSearch(b, v.open(b), qs, v.filter)
+		})
+	}
+}
+
+// BenchmarkVectorSearch100k is PostgreSQL's vector search alone over the
+// 100,000 hashing vectors (384 dimensions), as the GM, 40 nearest:
+// pgvector's HNSW index and the exact scan in SQL, p50 and p99 per
+// search, and HNSW's recall@10 against the exact scan over 10 of the
+// queries. The exact scan takes seconds: give it a small -benchtime.
+// (SQLite's exact scan alone is sqliteindex's BenchmarkVectorScan.)
+func BenchmarkVectorSearch100k(b *testing.B) {
+	ctx := context.Background()
+	c := retrievetest.Build(b, retrievetest.BenchChunks, retrievetest.BenchPerFile, retrievetest.BenchSeed)
+	qs := retrievetest.Queries(b)
+	u := benchPostgres(b, c)
+	hashing := embedding.NewHashing(retrievetest.BenchDim)
+	hnsw, err := pgindex.Open(ctx, u, pgindex.WithEmbedder(hashing))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer hnsw.Close()
+	exact, err := pgindex.Open(ctx, u, pgindex.WithEmbedder(hashing), pgindex.WithoutPGVector())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer exact.Close()
+	if hnsw.Mode() != pgindex.VectorsHNSW {
+		b.Skipf("pgvector is not installed on the server: %s", hnsw.VectorSearch())
+	}
+	for _, v := range []struct {
+		name string
+		ix   *pgindex.Index
+	}{{"hnsw", hnsw}, {"exact", exact}} {
+		b.Run(v.name, func(b *testing.B) {
+			var lat retrievetest.Latencies
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				hits, err := v.ix.VectorHits(ctx, qs[i%len(qs)].Text, 40)
+				lat = append(lat, time.Since(start))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(hits) == 0 {
+					b.Fatalf("no vector hits for %q", qs[i%len(qs)].Text)
+				}
+				i++
+			}
+			lat.Report(b)
+			if v.name != "hnsw" {
+				return
+			}
+			// Against the exact scan on every 16th query: the exact scan in
+			// SQL takes seconds over 100,000 vectors.
+			found, total := 0, 0
+			for j := 0; j < len(qs); j += 16 {
+				q := qs[j]
+				got, err := hnsw.VectorHits(ctx, q.Text, 40)
+				if err != nil {
+					b.Fatal(err)
+				}
+				want, err := exact.VectorHits(ctx, q.Text, 40)
+				if err != nil {
+					b.Fatal(err)
+				}
+				in := map[int64]bool{}
+				for _, n := range got[:min(10, len(got))] {
+					in[n] = true
+				}
+				for _, n := range want[:min(10, len(want))] {
+					total++
+					if in[n] {
+						found++
+					}
+				}
+			}
+			b.ReportMetric(float64(found)/float64(max(total, 1)), "recall@10")
+		})
+	}
+}
