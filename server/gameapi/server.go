@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/imagegen"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/store"
@@ -88,6 +89,13 @@ type Options struct {
 	// OriginPatterns are other origins allowed to open the WebSocket, as
 	// websocket.AcceptOptions takes them; the same origin always may.
 	OriginPatterns []string
+
+	// Cluster shares the games with other servers on the same database;
+	// nil is Solo, a server alone. LeasePoll is how often a server looks
+	// for games whose owner stopped (default 2s); it must be well under
+	// the cluster's lease time.
+	Cluster   Cluster
+	LeasePoll time.Duration
 }
 
 // Server serves the live game API. Create it with New, mount it with
@@ -107,6 +115,12 @@ type Server struct {
 
 	work  sync.WaitGroup // session workers, each finishing its turn
 	conns sync.WaitGroup // client writers
+
+	cluster Cluster
+	shared  bool           // Options.Cluster was given: other servers may own games
+	mux     *http.ServeMux // the routes, unwrapped, for requests other servers forward
+	catOnce sync.Once
+	cat     *i18n.Catalog
 }
 
 // New returns a server over o.Store.
@@ -144,9 +158,22 @@ func New(o Options) *Server {
 			speeds[k] = d
 		}
 	}
+	if o.LeasePoll <= 0 {
+		o.LeasePoll = 2 * time.Second
+	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Server{o: o, log: o.Logger, speeds: speeds, base: base, cancel: cancel,
-		live: map[string]*live{}, imaging: map[string]bool{}}
+	s := &Server{o: o, log: o.Logger, speeds: speeds, base: base, cancel: cancel,
+		live: map[string]*live{}, imaging: map[string]bool{}, cluster: o.Cluster, shared: o.Cluster != nil, mux: http.NewServeMux()}
+	for _, rt := range s.routes() {
+		s.mux.HandleFunc(rt.pattern, rt.h)
+	}
+	if !s.shared {
+		s.cluster = Solo{}
+	} else {
+		s.cluster.Serve(s.onEvent, s.onCall, s.owns)
+		go s.coordinate()
+	}
+	return s
 }
 
 var campaignName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
@@ -176,35 +203,48 @@ var ModelRoutes = []string{
 // /ws/game/{session_id}. The caller wraps mux in auth middleware that puts
 // an auth.User on every request's context.
 func (s *Server) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/campaigns", s.listCampaigns)
-	mux.HandleFunc("GET /api/campaigns/{name}/assets/{path...}", s.campaignAsset)
-	mux.HandleFunc("GET /api/sessions", s.listSessions)
-	mux.HandleFunc("POST /api/sessions", s.createSession)
-	mux.HandleFunc("GET /api/sessions/{id}", s.getSession)
-	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
-	mux.HandleFunc("GET /api/sessions/{id}/config", s.getConfig)
-	mux.HandleFunc("PUT /api/sessions/{id}/config", s.putConfig)
-	mux.HandleFunc("GET /api/sessions/{id}/turns", s.turns)
-	mux.HandleFunc("POST /api/sessions/{id}/turns/{n}/flag", s.flagTurn)
-	mux.HandleFunc("POST /api/sessions/{id}/restore", s.restore)
-	mux.HandleFunc("GET /api/sessions/{id}/forks", s.forks)
-	mux.HandleFunc("POST /api/sessions/{id}/forks", s.fork)
-	mux.HandleFunc("POST /api/sessions/{id}/forks/{name}/switch", s.switchFork)
-	mux.HandleFunc("PUT /api/sessions/{id}/forks/{name}", s.updateFork)
-	mux.HandleFunc("GET /api/sessions/{id}/compare", s.compare)
-	mux.HandleFunc("GET /api/sessions/{id}/transcript", s.transcript)
-	mux.HandleFunc("GET /api/sessions/{id}/callbacks", s.callbacks)
-	mux.HandleFunc("GET /api/sessions/{id}/modules", s.listModules)
-	mux.HandleFunc("POST /api/sessions/{id}/module", s.chooseModule)
-	mux.HandleFunc("PUT /api/sessions/{id}/party/{character}/controller", s.putController)
-	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", s.generateCurrent)
-	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", s.generateBest)
-	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn)
-	mux.HandleFunc("GET /api/sessions/{id}/images", s.images)
-	mux.HandleFunc("GET /api/sessions/{id}/images/{image_id}/download", s.downloadImage)
-	mux.HandleFunc("GET /api/sessions/{id}/images/download-all", s.downloadAll)
-	mux.HandleFunc("GET /api/sessions/images/summary", s.imageSummary)
-	mux.HandleFunc("GET /ws/game/{session_id}", s.socket)
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.pattern, s.routed(rt.h))
+	}
+}
+
+type route struct {
+	pattern string
+	h       http.HandlerFunc
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"GET /api/campaigns", s.listCampaigns},
+		{"GET /api/campaigns/{name}/assets/{path...}", s.campaignAsset},
+		{"GET /api/sessions", s.listSessions},
+		{"POST /api/sessions", s.createSession},
+		{"GET /api/sessions/{id}", s.getSession},
+		{"DELETE /api/sessions/{id}", s.deleteSession},
+		{"GET /api/sessions/{id}/config", s.getConfig},
+		{"PUT /api/sessions/{id}/config", s.putConfig},
+		{"GET /api/sessions/{id}/turns", s.turns},
+		{"POST /api/sessions/{id}/turns/{n}/flag", s.flagTurn},
+		{"POST /api/sessions/{id}/restore", s.restore},
+		{"GET /api/sessions/{id}/forks", s.forks},
+		{"POST /api/sessions/{id}/forks", s.fork},
+		{"POST /api/sessions/{id}/forks/{name}/switch", s.switchFork},
+		{"PUT /api/sessions/{id}/forks/{name}", s.updateFork},
+		{"GET /api/sessions/{id}/compare", s.compare},
+		{"GET /api/sessions/{id}/transcript", s.transcript},
+		{"GET /api/sessions/{id}/callbacks", s.callbacks},
+		{"GET /api/sessions/{id}/modules", s.listModules},
+		{"POST /api/sessions/{id}/module", s.chooseModule},
+		{"PUT /api/sessions/{id}/party/{character}/controller", s.putController},
+		{"POST /api/sessions/{id}/images/generate-current", s.generateCurrent},
+		{"POST /api/sessions/{id}/images/generate-best", s.generateBest},
+		{"POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn},
+		{"GET /api/sessions/{id}/images", s.images},
+		{"GET /api/sessions/{id}/images/{image_id}/download", s.downloadImage},
+		{"GET /api/sessions/{id}/images/download-all", s.downloadAll},
+		{"GET /api/sessions/images/summary", s.imageSummary},
+		{"GET /ws/game/{session_id}", s.socket},
+	}
 }
 
 // Close stops every autopilot, lets turns in flight finish until ctx ends
