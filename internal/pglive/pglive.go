@@ -279,10 +279,17 @@ func (h *Hub) Call(ctx context.Context, game string, req []byte) ([]byte, error)
 	h.mu.Lock()
 	h.waiters[id] = wake
 	h.mu.Unlock()
+	answered := false
 	defer func() {
 		h.mu.Lock()
 		delete(h.waiters, id)
 		h.mu.Unlock()
+		if !answered {
+			// Withdrawn, if nobody took it yet.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			h.pool.Exec(ctx, `DELETE FROM live_calls WHERE id = $1`, id) //nolint:errcheck // swept later anyway
+			cancel()
+		}
 	}()
 	announce := func() error {
 		_, err := h.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, h.channel, "c:"+strconv.FormatInt(id, 10)+":"+game)
@@ -299,16 +306,16 @@ func (h *Hub) Call(ctx context.Context, game string, req []byte) ([]byte, error)
 		err := h.pool.QueryRow(ctx, `DELETE FROM live_replies WHERE id = $1 RETURNING body, error`, id).Scan(&body, &msg)
 		switch {
 		case err == nil && msg != "":
+			answered = true
 			return nil, hearth.Errorf(hearth.Unavailable, "the server playing game %s failed: %s", game, msg)
 		case err == nil:
+			answered = true
 			return body, nil
 		case !errors.Is(err, pgx.ErrNoRows):
 			return nil, h.db.Explain("read the answer for game "+game, err)
 		}
 		select {
 		case <-ctx.Done():
-			// Withdrawn if nobody took it yet.
-			h.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM live_calls WHERE id = $1`, id) //nolint:errcheck // best effort
 			return nil, ctx.Err()
 		case <-wake:
 		case <-t.C:
