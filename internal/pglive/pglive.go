@@ -84,6 +84,7 @@ type Hub struct {
 	onEvent func(game string, body []byte)
 	onCall  func(ctx context.Context, game string, req []byte) ([]byte, error)
 	owns    func(game string) bool
+	follows func(game string) bool
 }
 
 type outgoing struct {
@@ -142,13 +143,14 @@ func (h *Hub) ID() string { return h.id }
 // TTL is a lease's lifetime.
 func (h *Hub) TTL() time.Duration { return h.ttl }
 
-// Serve sets what receives events from the other processes and the calls
-// for games this process owns (owns says which). Call it before any
-// arrive: they are dropped until it is.
-func (h *Hub) Serve(onEvent func(game string, body []byte), onCall func(ctx context.Context, game string, req []byte) ([]byte, error), owns func(game string) bool) {
+// Serve sets what receives events from the other processes (of the games
+// follows names; nil: all) and the calls for games this process owns
+// (owns says which). Call it before any arrive: they are dropped until it
+// is.
+func (h *Hub) Serve(onEvent func(game string, body []byte), onCall func(ctx context.Context, game string, req []byte) ([]byte, error), owns, follows func(game string) bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.onEvent, h.onCall, h.owns = onEvent, onCall, owns
+	h.onEvent, h.onCall, h.owns, h.follows = onEvent, onCall, owns, follows
 }
 
 // Close stops the hub, handing every lease it holds over at once (a game
@@ -392,10 +394,10 @@ func (h *Hub) notified(p string) {
 			return
 		}
 		h.mu.Lock()
-		on := h.onEvent
+		on, follows := h.onEvent, h.follows
 		h.mu.Unlock()
-		if on == nil {
-			return
+		if on == nil || (follows != nil && !follows(game)) {
+			return // nobody here shows that game: its row is not read
 		}
 		b := []byte(body)
 		if kind == "E" {

@@ -135,12 +135,12 @@ func TestEventsArriveInOrderWhateverTheirSize(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, game+"|"+string(body))
-	}, nil, nil)
+	}, nil, nil, nil)
 	a.Serve(func(game string, body []byte) {
 		mu.Lock()
 		defer mu.Unlock()
 		own = append(own, string(body))
-	}, nil, nil)
+	}, nil, nil, nil)
 	var want []string
 	for i := range 40 {
 		body := fmt.Sprintf("event %d", i)
@@ -177,7 +177,7 @@ func TestCallReachesTheOwnerEvenOneThatTookOverLate(t *testing.T) {
 		owning.Lock()
 		defer owning.Unlock()
 		return owns && game == "g"
-	})
+	}, nil)
 	type result struct {
 		b   []byte
 		err error

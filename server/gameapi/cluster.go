@@ -34,9 +34,10 @@ type Cluster interface {
 	// Call sends req to the process that owns game and waits for the
 	// answer.
 	Call(ctx context.Context, game string, req []byte) ([]byte, error)
-	// Serve sets the receivers of the other processes' events and of the
-	// calls for the games this process owns.
-	Serve(onEvent func(game string, body []byte), onCall func(ctx context.Context, game string, req []byte) ([]byte, error), owns func(game string) bool)
+	// Serve sets the receivers of the other processes' events (of the
+	// games follows names) and of the calls for the games this process
+	// owns.
+	Serve(onEvent func(game string, body []byte), onCall func(ctx context.Context, game string, req []byte) ([]byte, error), owns, follows func(game string) bool)
 }
 
 // Solo is the Cluster of a server alone on its database (SQLite): it owns
@@ -51,7 +52,7 @@ func (Solo) Release(context.Context, string) error             { return nil }
 func (Solo) SetAutopilot(context.Context, string, bool) error  { return nil }
 func (Solo) Orphans(context.Context, string) ([]string, error) { return nil, nil }
 func (Solo) Publish(string, []byte, bool)                      {}
-func (Solo) Serve(func(string, []byte), func(context.Context, string, []byte) ([]byte, error), func(string) bool) {
+func (Solo) Serve(func(string, []byte), func(context.Context, string, []byte) ([]byte, error), func(string) bool, func(string) bool) {
 }
 
 // Call has no other process to reach.

@@ -170,7 +170,7 @@ func New(o Options) *Server {
 	if !s.shared {
 		s.cluster = Solo{}
 	} else {
-		s.cluster.Serve(s.onEvent, s.onCall, s.owns)
+		s.cluster.Serve(s.onEvent, s.onCall, s.owns, s.follows)
 		go s.coordinate()
 	}
 	return s

@@ -313,6 +313,14 @@ func (s *Server) owns(game string) bool {
 	return l.err == nil && l.isOwner()
 }
 
+// follows reports whether this process shows game to clients without
+// owning it: the other servers' events of other games are not read.
+func (s *Server) follows(game string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live[game] != nil
+}
+
 // onCall serves a follower's call for a game this process owns.
 func (s *Server) onCall(ctx context.Context, id string, body []byte) ([]byte, error) {
 	var rq call
