@@ -157,8 +157,9 @@ func committedTurn(f frame) bool { return f.Type == "turn_update" && f.Committed
 // (the owner) and reaches both; a whisper to a character reaches B's GM
 // but never B's player; then A is killed (SIGKILL) while its autopilot
 // plays and an upload is mid-ingest, and B takes both over: the game
-// plays on with no turn lost or repeated, the upload finishes, and
-// `hearth verify` passes.
+// plays on with no turn lost or repeated, and the upload finishes. A
+// third server, C, takes the autopilot up when B is stopped with SIGTERM;
+// then `hearth verify` passes.
 func TestServeScaleOut(t *testing.T) {
 	pdf := needFile(t, openD6PDF)
 	data, err := os.ReadFile(pdf)
@@ -270,6 +271,31 @@ func TestServeScaleOut(t *testing.T) {
 		t.Errorf("the job taken over: %+v", got)
 	}
 
+	// A server stopped with SIGTERM hands its running autopilot over: C,
+	// started now, plays on when B stops.
+	cmdC, urlC := hearthtest.Server{Bin: hearthBin, Data: dir, Env: env}.Launch(t)
+	defer func() {
+		cmdC.Process.Kill()
+		cmdC.Wait()
+	}()
+	gmC := watch(t, ctx, "gm on C", urlC, gmKey, game.ID)
+	gmC.wait(0, time.Minute, "session_state", func(f frame) bool { return f.Type == "session_state" })
+	gmB.send(`{"type":"start_autopilot","speed":"fast"}`)
+	_, i, _ = gmC.wait(0, 3*time.Minute, "an autopilot turn played on B", committedTurn)
+	mark = gmC.len()
+	if err := cmdB.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	stoppedAt := time.Now()
+	if err := cmdB.Wait(); err != nil {
+		t.Errorf("B did not stop cleanly: %v", err)
+	}
+	_, i, at = gmC.wait(mark, 3*time.Minute, "a turn on C after B stopped", committedTurn)
+	t.Logf("handover: the first turn after SIGTERM reached C's GM %v after it", at.Sub(stoppedAt).Round(10*time.Millisecond))
+	gmC.send(`{"type":"stop_autopilot"}`)
+	gmC.wait(i, 3*time.Minute, "autopilot_stopped", func(f frame) bool { return f.Type == "autopilot_stopped" && f.Reason == "user_request" })
+	urlB = urlC
+
 	// No turn lost, none played twice: the stored turns are 1..n, and
 	// every committed turn a client saw is among them.
 	code, b = apiCall(t, "GET", urlB+"/api/sessions/"+game.ID+"/turns?from=1&to=500", gmKey, "", nil)
@@ -286,7 +312,7 @@ func TestServeScaleOut(t *testing.T) {
 			t.Fatalf("stored turns are not 1..%d: turn %d at %d", len(page.Turns), tr.Number, i)
 		}
 	}
-	for _, w := range []*watcher{gmA, gmB, playerB} {
+	for _, w := range []*watcher{gmA, gmB, playerB, gmC} {
 		w.mu.Lock()
 		for _, f := range w.seen {
 			if committedTurn(f) && f.Turn > len(page.Turns) {
@@ -303,8 +329,8 @@ func TestServeScaleOut(t *testing.T) {
 		t.Errorf("the GM on B never received the whisper")
 	}
 
-	cmdB.Process.Signal(os.Interrupt)
-	cmdB.Wait()
+	cmdC.Process.Signal(os.Interrupt)
+	cmdC.Wait()
 	cmd := exec.Command(hearthBin, "verify", "--data", dir)
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "ok") {
