@@ -228,6 +228,25 @@ func TestServeScaleOut(t *testing.T) {
 	})
 	playerB.wait(0, 3*time.Minute, "the whisper's turn", func(f frame) bool { return committedTurn(f) && f.Turn == whisperTurn.Turn })
 
+	// A chat begun on A goes on on B: the conversation is the database's.
+	for i, url := range []string{urlA, urlB} {
+		code, b := apiCall(t, "POST", url+"/api/chat", gmKey, "application/json",
+			strings.NewReader(fmt.Sprintf(`{"conversation_id":"scaleout","messages":[{"role":"user","content":"question %d: what is a saving throw?"}]}`, i+1)))
+		if code != http.StatusOK || !strings.Contains(string(b), `"type":"done"`) {
+			t.Fatalf("chat %d: %d %.300s", i+1, code, b)
+		}
+	}
+	// Saved as the chat ends, just after its answer.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		code, b = apiCall(t, "GET", urlA+"/api/conversations/scaleout", gmKey, "", nil)
+		if code == http.StatusOK && strings.Contains(string(b), "question 1") && strings.Contains(string(b), "question 2") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the conversation on A after a turn of it on B: %d %.300s", code, b)
+		}
+	}
+
 	// An upload on A, held mid-ingest.
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
