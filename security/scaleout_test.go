@@ -120,7 +120,9 @@ func TestScaleOutFanOutLeaksNothing(t *testing.T) {
 	// A turn of ann's, played on A, and one the GM plays on A.
 	must(annB.command(`{"type":"human_action","content":"I look around the hall."}`))
 	must(gmA.command(`{"type":"next_turn"}`))
-	annB.until(func(typ, f string) bool { return typ == "turn_update" && strings.Contains(f, `"committed":true`) && !strings.Contains(f, `"agent":"wren"`) }) //nolint:errcheck // what arrived is checked below
+	annB.until(func(typ, f string) bool {
+		return typ == "turn_update" && strings.Contains(f, `"committed":true`) && !strings.Contains(f, `"agent":"wren"`)
+	}) //nolint:errcheck // what arrived is checked below
 	time.Sleep(time.Second) // what else is on its way arrives, to be checked too
 	annB.drain()
 
