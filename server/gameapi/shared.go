@@ -408,9 +408,15 @@ func (s *Server) routed(h http.HandlerFunc) http.HandlerFunc {
 
 // forwardHTTP has the owner of game id serve r.
 func (s *Server) forwardHTTP(w http.ResponseWriter, r *http.Request, id string, u auth.User) {
-	body, err := io.ReadAll(r.Body)
+	// The game API's bodies are small (maxBody); nothing larger is worth
+	// carrying through the database.
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		api.Error(w, r, api.Invalid, "gameapi.invalid", map[string]any{"Reason": "the request body could not be read"})
+		return
+	}
+	if len(body) > maxBody {
+		api.Error(w, r, api.TooLarge, "error.body_too_large", map[string]any{"Limit": maxBody})
 		return
 	}
 	rq := call{Kind: callHTTP, User: u, Method: r.Method, URL: r.URL.RequestURI(), Header: http.Header{}, Body: body}
