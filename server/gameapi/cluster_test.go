@@ -80,7 +80,7 @@ func (m *member) Release(_ context.Context, name string) error {
 	return nil
 }
 
-func (m *member) SetAutopilot(context.Context, string, bool) error   { return nil }
+func (m *member) SetAutopilot(context.Context, string, bool) error  { return nil }
 func (m *member) Orphans(context.Context, string) ([]string, error) { return nil, nil }
 
 func (m *member) Publish(game string, body []byte, _ bool) {
