@@ -164,9 +164,7 @@ func New(o Options) *Server {
 	base, cancel := context.WithCancel(context.Background())
 	s := &Server{o: o, log: o.Logger, speeds: speeds, base: base, cancel: cancel,
 		live: map[string]*live{}, imaging: map[string]bool{}, cluster: o.Cluster, shared: o.Cluster != nil, mux: http.NewServeMux()}
-	for _, rt := range s.routes() {
-		s.mux.HandleFunc(rt.pattern, rt.h)
-	}
+	s.register(s.mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
 	if !s.shared {
 		s.cluster = Solo{}
 	} else {
@@ -202,49 +200,41 @@ var ModelRoutes = []string{
 // games are made from at /api/campaigns) and the WebSocket at
 // /ws/game/{session_id}. The caller wraps mux in auth middleware that puts
 // an auth.User on every request's context.
-func (s *Server) Register(mux *http.ServeMux) {
-	for _, rt := range s.routes() {
-		mux.HandleFunc(rt.pattern, s.routed(rt.h))
-	}
-}
+func (s *Server) Register(mux *http.ServeMux) { s.register(mux, s.routed) }
 
-type route struct {
-	pattern string
-	h       http.HandlerFunc
-}
-
-func (s *Server) routes() []route {
-	return []route{
-		{"GET /api/campaigns", s.listCampaigns},
-		{"GET /api/campaigns/{name}/assets/{path...}", s.campaignAsset},
-		{"GET /api/sessions", s.listSessions},
-		{"POST /api/sessions", s.createSession},
-		{"GET /api/sessions/{id}", s.getSession},
-		{"DELETE /api/sessions/{id}", s.deleteSession},
-		{"GET /api/sessions/{id}/config", s.getConfig},
-		{"PUT /api/sessions/{id}/config", s.putConfig},
-		{"GET /api/sessions/{id}/turns", s.turns},
-		{"POST /api/sessions/{id}/turns/{n}/flag", s.flagTurn},
-		{"POST /api/sessions/{id}/restore", s.restore},
-		{"GET /api/sessions/{id}/forks", s.forks},
-		{"POST /api/sessions/{id}/forks", s.fork},
-		{"POST /api/sessions/{id}/forks/{name}/switch", s.switchFork},
-		{"PUT /api/sessions/{id}/forks/{name}", s.updateFork},
-		{"GET /api/sessions/{id}/compare", s.compare},
-		{"GET /api/sessions/{id}/transcript", s.transcript},
-		{"GET /api/sessions/{id}/callbacks", s.callbacks},
-		{"GET /api/sessions/{id}/modules", s.listModules},
-		{"POST /api/sessions/{id}/module", s.chooseModule},
-		{"PUT /api/sessions/{id}/party/{character}/controller", s.putController},
-		{"POST /api/sessions/{id}/images/generate-current", s.generateCurrent},
-		{"POST /api/sessions/{id}/images/generate-best", s.generateBest},
-		{"POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn},
-		{"GET /api/sessions/{id}/images", s.images},
-		{"GET /api/sessions/{id}/images/{image_id}/download", s.downloadImage},
-		{"GET /api/sessions/{id}/images/download-all", s.downloadAll},
-		{"GET /api/sessions/images/summary", s.imageSummary},
-		{"GET /ws/game/{session_id}", s.socket},
-	}
+// register mounts the routes on mux, each handler wrapped (routed for
+// the caller's mux, as it is for the mux forwarded requests are served
+// by).
+func (s *Server) register(mux *http.ServeMux, wrap func(http.HandlerFunc) http.HandlerFunc) {
+	mux.HandleFunc("GET /api/campaigns", wrap(s.listCampaigns))
+	mux.HandleFunc("GET /api/campaigns/{name}/assets/{path...}", wrap(s.campaignAsset))
+	mux.HandleFunc("GET /api/sessions", wrap(s.listSessions))
+	mux.HandleFunc("POST /api/sessions", wrap(s.createSession))
+	mux.HandleFunc("GET /api/sessions/{id}", wrap(s.getSession))
+	mux.HandleFunc("DELETE /api/sessions/{id}", wrap(s.deleteSession))
+	mux.HandleFunc("GET /api/sessions/{id}/config", wrap(s.getConfig))
+	mux.HandleFunc("PUT /api/sessions/{id}/config", wrap(s.putConfig))
+	mux.HandleFunc("GET /api/sessions/{id}/turns", wrap(s.turns))
+	mux.HandleFunc("POST /api/sessions/{id}/turns/{n}/flag", wrap(s.flagTurn))
+	mux.HandleFunc("POST /api/sessions/{id}/restore", wrap(s.restore))
+	mux.HandleFunc("GET /api/sessions/{id}/forks", wrap(s.forks))
+	mux.HandleFunc("POST /api/sessions/{id}/forks", wrap(s.fork))
+	mux.HandleFunc("POST /api/sessions/{id}/forks/{name}/switch", wrap(s.switchFork))
+	mux.HandleFunc("PUT /api/sessions/{id}/forks/{name}", wrap(s.updateFork))
+	mux.HandleFunc("GET /api/sessions/{id}/compare", wrap(s.compare))
+	mux.HandleFunc("GET /api/sessions/{id}/transcript", wrap(s.transcript))
+	mux.HandleFunc("GET /api/sessions/{id}/callbacks", wrap(s.callbacks))
+	mux.HandleFunc("GET /api/sessions/{id}/modules", wrap(s.listModules))
+	mux.HandleFunc("POST /api/sessions/{id}/module", wrap(s.chooseModule))
+	mux.HandleFunc("PUT /api/sessions/{id}/party/{character}/controller", wrap(s.putController))
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", wrap(s.generateCurrent))
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", wrap(s.generateBest))
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", wrap(s.generateTurn))
+	mux.HandleFunc("GET /api/sessions/{id}/images", wrap(s.images))
+	mux.HandleFunc("GET /api/sessions/{id}/images/{image_id}/download", wrap(s.downloadImage))
+	mux.HandleFunc("GET /api/sessions/{id}/images/download-all", wrap(s.downloadAll))
+	mux.HandleFunc("GET /api/sessions/images/summary", wrap(s.imageSummary))
+	mux.HandleFunc("GET /ws/game/{session_id}", wrap(s.socket))
 }
 
 // Close stops every autopilot, lets turns in flight finish until ctx ends
