@@ -63,6 +63,12 @@ type Database struct {
 	// postgres://user:password@host:port/name for PostgreSQL. Its password
 	// is masked wherever it is shown.
 	URL DatabaseURL `toml:"url" secret:"password"`
+	// LeaseTTL is how long a server's hold on a game or an ingest job
+	// lasts unless renewed (PostgreSQL only, with several servers): when a
+	// server dies, another takes its games and jobs over within LeaseTTL
+	// plus LeasePoll, how often servers look for them.
+	LeaseTTL  time.Duration `toml:"lease_ttl"`
+	LeasePoll time.Duration `toml:"lease_poll"`
 }
 
 // DatabaseURL is a database URL whose password must never be printed or
@@ -249,6 +255,7 @@ type Log struct {
 // Default returns the compiled-in defaults.
 func Default() *Config {
 	return &Config{
+		Database: Database{LeaseTTL: 10 * time.Second, LeasePoll: 2 * time.Second},
 		Server: Server{
 			// Loopback, not the seed's 0.0.0.0: a fresh install must not
 			// expose an unauthenticated game server to the network; binding
@@ -423,6 +430,9 @@ func (c *Config) problems() []*KeyError {
 		if pu, err := url.Parse(string(u)); err != nil || !u.Postgres() || pu.Host == "" {
 			bad("database.url", "must be empty (SQLite in the data directory) or postgres://user:password@host:port/name")
 		}
+	}
+	if d := c.Database; d.LeaseTTL <= 0 || d.LeasePoll <= 0 || d.LeasePoll > d.LeaseTTL/2 {
+		bad("database.lease_poll", "must be positive and at most half of database.lease_ttl (%v), got %v", d.LeaseTTL, d.LeasePoll)
 	}
 	if s.Port < 0 || s.Port > 65535 {
 		bad("server.port", "must be between 0 and 65535, got %d", s.Port)

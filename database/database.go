@@ -26,6 +26,7 @@ import (
 	"github.com/hearth-rpg/hearth/ingest/library/pglibrary"
 	"github.com/hearth-rpg/hearth/ingest/library/sqlitelibrary"
 	"github.com/hearth-rpg/hearth/internal/pgdb"
+	"github.com/hearth-rpg/hearth/internal/pglive"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/narrative"
 	"github.com/hearth-rpg/hearth/narrative/pgnarrative"
@@ -75,6 +76,7 @@ func PostgresMigrations() []pgdb.Migrations {
 		pgconversations.Migrations,
 		pgkeys.Migrations,
 		pgcharacters.Migrations,
+		pglive.Migrations, // several servers' leases and messages
 	}
 }
 
@@ -294,6 +296,10 @@ func (db *DB) PoolStats() map[string]float64 {
 		"canceled_acquire_count":   float64(s.CanceledAcquireCount()),
 	}
 }
+
+// Postgres is PostgreSQL's handle, for what only it offers (several
+// servers on one database); nil on SQLite.
+func (db *DB) Postgres() *pgdb.DB { return db.pg }
 
 // Handle is SQLite's one handle, for what only SQLite offers (the file's
 // own tools, tests); nil on PostgreSQL.

@@ -9,7 +9,10 @@
 // the library, their bytes under WorkDir/uploads until done and their
 // checkpoints under WorkDir/ingest/<job>; Resume, called at start-up,
 // takes up the jobs a stopped or killed server left, fails those that
-// cannot go on with the reason, and removes work files no job owns. The
+// cannot go on with the reason, and removes work files no job owns. With
+// Options.Claims (several servers on one database and one WorkDir) a job
+// runs where its claim is held; Resume takes up only unclaimed jobs and
+// then, every ClaimPoll, those whose server stopped renewing. The
 // same bytes under another title make a second document; under the same
 // title they answer the document already there.
 //

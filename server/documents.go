@@ -155,7 +155,13 @@ func (s *Server) uploadDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tmp = s.uploadPath(j.ID) // removed below unless the job is saved
+	// Claimed before it is saved, so that no other server takes it up.
+	if !s.claim(r.Context(), j.ID) {
+		s.fail(w, r, fmt.Errorf("claim ingest job %s: the database did not answer", j.ID))
+		return
+	}
 	if err := s.o.Library.SaveJob(r.Context(), j); err != nil {
+		s.unclaim(j.ID)
 		s.fail(w, r, err)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/ingest/library"
@@ -41,7 +42,22 @@ const finishedJobsKept = 100
 var (
 	errShutdown  = errors.New("the server is stopping")
 	errCancelled = errors.New("cancelled by a user")
+	errLost      = errors.New("another server took the job over")
 )
+
+// Claims are leases on jobs shared by several servers ("job:" + id): the
+// holder renews them while it lives.
+type Claims interface {
+	// Claim takes or renews lease name; ok is false while another live
+	// server holds it.
+	Claim(ctx context.Context, name string) (ok, flag bool, err error)
+	// Holds reports whether this server still holds lease name.
+	Holds(name string) bool
+	// Release gives lease name up.
+	Release(ctx context.Context, name string) error
+}
+
+func jobLease(id string) string { return "job:" + id }
 
 // jobs tracks the ingests of this process. They run one at a time:
 // extraction keeps a core busy, and the chats must stay responsive.
@@ -51,6 +67,9 @@ type jobs struct {
 	admit sync.Mutex // one upload at a time decides its document id
 	slot  chan struct{}
 	wg    sync.WaitGroup
+
+	scanOnce sync.Once
+	quit     chan struct{} // closed at shutdown: no more jobs taken up
 }
 
 type liveJob struct {
@@ -59,7 +78,7 @@ type liveJob struct {
 }
 
 func newJobs() *jobs {
-	return &jobs{live: map[string]*liveJob{}, slot: make(chan struct{}, 1)}
+	return &jobs{live: map[string]*liveJob{}, slot: make(chan struct{}, 1), quit: make(chan struct{})}
 }
 
 // update changes a live job and returns a copy of it.
@@ -152,6 +171,36 @@ func (s *Server) uploadPath(id string) string { return filepath.Join(s.o.WorkDir
 // workPath holds a job's checkpoints.
 func (s *Server) workPath(id string) string { return filepath.Join(s.o.WorkDir, "ingest", id) }
 
+func (js *jobs) stopScan() {
+	js.scanOnce.Do(func() { close(js.quit) })
+}
+
+// claim takes job id's lease, or reports that another server runs it.
+// Without Claims every job is this server's.
+func (s *Server) claim(ctx context.Context, id string) bool {
+	if s.o.Claims == nil {
+		return true
+	}
+	ok, _, err := s.o.Claims.Claim(ctx, jobLease(id))
+	if err != nil {
+		s.log.Warn("ingest: could not claim a job", "job", id, "err", err)
+		return false
+	}
+	return ok
+}
+
+// unclaim gives job id's lease up, for another server to take at once.
+func (s *Server) unclaim(id string) {
+	if s.o.Claims == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.o.Claims.Release(ctx, jobLease(id)); err != nil {
+		s.log.Warn("ingest: could not release a job", "job", id, "err", err)
+	}
+}
+
 // startJob runs a saved job in the background.
 func (s *Server) startJob(j library.Job, data []byte) {
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -207,6 +256,13 @@ func (s *Server) save(ctx context.Context, j library.Job) {
 // stopping is left unfinished, its upload and checkpoints kept, to resume
 // at the next start.
 func (s *Server) finishJob(ctx context.Context, id string, res pipeline.Result, err error) {
+	defer s.unclaim(id)
+	if err != nil && errors.Is(context.Cause(ctx), errLost) {
+		// Its new runner writes its record from now on.
+		s.log.Warn("ingest: another server took this job over; stopping here", "job", id)
+		s.forget(id)
+		return
+	}
 	if err != nil && errors.Is(context.Cause(ctx), errShutdown) {
 		if j, ok := s.jobs.update(id, func(j *Job) { j.Status, j.Done, j.Total = JobQueued, 0, 0 }); ok {
 			s.save(ctx, j.Job)
@@ -278,7 +334,10 @@ func (s *Server) failJob(ctx context.Context, j library.Job, reason string) {
 // unfinished (stopped, killed or crashed), each from its checkpoints, and
 // removes the work files no unfinished job owns. A job whose upload is
 // gone or changed is marked failed with the reason. Call it once after
-// New, before serving; it returns once the jobs are queued.
+// New, before serving; it returns once the jobs are queued. With Claims
+// it takes up only the jobs no other server runs, leaves the work files
+// alone (they may be another server's upload in progress), and goes on
+// taking up, every ClaimPoll, the jobs of servers that stopped.
 func (s *Server) Resume(ctx context.Context) error {
 	if s.o.Extractors == nil || s.o.WorkDir == "" {
 		return nil // no ingests here: their files are left for a server that has them
@@ -287,28 +346,85 @@ func (s *Server) Resume(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("resume ingests: %w", err)
 	}
-	owned := map[string]bool{}
-	for _, j := range unfinished {
-		owned[j.ID] = true
+	if s.o.Claims == nil {
+		owned := map[string]bool{}
+		for _, j := range unfinished {
+			owned[j.ID] = true
+		}
+		s.removeOrphans(owned)
 	}
-	s.removeOrphans(owned)
 	slices.Reverse(unfinished) // oldest first
 	for _, j := range unfinished {
-		data, err := os.ReadFile(s.uploadPath(j.ID))
-		if err != nil {
-			s.failJob(ctx, j, fmt.Sprintf("resuming after a restart: the uploaded file %s is gone from the data directory (%v); upload it again", j.File, err))
-			continue
-		}
-		if sum := sha256.Sum256(data); j.Hash != "" && hex.EncodeToString(sum[:]) != j.Hash {
-			s.failJob(ctx, j, fmt.Sprintf("resuming after a restart: the uploaded file %s changed on disk since it was uploaded; upload it again", j.File))
-			continue
-		}
-		j.Status, j.Resumes = JobQueued, j.Resumes+1
-		s.save(ctx, j)
-		s.log.Info("resuming an interrupted ingest", "job", j.ID, "file", j.File, "stage", j.Stage)
-		s.startJob(j, data)
+		s.takeUp(ctx, j)
+	}
+	if s.o.Claims != nil {
+		go s.scanJobs()
 	}
 	return nil
+}
+
+// takeUp resumes unfinished job j here, unless another server runs it.
+func (s *Server) takeUp(ctx context.Context, j library.Job) {
+	if _, running := s.jobs.getLive(j.ID); running || !s.claim(ctx, j.ID) {
+		return
+	}
+	data, err := os.ReadFile(s.uploadPath(j.ID))
+	if err != nil {
+		s.failJob(ctx, j, fmt.Sprintf("resuming after a restart: the uploaded file %s is gone from the data directory (%v); upload it again", j.File, err))
+		s.unclaim(j.ID)
+		return
+	}
+	if sum := sha256.Sum256(data); j.Hash != "" && hex.EncodeToString(sum[:]) != j.Hash {
+		s.failJob(ctx, j, fmt.Sprintf("resuming after a restart: the uploaded file %s changed on disk since it was uploaded; upload it again", j.File))
+		s.unclaim(j.ID)
+		return
+	}
+	j.Status, j.Resumes = JobQueued, j.Resumes+1
+	s.save(ctx, j)
+	s.log.Info("resuming an interrupted ingest", "job", j.ID, "file", j.File, "stage", j.Stage)
+	s.startJob(j, data)
+}
+
+// scanJobs takes up, until shutdown, the unfinished jobs whose server
+// stopped renewing their claims, and stops the jobs here whose claim
+// another server took.
+func (s *Server) scanJobs() {
+	poll := s.o.ClaimPoll
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.jobs.quit:
+			return
+		case <-t.C:
+		}
+		s.jobs.mu.Lock()
+		for id, j := range s.jobs.live {
+			if !s.o.Claims.Holds(jobLease(id)) {
+				j.cancel(errLost)
+			}
+		}
+		s.jobs.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		unfinished, err := s.o.Library.Jobs(ctx, library.JobQuery{Unfinished: true})
+		if err != nil {
+			s.log.Warn("ingest: list unfinished jobs", "err", err)
+		}
+		slices.Reverse(unfinished)
+		for _, j := range unfinished {
+			select {
+			case <-s.jobs.quit:
+				cancel()
+				return
+			default:
+			}
+			s.takeUp(ctx, j)
+		}
+		cancel()
+	}
 }
 
 // removeOrphans removes the uploads and checkpoint directories under

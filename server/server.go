@@ -48,6 +48,12 @@ type Options struct {
 	// BeforeStage, a test hook, runs as each stage of an upload's ingest
 	// starts; an error fails the job.
 	BeforeStage func(ctx context.Context, job, stage string) error
+	// Claims shares the ingest jobs with other servers on the same
+	// database (they must share WorkDir too): a job runs where its claim
+	// is held, and one whose server stopped renewing it is taken up by
+	// another within ClaimPoll (default 2s). Nil runs every job here.
+	Claims    Claims
+	ClaimPoll time.Duration
 
 	// Authenticate wraps every route but /health and /metrics; it puts
 	// the caller's auth.User on the request context or answers 401/429
@@ -335,6 +341,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // what they have, until ctx ends. The ingests resume at the next start
 // (Resume).
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.jobs.stopScan()
 	s.jobs.cancelAll(errShutdown)
 	err := s.o.Assistant.Shutdown(ctx)
 	return errors.Join(err, s.jobs.wait(ctx))

@@ -22,6 +22,7 @@ import (
 	"github.com/hearth-rpg/hearth/config"
 	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/internal/pglive"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/server/gameapi"
 )
@@ -37,6 +38,7 @@ type doors struct {
 	toolbox  *assistant.Toolbox
 	chat     *assistant.Assistant
 	games    *gameapi.Server
+	hub      *pglive.Hub // PostgreSQL: the games and jobs shared with other servers
 	catalog  *i18n.Catalog
 	observer atomic.Pointer[func(llm.Call)]
 }
@@ -88,14 +90,33 @@ func openDoors(ctx context.Context, g *globals, log *slog.Logger) (_ *doors, err
 	if err != nil {
 		return nil, fmt.Errorf("[images]: %w", err)
 	}
-	d.games = gameapi.New(gameapi.Options{Store: a.Store(), Campaign: d.campaign, Campaigns: d.campaigns, CampaignFiles: d.campaignFiles, Prepare: a.Prepare, Logger: log,
+	gopts := gameapi.Options{Store: a.Store(), Campaign: d.campaign, Campaigns: d.campaigns, CampaignFiles: d.campaignFiles, Prepare: a.Prepare, Logger: log,
 		Images: draw, ImageStore: images, ImageSize: a.Config().Images.Size,
 		Characters: d.chars, Users: d.userNames, Models: d.partyModels,
-		OriginPatterns: originHosts(a.Config().Server.CORSOrigins)})
+		OriginPatterns: originHosts(a.Config().Server.CORSOrigins)}
+	if pg := a.Database().Postgres(); pg != nil {
+		// Every process on one PostgreSQL database shares its games and
+		// ingest jobs with the others: one lease per game or job.
+		dc := a.Config().Database
+		if d.hub, err = pglive.New(ctx, pg, string(dc.URL), pglive.Options{TTL: dc.LeaseTTL, Poll: dc.LeasePoll, Log: log}); err != nil {
+			return nil, err
+		}
+		gopts.Cluster, gopts.LeasePoll = d.hub, dc.LeasePoll
+	}
+	d.games = gameapi.New(gopts)
 	return d, nil
 }
 
-func (d *doors) close() { d.app.Close() }
+// close stops sharing (handing this process's leases over) and closes
+// the stores.
+func (d *doors) close() {
+	if d.hub != nil {
+		if err := d.hub.Close(); err != nil {
+			d.app.Logger().Warn("hand this server's games and jobs over", "err", err)
+		}
+	}
+	d.app.Close()
+}
 
 // campaign resolves a campaign name for the game API.
 func (d *doors) campaign(ctx context.Context, name string) (*campaign.Campaign, error) {

@@ -136,7 +136,12 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 		return err
 	}
 	keys := server.Auth{Keys: d.keys, Sessions: sessions, Log: log}
+	var claims server.Claims // nil unless shared: a nil *pglive.Hub is not a nil Claims
+	if d.hub != nil {
+		claims = d.hub
+	}
 	srv, err := server.New(server.Options{
+		Claims: claims, ClaimPoll: cfg.Database.LeasePoll,
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib, Characters: d.chars,
 		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"), Database: d.app.Database(),
 		// Every request spends the large API budget; those that make a

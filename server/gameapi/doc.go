@@ -72,6 +72,23 @@
 // counts as a failure: its pause doubles with each (capped at two minutes)
 // and it stops with autopilot_stopped{reason: "error"} after three.
 //
+// # Several servers
+//
+// With Options.Cluster, servers on one database share their games. A game
+// is owned by one process at a time, the holder of its lease: it plays
+// the turns, runs the autopilot and keeps the holds and nudges. Another
+// process with clients of the game is its follower: it mirrors the
+// owner's table (the GM's view of the world, holds, autopilot) from the
+// owner's events and sends its own clients what each may see, cutting
+// views, turns and whispers itself as the owner does; its clients'
+// commands, and every REST request for the game, are forwarded to the
+// owner and answered from there. A follower whose owner stopped renewing
+// the lease takes the game over (read again from the store) and resumes
+// its autopilot; a lease whose owner died with its autopilot running is
+// taken up by any server. Before each turn the owner checks that it
+// still holds the lease, and a turn that conflicts in the store makes it
+// a follower. Without a Cluster (Solo) the one server owns every game.
+//
 // # REST
 //
 //	GET    /api/campaigns                        {campaigns: [CampaignInfo]} (assistant or GM)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,6 +81,11 @@ type live struct {
 	deleted  bool
 	recap    string      // "previously", from the last game night
 	modules  *ModuleList // the modules last offered the GM, for a choice
+	// owner: this process plays the game (always, but with a Cluster);
+	// else it mirrors the owner's table. quiet: a broadcast is part of
+	// one already published.
+	owner bool
+	quiet bool
 }
 
 // snapshot is the state after the last operation: a private copy, never
@@ -119,21 +125,60 @@ func newLive(s *Server, id string) *live {
 		jobs: make(chan job, maxJobs), wake: make(chan struct{}, 1), clients: map[*client]struct{}{}, controls: map[string]*control{}}
 }
 
+// open reads the game and claims it: the owner prepares it for play
+// (and resumes an autopilot its last owner ran), a follower asks the
+// owner for its table.
 func (l *live) open(ctx context.Context) error {
-	gs, err := game.Open(ctx, l.srv.o.Store, l.id, game.Options{Logger: l.srv.log})
-	if err != nil {
-		return err
-	}
-	if l.srv.o.Prepare != nil {
-		if err := l.srv.o.Prepare(ctx, gs); err != nil {
-			return fmt.Errorf("prepare game %s for play: %w", l.id, err)
+	if l.srv.shared {
+		// No lease for a game that is not there.
+		if _, err := l.srv.o.Store.Session(ctx, l.id); err != nil {
+			return fmt.Errorf("open game %s: %w", l.id, err)
 		}
+	}
+	owner, auto, err := l.srv.cluster.Claim(ctx, lease(l.id))
+	if err != nil {
+		return fmt.Errorf("open game %s: %w", l.id, err)
+	}
+	var gs *game.Session
+	if owner {
+		gs, err = l.openSession(ctx)
+	} else {
+		gs, err = game.Open(ctx, l.srv.o.Store, l.id, game.Options{Logger: l.srv.log})
+	}
+	if err != nil {
+		if owner {
+			l.srv.cluster.Release(context.WithoutCancel(ctx), lease(l.id)) //nolint:errcheck // it expires anyway
+		}
+		return err
 	}
 	l.gs, l.title, l.camp = gs, gs.Title(), gs.Campaign().Slug()
 	l.speed = l.srv.knownSpeed(gs.Preference(speedPreference))
 	l.await = game.Awaiting{Kind: game.FreeForm}
+	l.owner = owner
 	l.refresh(nil)
+	if !owner {
+		l.sync(ctx)
+	} else if auto {
+		l.srv.log.Info("resuming the autopilot of a game whose server stopped", "session", l.id)
+		if err := l.startAutopilot(ctx, ""); err != nil {
+			l.srv.log.Warn("resume the autopilot", "session", l.id, "err", err)
+		}
+	}
 	return nil
+}
+
+// openSession reads the game from the store and prepares it for play.
+func (l *live) openSession(ctx context.Context) (*game.Session, error) {
+	gs, err := game.Open(ctx, l.srv.o.Store, l.id, game.Options{Logger: l.srv.log})
+	if err != nil {
+		return nil, err
+	}
+	if l.srv.o.Prepare != nil {
+		if err := l.srv.o.Prepare(ctx, gs); err != nil {
+			return nil, fmt.Errorf("prepare game %s for play: %w", l.id, err)
+		}
+	}
+	return gs, nil
 }
 
 // run is the session's worker: queued turns in order, and the autopilot's
@@ -169,7 +214,7 @@ const maxBackoff = 2 * time.Minute
 // each failure, up to maxBackoff.
 func (l *live) tick() <-chan time.Time {
 	l.mu.Lock()
-	on := l.auto && len(l.controls) == 0 && !l.deleted
+	on := l.owner && l.auto && len(l.controls) == 0 && !l.deleted
 	d := l.srv.speeds[l.speed]
 	for i := 0; i < l.fails && d < maxBackoff; i++ {
 		d *= 2
@@ -183,6 +228,13 @@ func (l *live) tick() <-chan time.Time {
 
 func (l *live) exit() {
 	l.endEpisode()
+	if l.isOwner() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := l.srv.cluster.Release(ctx, lease(l.id)); err != nil {
+			l.srv.log.Warn("give up a game's lease", "session", l.id, "err", err)
+		}
+		cancel()
+	}
 	l.srv.mu.Lock()
 	if l.srv.live[l.id] == l {
 		delete(l.srv.live, l.id)
@@ -284,6 +336,10 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 	if l.isDeleted() {
 		return nil, errDeleted
 	}
+	if !l.stillOwner(ctx) {
+		l.broadcastProblem(errElsewhere, true)
+		return nil, errElsewhere
+	}
 	l.beginEpisode()
 	n := l.gs.Turn() + 1
 	resp, err := l.gs.PlayTurn(ctx, p, func(text string) {
@@ -294,6 +350,10 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 	if err != nil {
 		l.srv.log.Warn("turn failed", "session", l.id, "by", by, "input", input, "err", err)
 		l.broadcastProblem(problem("gameapi.turn_failed"), true)
+		if l.srv.shared && errors.Is(err, store.ErrConflict) {
+			// Another process committed this turn: it owns the game now.
+			l.demote()
+		}
 		return nil, err
 	}
 	l.refresh(&resp.Awaiting)
@@ -571,6 +631,7 @@ func (l *live) startAutopilot(ctx context.Context, speed string) error {
 	l.auto, l.fails = true, 0
 	l.broadcastLocked(AutopilotStarted{Type: TypeAutopilotStarted, Speed: l.speed})
 	l.mu.Unlock()
+	l.keepAutopilot(true)
 	l.poke()
 	return nil
 }
@@ -579,13 +640,17 @@ func (l *live) startAutopilot(ctx context.Context, speed string) error {
 // it is playing finishes.
 func (l *live) stopAutopilot(reason string) bool {
 	l.mu.Lock()
-	if !l.auto {
+	if !l.auto || !l.owner {
 		l.mu.Unlock()
 		return false
 	}
 	l.auto = false
 	l.broadcastLocked(AutopilotStopped{Type: TypeAutopilotStopped, Reason: reason})
 	l.mu.Unlock()
+	if reason != StoppedShutdown {
+		// A server shutting down leaves the autopilot to another.
+		l.keepAutopilot(false)
+	}
 	l.poke()
 	l.srv.release(l)
 	return true
@@ -703,7 +768,7 @@ func (l *live) releaseControl(c *client, character string, force bool) error {
 	switch {
 	case force:
 		for _, h := range l.controls {
-			if h.by == c {
+			if h.by.id == c.id {
 				ctl = h
 			}
 		}
@@ -868,12 +933,15 @@ func (l *live) sendTo(userID string, v any) {
 			l.sendLocked(c, b)
 		}
 	}
+	l.publishLocked(event{Kind: evUser, User: userID, Msg: b}, false, false)
 }
 
 // join adds a client and sends it the full state, in one step so that it
 // misses no turn and sees none twice.
 func (l *live) join(c *client) bool {
-	l.beginEpisode()
+	if l.isOwner() {
+		l.beginEpisode()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.deleted {
@@ -893,7 +961,12 @@ func (l *live) join(c *client) bool {
 func (l *live) leave(c *client) {
 	l.mu.Lock()
 	delete(l.clients, c)
+	owner := l.owner
 	l.mu.Unlock()
+	if !owner {
+		l.forwardLeave(c)
+		return
+	}
 	l.releaseControl(c, "", true) //nolint:errcheck // forced release cannot fail
 }
 
@@ -921,6 +994,13 @@ func (l *live) broadcastLocked(v any) {
 		l.srv.log.Error("encode message", "session", l.id, "err", err)
 		return
 	}
+	l.sendAllLocked(b)
+	_, delta := v.(TurnDelta)
+	l.publishLocked(event{Kind: evMsg, Msg: b}, false, delta)
+}
+
+// sendAllLocked queues b for every client of this process.
+func (l *live) sendAllLocked(b []byte) {
 	for c := range l.clients {
 		l.sendLocked(c, b)
 	}
@@ -952,6 +1032,7 @@ func (l *live) broadcastState() {
 }
 
 func (l *live) broadcastStateLocked() {
+	l.publishLocked(event{Kind: evState}, true, false)
 	l.broadcastViews(func(vw viewer) any {
 		return StateMessage{Type: TypeSessionState, State: l.stateLocked(vw)}
 	})
@@ -960,6 +1041,11 @@ func (l *live) broadcastStateLocked() {
 func (l *live) broadcastTurn(r *game.Response, input, by string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// The followers cut the turn, its whispers and its holds for their
+	// own clients from this one event.
+	l.publishLocked(event{Kind: evTurn, Resp: r, Input: input, By: by}, true, false)
+	l.quiet = true
+	defer func() { l.quiet = false }()
 	l.broadcastViews(func(vw viewer) any {
 		level := vw.level
 		st := l.stateLocked(vw)
@@ -1016,6 +1102,7 @@ func (l *live) secretsLocked(es world.Effects) {
 func (l *live) broadcastProblem(p *Problem, recoverable bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.publishLocked(event{Kind: evProblem, Problem: p, Recoverable: recoverable}, false, false)
 	for c := range l.clients {
 		if b, err := json.Marshal(c.errorMessage(p, recoverable)); err == nil {
 			l.sendLocked(c, b)
@@ -1046,6 +1133,9 @@ func (l *live) delete(ctx context.Context) error {
 	l.mu.Unlock()
 	l.stopAutopilot(StoppedDeleted)
 	l.broadcastProblem(problem("gameapi.session_deleted"), false)
+	l.mu.Lock()
+	l.publishLocked(event{Kind: evDeleted}, false, false)
+	l.mu.Unlock()
 	l.kickAll(websocketNormalClosure, "game deleted")
 	l.quitNow()
 	return nil
@@ -1056,7 +1146,7 @@ func (l *live) delete(ctx context.Context) error {
 func (l *live) beginEpisode() {
 	l.epMu.Lock()
 	defer l.epMu.Unlock()
-	if l.episode || l.isDeleted() {
+	if l.episode || l.isDeleted() || !l.isOwner() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(l.srv.base, 30*time.Second)
@@ -1076,7 +1166,7 @@ func (l *live) beginEpisode() {
 func (l *live) endEpisode() {
 	l.epMu.Lock()
 	defer l.epMu.Unlock()
-	if !l.episode || l.isDeleted() {
+	if !l.episode || l.isDeleted() || !l.isOwner() {
 		return
 	}
 	// The server may be shutting down: the summary is written regardless.

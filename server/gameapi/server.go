@@ -18,6 +18,7 @@ import (
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/chargen"
 	"github.com/hearth-rpg/hearth/game"
+	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/imagegen"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/store"
@@ -88,6 +89,13 @@ type Options struct {
 	// OriginPatterns are other origins allowed to open the WebSocket, as
 	// websocket.AcceptOptions takes them; the same origin always may.
 	OriginPatterns []string
+
+	// Cluster shares the games with other servers on the same database;
+	// nil is Solo, a server alone. LeasePoll is how often a server looks
+	// for games whose owner stopped (default 2s); it must be well under
+	// the cluster's lease time.
+	Cluster   Cluster
+	LeasePoll time.Duration
 }
 
 // Server serves the live game API. Create it with New, mount it with
@@ -107,6 +115,12 @@ type Server struct {
 
 	work  sync.WaitGroup // session workers, each finishing its turn
 	conns sync.WaitGroup // client writers
+
+	cluster Cluster
+	shared  bool           // Options.Cluster was given: other servers may own games
+	mux     *http.ServeMux // the routes, unwrapped, for requests other servers forward
+	catOnce sync.Once
+	cat     *i18n.Catalog
 }
 
 // New returns a server over o.Store.
@@ -144,9 +158,20 @@ func New(o Options) *Server {
 			speeds[k] = d
 		}
 	}
+	if o.LeasePoll <= 0 {
+		o.LeasePoll = 2 * time.Second
+	}
 	base, cancel := context.WithCancel(context.Background())
-	return &Server{o: o, log: o.Logger, speeds: speeds, base: base, cancel: cancel,
-		live: map[string]*live{}, imaging: map[string]bool{}}
+	s := &Server{o: o, log: o.Logger, speeds: speeds, base: base, cancel: cancel,
+		live: map[string]*live{}, imaging: map[string]bool{}, cluster: o.Cluster, shared: o.Cluster != nil, mux: http.NewServeMux()}
+	s.register(s.mux, func(h http.HandlerFunc) http.HandlerFunc { return h })
+	if !s.shared {
+		s.cluster = Solo{}
+	} else {
+		s.cluster.Serve(s.onEvent, s.onCall, s.owns, s.follows)
+		go s.coordinate()
+	}
+	return s
 }
 
 var campaignName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
@@ -175,36 +200,41 @@ var ModelRoutes = []string{
 // games are made from at /api/campaigns) and the WebSocket at
 // /ws/game/{session_id}. The caller wraps mux in auth middleware that puts
 // an auth.User on every request's context.
-func (s *Server) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/campaigns", s.listCampaigns)
-	mux.HandleFunc("GET /api/campaigns/{name}/assets/{path...}", s.campaignAsset)
-	mux.HandleFunc("GET /api/sessions", s.listSessions)
-	mux.HandleFunc("POST /api/sessions", s.createSession)
-	mux.HandleFunc("GET /api/sessions/{id}", s.getSession)
-	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
-	mux.HandleFunc("GET /api/sessions/{id}/config", s.getConfig)
-	mux.HandleFunc("PUT /api/sessions/{id}/config", s.putConfig)
-	mux.HandleFunc("GET /api/sessions/{id}/turns", s.turns)
-	mux.HandleFunc("POST /api/sessions/{id}/turns/{n}/flag", s.flagTurn)
-	mux.HandleFunc("POST /api/sessions/{id}/restore", s.restore)
-	mux.HandleFunc("GET /api/sessions/{id}/forks", s.forks)
-	mux.HandleFunc("POST /api/sessions/{id}/forks", s.fork)
-	mux.HandleFunc("POST /api/sessions/{id}/forks/{name}/switch", s.switchFork)
-	mux.HandleFunc("PUT /api/sessions/{id}/forks/{name}", s.updateFork)
-	mux.HandleFunc("GET /api/sessions/{id}/compare", s.compare)
-	mux.HandleFunc("GET /api/sessions/{id}/transcript", s.transcript)
-	mux.HandleFunc("GET /api/sessions/{id}/callbacks", s.callbacks)
-	mux.HandleFunc("GET /api/sessions/{id}/modules", s.listModules)
-	mux.HandleFunc("POST /api/sessions/{id}/module", s.chooseModule)
-	mux.HandleFunc("PUT /api/sessions/{id}/party/{character}/controller", s.putController)
-	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", s.generateCurrent)
-	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", s.generateBest)
-	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", s.generateTurn)
-	mux.HandleFunc("GET /api/sessions/{id}/images", s.images)
-	mux.HandleFunc("GET /api/sessions/{id}/images/{image_id}/download", s.downloadImage)
-	mux.HandleFunc("GET /api/sessions/{id}/images/download-all", s.downloadAll)
-	mux.HandleFunc("GET /api/sessions/images/summary", s.imageSummary)
-	mux.HandleFunc("GET /ws/game/{session_id}", s.socket)
+func (s *Server) Register(mux *http.ServeMux) { s.register(mux, s.routed) }
+
+// register mounts the routes on mux, each handler wrapped (routed for
+// the caller's mux, as it is for the mux forwarded requests are served
+// by).
+func (s *Server) register(mux *http.ServeMux, wrap func(http.HandlerFunc) http.HandlerFunc) {
+	mux.HandleFunc("GET /api/campaigns", wrap(s.listCampaigns))
+	mux.HandleFunc("GET /api/campaigns/{name}/assets/{path...}", wrap(s.campaignAsset))
+	mux.HandleFunc("GET /api/sessions", wrap(s.listSessions))
+	mux.HandleFunc("POST /api/sessions", wrap(s.createSession))
+	mux.HandleFunc("GET /api/sessions/{id}", wrap(s.getSession))
+	mux.HandleFunc("DELETE /api/sessions/{id}", wrap(s.deleteSession))
+	mux.HandleFunc("GET /api/sessions/{id}/config", wrap(s.getConfig))
+	mux.HandleFunc("PUT /api/sessions/{id}/config", wrap(s.putConfig))
+	mux.HandleFunc("GET /api/sessions/{id}/turns", wrap(s.turns))
+	mux.HandleFunc("POST /api/sessions/{id}/turns/{n}/flag", wrap(s.flagTurn))
+	mux.HandleFunc("POST /api/sessions/{id}/restore", wrap(s.restore))
+	mux.HandleFunc("GET /api/sessions/{id}/forks", wrap(s.forks))
+	mux.HandleFunc("POST /api/sessions/{id}/forks", wrap(s.fork))
+	mux.HandleFunc("POST /api/sessions/{id}/forks/{name}/switch", wrap(s.switchFork))
+	mux.HandleFunc("PUT /api/sessions/{id}/forks/{name}", wrap(s.updateFork))
+	mux.HandleFunc("GET /api/sessions/{id}/compare", wrap(s.compare))
+	mux.HandleFunc("GET /api/sessions/{id}/transcript", wrap(s.transcript))
+	mux.HandleFunc("GET /api/sessions/{id}/callbacks", wrap(s.callbacks))
+	mux.HandleFunc("GET /api/sessions/{id}/modules", wrap(s.listModules))
+	mux.HandleFunc("POST /api/sessions/{id}/module", wrap(s.chooseModule))
+	mux.HandleFunc("PUT /api/sessions/{id}/party/{character}/controller", wrap(s.putController))
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-current", wrap(s.generateCurrent))
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-best", wrap(s.generateBest))
+	mux.HandleFunc("POST /api/sessions/{id}/images/generate-turn/{turn}", wrap(s.generateTurn))
+	mux.HandleFunc("GET /api/sessions/{id}/images", wrap(s.images))
+	mux.HandleFunc("GET /api/sessions/{id}/images/{image_id}/download", wrap(s.downloadImage))
+	mux.HandleFunc("GET /api/sessions/{id}/images/download-all", wrap(s.downloadAll))
+	mux.HandleFunc("GET /api/sessions/images/summary", wrap(s.imageSummary))
+	mux.HandleFunc("GET /ws/game/{session_id}", wrap(s.socket))
 }
 
 // Close stops every autopilot, lets turns in flight finish until ctx ends

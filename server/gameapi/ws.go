@@ -27,12 +27,14 @@ const (
 // the handler's goroutine, its writer in another; the live session queues
 // messages for it and never waits on it.
 type client struct {
-	l     *live
-	conn  *websocket.Conn
-	user  auth.User
-	level access.Level // the view it gets
-	loc   i18n.Localizer
-	send  chan []byte
+	l      *live
+	id     string // unique among servers, for the holds it takes
+	remote bool   // a connection to another server, whose command this one plays
+	conn   *websocket.Conn
+	user   auth.User
+	level  access.Level // the view it gets
+	loc    i18n.Localizer
+	send   chan []byte
 
 	once   sync.Once
 	gone   chan struct{}
@@ -90,7 +92,7 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered
 	}
 	conn.SetReadLimit(MaxMessage)
-	c := &client{l: l, conn: conn, user: u, level: viewLevel(u.Role), loc: i18n.From(r.Context()),
+	c := &client{l: l, id: connID(), conn: conn, user: u, level: viewLevel(u.Role), loc: i18n.From(r.Context()),
 		send: make(chan []byte, s.o.SendQueue), gone: make(chan struct{})}
 	s.mu.Lock()
 	closing := s.closing
@@ -149,6 +151,12 @@ func (c *client) handle(ctx context.Context, cmd Command) error {
 		return problem("gameapi.msg.forbidden", "Type", cmd.Type, "Need", need.String())
 	}
 	l := c.l
+	if !l.isOwner() {
+		if c.remote {
+			return errElsewhere // it moved again: the caller's server tries anew
+		}
+		return l.forward(ctx, c, cmd)
+	}
 	switch cmd.Type {
 	case HumanAction:
 		j, err := l.humanPlay(c.user, cmd.Content)
