@@ -399,7 +399,8 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 // TestReconnectsAfterRestart: a game's page survives its server
 // stopping and a new one starting at the same address: it says it is
 // reconnecting, backs off, reconnects with the same session cookie,
-// resyncs from session_state and plays on.
+// resyncs from session_state (a turn played meanwhile shows) and plays
+// on.
 func TestReconnectsAfterRestart(t *testing.T) {
 	if bin == "" {
 		t.Skipf("%s is absent; install it with apt-get install chromium", chromium)
@@ -432,21 +433,36 @@ func TestReconnectsAfterRestart(t *testing.T) {
 	}
 	run(t, ctx, "connection lost", chromedp.WaitVisible(`#conn[data-state="closed"]`, chromedp.ByQuery))
 	shots(t, ctx, "reconnecting")
+	// While the server is down the game moves on without the page: a turn
+	// played in the terminal on the same data directory.
+	play := exec.Command(bin, "play", "--data", data, "--session", strings.TrimPrefix(game, "#/game/"))
+	play.Stdin = strings.NewReader("talk to nell\n")
+	if out, err := play.CombinedOutput(); err != nil {
+		t.Fatalf("hearth play: %v\n%s", err, out)
+	}
 	// ... and, once a new server listens at the same address, is back on
-	// the same game with the same session cookie, resynced, and plays on.
+	// the same game with the same session cookie, resynced from the
+	// server's state (the turn it missed included), and plays on.
 	if again := srv.Start(t); again != url {
 		t.Fatalf("restarted at %s, not %s", again, url)
 	}
 	run(t, ctx, "reconnected",
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`#status[data-turn="1"]`, chromedp.ByQuery),
-		chromedp.SendKeys("#action", "talk to nell", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#status[data-turn="2"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#log[data-turn="2"] article[data-turn="2"]`, chromedp.ByQuery))
+	var missed string
+	run(t, ctx, "the missed turn", chromedp.Text(`#log article[data-turn="2"]`, &missed, chromedp.ByQuery))
+	if !strings.Contains(missed, "talk to nell") {
+		t.Errorf("the turn played while the page was away reads %q", missed)
+	}
+	run(t, ctx, "play on",
+		chromedp.SendKeys("#action", "go to the tavern", chromedp.ByQuery),
+		chromedp.Click("#send", chromedp.ByQuery),
+		chromedp.WaitVisible(`#log[data-turn="3"] article[data-turn="3"]`, chromedp.ByQuery))
 	var n int
 	eval(t, ctx, `document.querySelectorAll("#log article").length`, &n)
-	if n != 2 {
-		t.Errorf("%d turns in the log after the restart, want 2", n)
+	if n != 3 {
+		t.Errorf("%d turns in the log after the restart, want 3", n)
 	}
 	var now string
 	eval(t, ctx, `location.hash`, &now)
