@@ -3,11 +3,13 @@ package hearthtest
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,9 +68,15 @@ func (s Server) Start(t testing.TB) string {
 	return url
 }
 
+// startWait is how long a server may take to say it serves; startup
+// is quick, but a loaded 2-core machine can hold a process back a while.
+const startWait = 3 * time.Minute
+
 // Launch starts the server and returns it with its base URL once it
 // serves; stopping it (a signal, or a kill -9 to test a crash) is the
-// caller's.
+// caller's. A server the test left running is killed when the test ends,
+// and its log is read to the end before then, so Log is never called
+// after the test.
 func (s Server) Launch(t testing.TB) (*exec.Cmd, string) {
 	t.Helper()
 	args := append([]string{"serve", "--data", s.Data, "--host", "127.0.0.1", "--port", "0"}, s.Args...)
@@ -83,7 +91,9 @@ func (s Server) Launch(t testing.TB) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
+	eof := make(chan struct{}) // the server closed its stderr: it has exited
 	go func() {
+		defer close(eof)
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
@@ -91,17 +101,38 @@ func (s Server) Launch(t testing.TB) (*exec.Cmd, string) {
 				s.Log(sc.Text())
 			}
 			if m := serving.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
+				select {
+				case addr <- m[1]:
+				default:
+				}
 			}
 		}
+		// Keep draining after a read error, so a server writing its log
+		// never blocks on a full pipe.
+		io.Copy(io.Discard, stderr)
 	}()
+	// Registered before the caller's cleanups, so it runs after them
+	// (Start's stops the server): by then the server has normally exited.
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+		}
+		select {
+		case <-eof:
+		case <-time.After(30 * time.Second):
+			t.Error("hearth serve's stderr stayed open 30s after the test")
+		}
+	})
 	select {
 	case a := <-addr:
 		return cmd, a
-	case <-time.After(60 * time.Second):
+	case <-eof:
+		err := cmd.Wait()
+		t.Fatalf("hearth serve %s exited before it served (%v); its log is above", strings.Join(args, " "), err)
+	case <-time.After(startWait):
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatal("hearth serve did not start within 60s")
+		t.Fatalf("hearth serve did not start within %s", startWait)
 	}
 	return nil, ""
 }

@@ -257,6 +257,7 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 		t.Fatalf("the access field holds %q", level)
 	}
 	assertAccessible(t, ctx, "library edit form")
+	shots(t, ctx, "library-edit")
 	run(t, ctx, "save", chromedp.Click("#edit-save", chromedp.ByQuery),
 		chromedp.WaitVisible(`#documents tbody th.doc-title`, chromedp.ByQuery),
 		chromedp.WaitNotPresent("#edit-form", chromedp.ByQuery))

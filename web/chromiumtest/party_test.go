@@ -3,13 +3,13 @@ package chromiumtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
@@ -23,20 +23,9 @@ func browserContexts(t *testing.T, n int) []context.Context {
 	t.Helper()
 	out := make([]context.Context, n)
 	for i := range out {
-		out[i] = browse(t)
-		logErrors(t, out[i], i)
+		out[i] = browseAs(t, fmt.Sprintf("browser %d", i))
 	}
 	return out
-}
-
-// logErrors logs the page's uncaught exceptions, so that a wait that
-// times out says why.
-func logErrors(t *testing.T, ctx context.Context, n int) {
-	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
-			t.Logf("browser %d: %s", n, e.ExceptionDetails.Error())
-		}
-	})
 }
 
 // TestTwoPlayersInOnePartyGame: two players, each in their own browser

@@ -102,7 +102,6 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake-a",
 		"HEARTH__MODELS__ASSISTANT__BASE_URL="+model.srv.URL+"/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test")
 	ctx := browse(t)
-	logErrors(t, ctx, 0)
 	signIn(t, ctx, h)
 
 	// The first character: point buy, 29 points first.
@@ -111,6 +110,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 		chromedp.Click("#new-character", chromedp.ByQuery),
 		step("race"))
 	assertAccessible(t, ctx, "wizard-race")
+	shots(t, ctx, "wizard-race")
 	run(t, ctx, "race, class, background",
 		chromedp.Click("#wizard-next", chromedp.ByQuery), step("class"),
 		chromedp.Click("#wizard-next", chromedp.ByQuery), step("background"),
@@ -158,6 +158,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 		}
 	}
 	assertAccessible(t, ctx, "wizard-review")
+	shots(t, ctx, "wizard-review")
 	var sheet string
 	run(t, ctx, "save",
 		chromedp.Click("#wizard-save", chromedp.ByQuery),
@@ -167,6 +168,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 		t.Errorf("the saved sheet: %q", sheet)
 	}
 	assertAccessible(t, ctx, "character-sheet")
+	shots(t, ctx, "character-sheet")
 
 	// The wizard in German.
 	run(t, ctx, "German",
@@ -180,6 +182,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 		t.Errorf("German wizard: %+v", de)
 	}
 	assertAccessible(t, ctx, "wizard-de")
+	shots(t, ctx, "wizard-de")
 	run(t, ctx, "English again", change("#lang", "en"), chromedp.WaitVisible(`html[lang="en"] #wizard[data-step="race"]`, chromedp.ByQuery))
 
 	// The second character: the standard array, by Tab and Enter alone.
@@ -290,7 +293,6 @@ func TestSceneImageButton(t *testing.T) {
 		t.Fatalf("create the game: %d", code)
 	}
 	ctx := browse(t)
-	logErrors(t, ctx, 0)
 	signIn(t, ctx, h)
 	run(t, ctx, "open and play a turn",
 		chromedp.Navigate(h.url+"/#/game/"+game.ID),
