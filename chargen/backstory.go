@@ -58,7 +58,7 @@ func (Templates) Story(ctx context.Context, ch *Character, seed uint64) (Story, 
 	}
 	bg, ok := backgrounds[ch.Background]
 	if !ok {
-		return Story{}, invalid("unknown background %q", ch.Background)
+		return Story{}, refuse("chargen.story_background", map[string]any{"Background": quoted(ch.Background)}, "unknown background %q", ch.Background)
 	}
 	r := rand.New(rand.NewPCG(seed, seed^0x5deece66d))
 	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/dice"
 )
 
@@ -108,8 +107,6 @@ type WeaponAttack struct {
 	DamageType string `json:"damage_type"`
 }
 
-func invalid(format string, args ...any) error { return hearth.Errorf(hearth.Invalid, format, args...) }
-
 // FieldError is a refused build and the Choices field (by its JSON name:
 // "race", "scores", "skills" …) whose choice the rule refused, so that a
 // form can show the refusal beside that field.
@@ -178,16 +175,16 @@ const MaxLevel = 20
 func Build(c Choices) (*Character, error) {
 	c.Name = strings.TrimSpace(c.Name)
 	if c.Name == "" {
-		return nil, at("name", invalid("a character needs a name"))
+		return nil, at("name", refuse("chargen.name_missing", nil, "a character needs a name"))
 	}
 	if len(c.Name) > 100 {
-		return nil, at("name", invalid("a character's name is at most 100 bytes; this one is %d", len(c.Name)))
+		return nil, at("name", refuse("chargen.name_too_long", map[string]any{"Bytes": len(c.Name), "Max": 100}, "a character's name is at most 100 bytes; this one is %d", len(c.Name)))
 	}
 	if c.Level == 0 {
 		c.Level = 1
 	}
 	if c.Level < 1 || c.Level > MaxLevel {
-		return nil, at("level", invalid("level %d is outside 1–%d", c.Level, MaxLevel))
+		return nil, at("level", refuse("chargen.level_range", map[string]any{"Level": c.Level, "Max": MaxLevel}, "level %d is outside 1–%d", c.Level, MaxLevel))
 	}
 	c.Race, c.Subrace, c.Class, c.Background = norm(c.Race), norm(c.Subrace), norm(c.Class), norm(c.Background)
 	race, err := resolveRace(c.Race, c.Subrace)
@@ -196,11 +193,13 @@ func Build(c Choices) (*Character, error) {
 	}
 	class, ok := classes[c.Class]
 	if !ok {
-		return nil, at("class", invalid("unknown class %q; the SRD classes are %s", c.Class, list(sortedKeys(classes))))
+		return nil, at("class", refuse("chargen.unknown_class", map[string]any{"Class": quoted(c.Class), "Classes": list(sortedKeys(classes))},
+			"unknown class %q; the SRD classes are %s", c.Class, list(sortedKeys(classes))))
 	}
 	bg, ok := backgrounds[c.Background]
 	if !ok {
-		return nil, at("background", invalid("unknown background %q; choose one of %s", c.Background, list(sortedKeys(backgrounds))))
+		return nil, at("background", refuse("chargen.unknown_background", map[string]any{"Background": quoted(c.Background), "Backgrounds": list(sortedKeys(backgrounds))},
+			"unknown background %q; choose one of %s", c.Background, list(sortedKeys(backgrounds))))
 	}
 	ch := &Character{Choices: c, RaceName: race.Name, ClassName: class.Name, BackgroundName: bg.Name, Size: race.Size,
 		HitDie: class.HitDie, ProficiencyBonus: ProficiencyBonus(c.Level), BackgroundFeature: bg.Feature, Gold: bg.Gold}
@@ -239,19 +238,20 @@ func resolveRace(id, sub string) (Race, error) {
 				bases = append(bases, k)
 			}
 		}
-		return Race{}, invalid("unknown race %q; the SRD races are %s", id, list(bases))
+		return Race{}, refuse("chargen.unknown_race", map[string]any{"Race": quoted(id), "Races": list(bases)}, "unknown race %q; the SRD races are %s", id, list(bases))
 	}
 	if len(r.Subraces) == 0 {
 		if sub != "" {
-			return Race{}, invalid("the %s race has no subraces; %q is not one", r.Name, sub)
+			return Race{}, refuse("chargen.no_subraces", map[string]any{"Race": r.Name, "Subrace": quoted(sub)}, "the %s race has no subraces; %q is not one", r.Name, sub)
 		}
 		return r, nil
 	}
 	if sub == "" {
-		return Race{}, invalid("%s chooses a subrace: %s", article(r.Name), list(r.Subraces))
+		return Race{}, refuse("chargen.subrace_needed", map[string]any{"Race": r.Name, "Subraces": list(r.Subraces)}, "%s chooses a subrace: %s", article(r.Name), list(r.Subraces))
 	}
 	if !slices.Contains(r.Subraces, sub) {
-		return Race{}, invalid("%q is not a %s subrace; the SRD has %s", sub, strings.ToLower(r.Name), list(r.Subraces))
+		return Race{}, refuse("chargen.wrong_subrace", map[string]any{"Race": r.Name, "Subrace": quoted(sub), "Subraces": list(r.Subraces)},
+			"%q is not a %s subrace; the SRD has %s", sub, strings.ToLower(r.Name), list(r.Subraces))
 	}
 	s := races[sub]
 	m := r
@@ -275,10 +275,10 @@ func (ch *Character) scores(race Race) error {
 	for k, v := range ch.Scores {
 		n := norm(k)
 		if !slices.Contains(Abilities, n) {
-			return invalid("unknown ability %q; the abilities are %s", k, list(Abilities))
+			return refuse("chargen.unknown_ability", map[string]any{"Ability": quoted(k), "Abilities": list(Abilities)}, "unknown ability %q; the abilities are %s", k, list(Abilities))
 		}
 		if _, dup := scores[n]; dup {
-			return invalid("ability %s is given twice", n)
+			return refuse("chargen.ability_twice", map[string]any{"Ability": n}, "ability %s is given twice", n)
 		}
 		scores[n] = v
 	}
@@ -296,7 +296,7 @@ func (ch *Character) scores(race Race) error {
 				missing = append(missing, a)
 			}
 		}
-		return invalid("every ability needs a score; missing %s", list(missing))
+		return refuse("chargen.scores_missing", map[string]any{"Missing": list(missing)}, "every ability needs a score; missing %s", list(missing))
 	}
 	values := make([]int, 0, 6)
 	for _, a := range Abilities {
@@ -311,19 +311,19 @@ func (ch *Character) scores(race Race) error {
 	switch ch.Method {
 	case StandardArrayMethod:
 		if !sameSet(StandardArray) {
-			return invalid("the standard array assigns 15, 14, 13, 12, 10 and 8 once each; got %s", ints(values))
+			return refuse("chargen.standard_array", map[string]any{"Got": ints(values)}, "the standard array assigns 15, 14, 13, 12, 10 and 8 once each; got %s", ints(values))
 		}
 	case PointBuyMethod:
 		spent := 0
 		for _, a := range Abilities {
 			cost, ok := PointBuyCost[scores[a]]
 			if !ok {
-				return invalid("point buy scores are 8–15 before racial increases; %s is %d", a, scores[a])
+				return refuse("chargen.point_buy_range", map[string]any{"Ability": a, "Score": scores[a]}, "point buy scores are 8–15 before racial increases; %s is %d", a, scores[a])
 			}
 			spent += cost
 		}
 		if spent > PointBuyBudget {
-			return invalid("point buy spends %d points; the budget is %d", spent, PointBuyBudget)
+			return refuse("chargen.point_buy_budget", map[string]any{"Spent": spent, "Budget": PointBuyBudget}, "point buy spends %d points; the budget is %d", spent, PointBuyBudget)
 		}
 		ch.PointsSpent = spent
 	case RolledMethod:
@@ -331,10 +331,12 @@ func (ch *Character) scores(race Race) error {
 			ch.Rolls = Roll(ch.Seed)
 		}
 		if !sameSet(ch.Rolls) {
-			return invalid("rolled scores assign the rolls of seed %d (%s) once each; got %s", ch.Seed, ints(ch.Rolls), ints(values))
+			return refuse("chargen.rolled_scores", map[string]any{"Seed": ch.Seed, "Rolls": ints(ch.Rolls), "Got": ints(values)},
+				"rolled scores assign the rolls of seed %d (%s) once each; got %s", ch.Seed, ints(ch.Rolls), ints(values))
 		}
 	default:
-		return invalid("unknown ability score method %q; use %s, %s or %s", ch.Method, StandardArrayMethod, PointBuyMethod, RolledMethod)
+		return refuse("chargen.unknown_method", map[string]any{"Method": quoted(ch.Method), "StandardArray": StandardArrayMethod, "PointBuy": PointBuyMethod, "Rolled": RolledMethod},
+			"unknown ability score method %q; use %s, %s or %s", ch.Method, StandardArrayMethod, PointBuyMethod, RolledMethod)
 	}
 	ch.Scores = scores
 	ch.Abilities = map[string]int{}
@@ -346,23 +348,26 @@ func (ch *Character) scores(race Race) error {
 		a = norm(a)
 		switch {
 		case !slices.Contains(Abilities, a):
-			return at("ability_bonuses", invalid("unknown ability %q in ability_bonuses", a))
+			return at("ability_bonuses", refuse("chargen.bonus_unknown_ability", map[string]any{"Ability": quoted(a)}, "unknown ability %q in ability_bonuses", a))
 		case slices.Contains(chosen, a):
-			return at("ability_bonuses", invalid("%s raises %d different abilities by 1; %s was chosen twice", article(race.Name), race.ChooseBonus, a))
+			return at("ability_bonuses", refuse("chargen.bonus_twice", map[string]any{"Race": race.Name, "Count": race.ChooseBonus, "Ability": a},
+				"%s raises %d different abilities by 1; %s was chosen twice", article(race.Name), race.ChooseBonus, a))
 		case race.Bonus[a] > 0:
-			return at("ability_bonuses", invalid("%s raises abilities other than those its race already raises; %s is raised already", article(race.Name), a))
+			return at("ability_bonuses", refuse("chargen.bonus_raised_already", map[string]any{"Race": race.Name, "Ability": a},
+				"%s raises abilities other than those its race already raises; %s is raised already", article(race.Name), a))
 		}
 		chosen = append(chosen, a)
 		ch.Abilities[a]++
 	}
 	if len(chosen) != race.ChooseBonus {
-		return at("ability_bonuses", invalid("%s chooses %d abilities to raise by 1 (ability_bonuses); %d were chosen", article(race.Name), race.ChooseBonus, len(chosen)))
+		return at("ability_bonuses", refuse("chargen.bonus_count", map[string]any{"Race": race.Name, "Count": race.ChooseBonus, "Chosen": len(chosen)},
+			"%s chooses %d abilities to raise by 1 (ability_bonuses); %d were chosen", article(race.Name), race.ChooseBonus, len(chosen)))
 	}
 	ch.AbilityBonuses = chosen
 	ch.Modifiers = map[string]int{}
 	for _, a := range Abilities {
 		if ch.Abilities[a] > 20 {
-			return invalid("an ability score cannot exceed 20; %s is %d", a, ch.Abilities[a])
+			return refuse("chargen.score_over_20", map[string]any{"Ability": a, "Score": ch.Abilities[a]}, "an ability score cannot exceed 20; %s is %d", a, ch.Abilities[a])
 		}
 		ch.Modifiers[a] = Modifier(ch.Abilities[a])
 	}
@@ -378,34 +383,36 @@ func ints(xs []int) string {
 }
 
 func (ch *Character) skills(race Race, class Class, bg Background) error {
-	granted := map[string]string{} // skill → its source
+	granted := map[string]source{} // skill → its source
 	for _, s := range bg.Skills {
-		granted[s] = "the " + strings.ToLower(bg.Name) + " background"
+		granted[s] = source{kind: "background", name: bg.Name}
 	}
 	for _, s := range race.Skills {
-		granted[s] = "the " + strings.ToLower(race.Name) + " race"
+		granted[s] = source{kind: "race", name: race.Name}
 	}
-	choose := func(picked []string, from []string, count int, who, field string) ([]string, error) {
+	choose := func(picked []string, from []string, count int, who chooser, field string) ([]string, error) {
 		var out []string
 		for _, s := range picked {
 			s = norm(s)
 			if _, ok := SkillAbility[s]; !ok {
-				return nil, invalid("unknown skill %q; the skills are %s", s, list(sortedKeys(SkillAbility)))
+				return nil, refuse("chargen.unknown_skill", map[string]any{"Skill": quoted(s), "Skills": list(sortedKeys(SkillAbility))}, "unknown skill %q; the skills are %s", s, list(sortedKeys(SkillAbility)))
 			}
 			if slices.Contains(out, s) {
-				return nil, invalid("%s chooses %d skills from %s; %s was chosen twice", who, count, list(from), s)
+				return nil, refuse("chargen.skill_twice", who.data("Count", count, "From", list(from), "Skill", s), "%s chooses %d skills from %s; %s was chosen twice", who, count, list(from), s)
 			}
 			if !slices.Contains(from, s) {
-				return nil, invalid("%s chooses %d skills from %s; %s is not one of them", who, count, list(from), s)
+				return nil, refuse("chargen.skill_not_offered", who.data("Count", count, "From", list(from), "Skill", s), "%s chooses %d skills from %s; %s is not one of them", who, count, list(from), s)
 			}
 			if src, ok := granted[s]; ok {
-				return nil, invalid("%s is already granted by %s; choose another skill (a proficiency counts once)", s, src)
+				return nil, refuse("chargen.skill_granted", map[string]any{"Skill": s, "Kind": src.kind, "Name": src.name},
+					"%s is already granted by %s; choose another skill (a proficiency counts once)", s, src.english())
 			}
 			out = append(out, s)
-			granted[s] = who
+			granted[s] = source{kind: who.kind, name: who.name, chose: true}
 		}
 		if len(out) != count {
-			return nil, invalid("%s chooses %d skills (%s) from %s; %d were chosen", who, count, field, list(from), len(out))
+			return nil, refuse("chargen.skill_count", who.data("Count", count, "Field", field, "From", list(from), "Chosen", len(out)),
+				"%s chooses %d skills (%s) from %s; %d were chosen", who, count, field, list(from), len(out))
 		}
 		return out, nil
 	}
@@ -414,10 +421,10 @@ func (ch *Character) skills(race Race, class Class, bg Background) error {
 		from = sortedKeys(SkillAbility)
 	}
 	var err error
-	if ch.Skills, err = choose(ch.Skills, from, class.SkillCount, article(class.Name), "skills"); err != nil {
+	if ch.Skills, err = choose(ch.Skills, from, class.SkillCount, chooser{"class", class.Name}, "skills"); err != nil {
 		return err
 	}
-	if ch.RaceSkills, err = choose(ch.RaceSkills, sortedKeys(SkillAbility), race.ChooseSkills, article(race.Name), "race_skills"); err != nil {
+	if ch.RaceSkills, err = choose(ch.RaceSkills, sortedKeys(SkillAbility), race.ChooseSkills, chooser{"race", race.Name}, "race_skills"); err != nil {
 		return at("race_skills", err)
 	}
 	ch.Proficient = sortedKeys(granted)
@@ -436,20 +443,53 @@ func (ch *Character) skills(race Race, class Class, bg Background) error {
 		s = norm(s)
 		switch {
 		case s == "thieves'_tools" || s == "thieves_tools":
-			return at("expertise", invalid("expertise in thieves' tools is not modelled; choose skills"))
+			return at("expertise", refuse("chargen.expertise_tools", nil, "expertise in thieves' tools is not modelled; choose skills"))
 		case !slices.Contains(ch.Proficient, s):
-			return at("expertise", invalid("expertise doubles a proficiency; %s is not one of this character's skills (%s)", s, list(ch.Proficient)))
+			return at("expertise", refuse("chargen.expertise_not_proficient", map[string]any{"Skill": s, "Skills": list(ch.Proficient)},
+				"expertise doubles a proficiency; %s is not one of this character's skills (%s)", s, list(ch.Proficient)))
 		case slices.Contains(exp, s):
-			return at("expertise", invalid("expertise in %s was chosen twice", s))
+			return at("expertise", refuse("chargen.expertise_twice", map[string]any{"Skill": s}, "expertise in %s was chosen twice", s))
 		}
 		exp = append(exp, s)
 		ch.SkillBonus[s] = 2 * ch.ProficiencyBonus
 	}
 	if len(exp) != want {
-		return at("expertise", invalid("%s of level %d chooses %d skills for expertise; %d were chosen", article(class.Name), ch.Level, want, len(exp)))
+		return at("expertise", refuse("chargen.expertise_count", map[string]any{"Class": class.Name, "Level": ch.Level, "Count": want, "Chosen": len(exp)},
+			"%s of level %d chooses %d skills for expertise; %d were chosen", article(class.Name), ch.Level, want, len(exp)))
 	}
 	ch.Expertise = exp
 	return nil
+}
+
+// source is what grants a skill: a "background", "race" or "class", and
+// its name; chose is set when the skill was chosen for it.
+type source struct {
+	kind, name string
+	chose      bool
+}
+
+// english is "the soldier background", "the elf race", or "a fighter" for
+// a race or class that chose the skill.
+func (s source) english() string {
+	if s.chose {
+		return article(s.name)
+	}
+	return "the " + strings.ToLower(s.name) + " " + s.kind
+}
+
+// chooser is the race or class that chooses skills; in English "a
+// fighter", "a half-elf".
+type chooser struct{ kind, name string }
+
+func (c chooser) String() string { return article(c.name) }
+
+// data is a refusal's data naming the chooser (Kind, Name) and kv.
+func (c chooser) data(kv ...any) map[string]any {
+	d := map[string]any{"Kind": c.kind, "Name": c.name}
+	for i := 0; i+1 < len(kv); i += 2 {
+		d[kv[i].(string)] = kv[i+1]
+	}
+	return d
 }
 
 // article is "a fighter", "an elf".
@@ -468,16 +508,16 @@ func (ch *Character) languages(race Race, bg Background) error {
 	for _, l := range ch.ExtraLanguages {
 		i := slices.IndexFunc(Languages, func(x string) bool { return strings.EqualFold(x, strings.TrimSpace(l)) })
 		if i < 0 {
-			return invalid("unknown language %q; the SRD languages are %s", l, list(Languages))
+			return refuse("chargen.unknown_language", map[string]any{"Language": quoted(l), "Languages": list(Languages)}, "unknown language %q; the SRD languages are %s", l, list(Languages))
 		}
 		if slices.Contains(known, Languages[i]) {
-			return invalid("%s is already known; an extra language must be a new one", Languages[i])
+			return refuse("chargen.language_known", map[string]any{"Language": Languages[i]}, "%s is already known; an extra language must be a new one", Languages[i])
 		}
 		known = append(known, Languages[i])
 		picked = append(picked, Languages[i])
 	}
 	if len(picked) > allowed {
-		return invalid("this race and background give %d extra languages; %d were chosen", allowed, len(picked))
+		return refuse("chargen.language_count", map[string]any{"Allowed": allowed, "Chosen": len(picked)}, "this race and background give %d extra languages; %d were chosen", allowed, len(picked))
 	}
 	ch.ExtraLanguages = picked
 	ch.Languages = known
@@ -501,12 +541,13 @@ func (ch *Character) fightingStyle(class Class) error {
 	ch.FightingStyle = norm(ch.FightingStyle)
 	if len(class.FightingStyles) == 0 || ch.Level < class.FightingStyleLevel {
 		if ch.FightingStyle != "" {
-			return invalid("%s of level %d has no fighting style", article(class.Name), ch.Level)
+			return refuse("chargen.no_fighting_style", map[string]any{"Class": class.Name, "Level": ch.Level}, "%s of level %d has no fighting style", article(class.Name), ch.Level)
 		}
 		return nil
 	}
 	if !slices.Contains(class.FightingStyles, ch.FightingStyle) {
-		return invalid("%s chooses a fighting style from %s; got %q", article(class.Name), list(class.FightingStyles), ch.FightingStyle)
+		return refuse("chargen.fighting_style", map[string]any{"Class": class.Name, "Styles": list(class.FightingStyles), "Style": quoted(ch.FightingStyle)},
+			"%s chooses a fighting style from %s; got %q", article(class.Name), list(class.FightingStyles), ch.FightingStyle)
 	}
 	return nil
 }
@@ -518,7 +559,8 @@ func (ch *Character) defense(race Race, class Class) error {
 	shield := 0
 	if ch.Shield {
 		if !slices.Contains(class.Armor, "shields") {
-			return at("shield", invalid("%s is not proficient with shields (armor: %s)", article(class.Name), armorList(class.Armor)))
+			return at("shield", refuse("chargen.no_shields", map[string]any{"Class": class.Name, "Proficient": list(class.Armor)},
+				"%s is not proficient with shields (armor: %s)", article(class.Name), armorList(class.Armor)))
 		}
 		shield = 2
 	}
@@ -536,10 +578,11 @@ func (ch *Character) defense(race Race, class Class) error {
 	}
 	a, ok := armors[ch.Armor]
 	if !ok {
-		return invalid("unknown armor %q; the SRD armor is %s", ch.Armor, list(sortedKeys(armors)))
+		return refuse("chargen.unknown_armor", map[string]any{"Armor": quoted(ch.Armor), "Armors": list(sortedKeys(armors))}, "unknown armor %q; the SRD armor is %s", ch.Armor, list(sortedKeys(armors)))
 	}
 	if !slices.Contains(class.Armor, a.Category) {
-		return invalid("%s is not proficient with %s armor (armor: %s); %s is %s armor", article(class.Name), a.Category, armorList(class.Armor), a.Name, a.Category)
+		return refuse("chargen.armor_category", map[string]any{"Class": class.Name, "Category": a.Category, "Proficient": list(class.Armor), "Armor": a.Name},
+			"%s is not proficient with %s armor (armor: %s); %s is %s armor", article(class.Name), a.Category, armorList(class.Armor), a.Name, a.Category)
 	}
 	bonus := dex
 	switch {
@@ -573,7 +616,7 @@ func (ch *Character) weapon() error {
 	}
 	w, ok := weapons[ch.Weapon]
 	if !ok {
-		return invalid("unknown weapon %q; the weapons are %s", ch.Weapon, list(sortedKeys(weapons)))
+		return refuse("chargen.unknown_weapon", map[string]any{"Weapon": quoted(ch.Weapon), "Weapons": list(sortedKeys(weapons))}, "unknown weapon %q; the weapons are %s", ch.Weapon, list(sortedKeys(weapons)))
 	}
 	mod := ch.Modifiers["strength"]
 	if w.Ranged {

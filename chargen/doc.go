@@ -5,6 +5,9 @@
 // saving throws, skill modifiers, spell slots, spell save DC and attack.
 // Build refuses a build the rules do not allow with an Invalid error whose
 // message names the rule ("point buy spends 29 points; the budget is 27").
+// The error is a Refusal: it also carries a message id of the chargen
+// catalog in package i18n and its data, so that a door can say the rule in
+// the reader's language.
 //
 // Levels 1–20 are supported for hit points, proficiency bonus and spell
 // slots; ability score improvements and subclass choices after level 1 are

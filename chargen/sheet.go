@@ -17,7 +17,7 @@ import (
 func (ch *Character) Sheet(id string) (*world.Character, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
-		return nil, invalid("a character sheet needs an id")
+		return nil, refuse("chargen.sheet_id", nil, "a character sheet needs an id")
 	}
 	c := &world.Character{
 		ID: id, Kind: world.PC, Name: ch.Name,

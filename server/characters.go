@@ -1,11 +1,13 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chargen"
+	"github.com/hearth-rpg/hearth/i18n"
 	"github.com/hearth-rpg/hearth/internal/api"
 	"github.com/hearth-rpg/hearth/world"
 )
@@ -62,8 +64,20 @@ func (s *Server) buildRefused(w http.ResponseWriter, r *http.Request, err error)
 			Field   string      `json:"field"`
 		} `json:"error"`
 	}
-	b.Error.Code, b.Error.Message, b.Error.Field = hearth.Invalid, hearth.ErrorMessage(err), field
+	b.Error.Code, b.Error.Message, b.Error.Field = hearth.Invalid, refusalText(r, err), field
 	api.JSON(w, http.StatusBadRequest, b)
+}
+
+// refusalText is a refused build's message in the request's language:
+// chargen's own for English (so clients see the words they always did),
+// its catalog message for any other.
+func refusalText(r *http.Request, err error) string {
+	var rf *chargen.Refusal
+	loc := i18n.From(r.Context())
+	if !errors.As(err, &rf) || loc.Language() == "" || loc.Language() == "en" {
+		return hearth.ErrorMessage(err)
+	}
+	return loc.T(rf.ID, rf.Data)
 }
 
 // previewCharacter is POST /api/characters/preview: the build the choices

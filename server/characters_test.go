@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -184,4 +186,64 @@ func TestCharacterPreview(t *testing.T) {
 		})
 	}
 	wantStatus(t, f.do("POST", "/api/characters/preview", "", fighterBody("Anon")), http.StatusUnauthorized, "")
+}
+
+// TestCharacterRefusalsByLanguage: a refused build is worded in the
+// language of Accept-Language (chargen's own English otherwise), on both
+// routes, and still names its field for the form.
+func TestCharacterRefusalsByLanguage(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	overBudget := func(b map[string]any) {
+		b["scores"] = map[string]int{"strength": 15, "dexterity": 15, "constitution": 15, "intelligence": 10, "wisdom": 8, "charisma": 8}
+	}
+	elf := func(b map[string]any) { b["race"] = "elf" }
+	tests := []struct {
+		name, path, lang string
+		mut              func(map[string]any)
+		field, want      string
+	}{
+		{"German preview", "/api/characters/preview", "de-DE,de;q=0.9,en;q=0.5", overBudget, "scores", "Der Punktekauf gibt 29 Punkte aus; das Budget ist 27."},
+		{"German save", "/api/characters", "de", overBudget, "scores", "Der Punktekauf gibt 29 Punkte aus; das Budget ist 27."},
+		{"German subrace", "/api/characters/preview", "de-AT", elf, "race", "Für Volk „Elf“ wählen Sie ein Untervolk: high_elf."},
+		{"English", "/api/characters/preview", "en-US", overBudget, "scores", "point buy spends 29 points; the budget is 27"},
+		{"English subrace", "/api/characters/preview", "en", elf, "race", "an elf chooses a subrace: high_elf"},
+		{"no language", "/api/characters/preview", "", overBudget, "scores", "point buy spends 29 points; the budget is 27"},
+		{"no catalog for French", "/api/characters/preview", "fr-FR", overBudget, "scores", "point buy spends 29 points; the budget is 27"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := fighterBody("Bad")
+			tt.mut(b)
+			j, _ := json.Marshal(b)
+			req, err := http.NewRequest("POST", f.url+tt.path, bytes.NewReader(j))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+f.plKey)
+			req.Header.Set("Content-Type", "application/json")
+			if tt.lang != "" {
+				req.Header.Set("Accept-Language", tt.lang)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400", resp.StatusCode)
+			}
+			e := decode[struct {
+				Error struct {
+					Code    hearth.Code `json:"code"`
+					Message string      `json:"message"`
+					Field   string      `json:"field"`
+				} `json:"error"`
+			}](t, resp)
+			if e.Error.Code != hearth.Invalid || e.Error.Field != tt.field || e.Error.Message != tt.want {
+				t.Errorf("error %+v\nwant field %q and %q", e.Error, tt.field, tt.want)
+			}
+		})
+	}
+	if l := decode[[]chargen.Saved](t, f.do("GET", "/api/characters", f.plKey, nil)); len(l) != 0 {
+		t.Errorf("refused builds were saved: %+v", l)
+	}
 }

@@ -16,13 +16,20 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 export class Api {
   #csrf = "";
+  #lang = "";
 
   setCSRF(token) { this.#csrf = token || ""; }
+
+  // setLanguage makes the server word its messages (a refused character
+  // build, say) in the language the page shows, which the switcher may have
+  // set apart from the browser's.
+  setLanguage(lang) { this.#lang = lang || ""; }
 
   async request(method, path, body) {
     const headers = {"Accept": "application/json"};
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (UNSAFE.has(method)) headers["X-CSRF-Token"] = this.#csrf;
+    if (this.#lang) headers["Accept-Language"] = this.#lang;
     let res;
     try {
       res = await fetch(path, {method, headers, credentials: "same-origin", cache: "no-store",
@@ -42,10 +49,11 @@ export class Api {
   // stream posts body and returns the Response unread, for a streamed
   // answer (server-sent events); an error status is an ApiError.
   async stream(path, body, signal) {
+    const headers = {"Accept": "text/event-stream", "Content-Type": "application/json", "X-CSRF-Token": this.#csrf};
+    if (this.#lang) headers["Accept-Language"] = this.#lang;
     let res;
     try {
-      res = await fetch(path, {method: "POST", credentials: "same-origin", cache: "no-store", signal,
-        headers: {"Accept": "text/event-stream", "Content-Type": "application/json", "X-CSRF-Token": this.#csrf},
+      res = await fetch(path, {method: "POST", credentials: "same-origin", cache: "no-store", signal, headers,
         body: JSON.stringify(body)});
     } catch (e) {
       if (e.name === "AbortError") throw e;

@@ -49,6 +49,7 @@ class App {
     const messages = lang === "en" ? this.english : await loadCatalog(lang).catch(() => this.english);
     this.t = translator(messages, this.english);
     this.lang = lang;
+    this.api.setLanguage(lang);
     document.documentElement.lang = lang;
     document.getElementById("lang").value = lang;
     document.getElementById("lang-label").textContent = this.t("language");

@@ -71,7 +71,6 @@ func TestPortraitOfWhoIsMet(t *testing.T) {
 		t.Fatalf("create the game: %d %+v", st, created)
 	}
 	ctx := browse(t)
-	logErrors(t, ctx, 0)
 	signIn(t, ctx, hearth{url: h.url, key: playerKey})
 	run(t, ctx, "play a turn",
 		chromedp.WaitVisible(`#games [data-resume]`, chromedp.ByQuery),

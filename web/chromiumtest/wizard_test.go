@@ -183,7 +183,31 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	}
 	assertAccessible(t, ctx, "wizard-de")
 	shots(t, ctx, "wizard-de")
-	run(t, ctx, "English again", change("#lang", "en"), chromedp.WaitVisible(`html[lang="en"] #wizard[data-step="race"]`, chromedp.ByQuery))
+	// The server's refusal comes in German too, beside the scores.
+	run(t, ctx, "German point buy",
+		chromedp.Click("#wizard-next", chromedp.ByQuery), step("class"),
+		chromedp.Click("#wizard-next", chromedp.ByQuery), step("background"),
+		chromedp.Click("#wizard-next", chromedp.ByQuery), step("abilities"),
+		change("#method", "point_buy"),
+		chromedp.WaitVisible(`#budget[data-spent="0"]`, chromedp.ByQuery))
+	for a, v := range map[string]string{"strength": "15", "dexterity": "15", "constitution": "15", "intelligence": "10"} {
+		run(t, ctx, "score "+a, change("#score-"+a, v))
+	}
+	var refusalDE string
+	run(t, ctx, "the server refuses 29 points in German",
+		chromedp.WaitVisible(`#budget[data-over="yes"][data-spent="29"]`, chromedp.ByQuery),
+		chromedp.Click("#wizard-next", chromedp.ByQuery),
+		chromedp.WaitVisible(`#error-scores:not([hidden])`, chromedp.ByQuery),
+		chromedp.Text("#error-scores", &refusalDE, chromedp.ByQuery),
+		step("abilities"))
+	if !strings.Contains(refusalDE, "Der Punktekauf gibt 29 Punkte aus; das Budget ist 27.") {
+		t.Errorf("the German refusal beside the scores reads %q", refusalDE)
+	}
+	shots(t, ctx, "wizard-refused-de")
+	run(t, ctx, "English again", change("#lang", "en"),
+		chromedp.Navigate(h.url+"/#/characters"), chromedp.WaitVisible("#new-character", chromedp.ByQuery),
+		chromedp.Navigate(h.url+"/#/characters/new"),
+		chromedp.WaitVisible(`html[lang="en"] #wizard[data-step="race"]`, chromedp.ByQuery))
 
 	// The second character: the standard array, by Tab and Enter alone.
 	for _, s := range []string{"race", "class", "background", "abilities", "skills"} {
