@@ -29,7 +29,8 @@ type sseEvent struct {
 // model (a local server speaking Ollama's API) asks for dice_roll, which
 // the client runs and answers through B; the chat pauses (after one tool
 // call), and is continued through B too. The model then receives the
-// client's result, and its answer streams on A's open stream.
+// client's result, and its answer streams on A's open stream. A second
+// chat waiting on A for its tool result is cancelled through B.
 func TestServeScaleOutChatRepliesReachTheChatsServer(t *testing.T) {
 	const rolled = "rolled 17 on the d20"
 	var mu sync.Mutex
@@ -87,37 +88,7 @@ func TestServeScaleOutChatRepliesReachTheChatsServer(t *testing.T) {
 	cmdB, urlB := hearthtest.Server{Bin: hearthBin, Data: dir, Env: env}.Launch(t)
 	defer func() { cmdB.Process.Kill(); cmdB.Wait() }()
 
-	req, err := http.NewRequest("POST", urlA+"/api/chat", strings.NewReader(
-		`{"conversation_id":"relay","tools":["dice_roll"],"messages":[{"role":"user","content":"Roll to pick the lock."}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+gmKey)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("chat on A: %d %s", resp.StatusCode, b)
-	}
-	events := make(chan sseEvent, 64)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data: ")
-			if !ok {
-				continue
-			}
-			var e sseEvent
-			if json.Unmarshal([]byte(data), &e) == nil {
-				events <- e
-			}
-		}
-	}()
+	events := openChat(t, urlA, gmKey, "relay")
 	var text strings.Builder
 	next := func(want string) sseEvent {
 		t.Helper()
@@ -166,8 +137,63 @@ func TestServeScaleOutChatRepliesReachTheChatsServer(t *testing.T) {
 		t.Fatalf("A's stream after the replies through B: %q", text.String())
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	if len(toolSeen) != 1 || !strings.Contains(toolSeen[0], rolled) {
-		t.Fatalf("the model received tool results %q, want %q", toolSeen, rolled)
+	seen := toolSeen
+	mu.Unlock()
+	if len(seen) != 1 || !strings.Contains(seen[0], rolled) {
+		t.Fatalf("the model received tool results %q, want %q", seen, rolled)
 	}
+
+	// A cancel through B ends a chat waiting on A for its tool result.
+	events = openChat(t, urlA, gmKey, "relay2")
+	text.Reset()
+	next("tool_call")
+	code, b := apiCall(t, "POST", urlB+"/api/chat/continue", gmKey, "application/json",
+		strings.NewReader(`{"conversation_id":"relay2","action":"cancel"}`))
+	var cancelled struct {
+		Status         string `json:"status"`
+		ConversationID string `json:"conversation_id"`
+		Cancelled      bool   `json:"cancelled"`
+	}
+	if json.Unmarshal(b, &cancelled); code != http.StatusOK || cancelled.Status != "cancelled" || cancelled.ConversationID != "relay2" || !cancelled.Cancelled {
+		t.Fatalf("cancel through B: %d %s", code, b)
+	}
+	next("done")
+}
+
+// openChat starts a streamed chat on url, asking for a roll, and returns
+// its events as they arrive.
+func openChat(t *testing.T, url, key, conversation string) <-chan sseEvent {
+	t.Helper()
+	req, err := http.NewRequest("POST", url+"/api/chat", strings.NewReader(
+		`{"conversation_id":"`+conversation+`","tools":["dice_roll"],"messages":[{"role":"user","content":"Roll to pick the lock."}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("chat on %s: %d %s", url, resp.StatusCode, b)
+	}
+	events := make(chan sseEvent, 64)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var e sseEvent
+			if json.Unmarshal([]byte(data), &e) == nil {
+				events <- e
+			}
+		}
+	}()
+	return events
 }
