@@ -186,13 +186,19 @@ type Active struct {
 	Started        time.Time
 	run            *agent.Run
 	cancel         context.CancelCauseFunc
+	saved          chan struct{} // closed once the conversation is saved and the request no longer active
 }
 
-// Wait waits for the request to finish.
-func (a *Active) Wait() (*agent.Outcome, error) { return a.run.Wait() }
+// Wait waits for the request to finish and be saved.
+func (a *Active) Wait() (*agent.Outcome, error) {
+	<-a.saved
+	return a.run.Wait()
+}
 
-// Done is closed when the request has finished and been saved.
-func (a *Active) Done() <-chan struct{} { return a.run.Done() }
+// Done is closed when the request has finished and been saved: a stream
+// that ends there lets its client send the next message at once, to this
+// server (no longer busy) or another (which reads the saved conversation).
+func (a *Active) Done() <-chan struct{} { return a.saved }
 
 // Start begins a chat for user. Events go to sink until a done event;
 // cancelling ctx (the client went away) abandons the request, which is
@@ -264,7 +270,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 		return nil, ErrBusy
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel}
+	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel, saved: make(chan struct{})}
 	as.active[conv.ID] = a
 	as.wg.Add(1)
 	as.mu.Unlock()
@@ -283,6 +289,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 		as.mu.Lock()
 		delete(as.active, conv.ID)
 		as.mu.Unlock()
+		close(a.saved)
 		cancel(nil)
 	}()
 	return a, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,6 +82,35 @@ func TestStartValidates(t *testing.T) {
 		var inv *assistant.InvalidError
 		if _, err := as.Start(context.Background(), u, req, func(agent.Event) {}); !errors.As(err, &inv) {
 			t.Errorf("%+v: %v, want InvalidError", req, err)
+		}
+	}
+}
+
+// A chat's stream ends at Done, and its client may send the next message
+// at once, to this server or another one sharing the database: by then
+// the conversation is saved and no longer busy. Done closing before the
+// save answered that next message "busy" here, and on another server
+// "no such conversation" or a fresh conversation without the first turn.
+func TestDoneMeansSavedAndNotBusy(t *testing.T) {
+	conv := openConversations(t)
+	as, err := assistant.New(assistant.Options{Provider: assistant.Librarian{}, Toolbox: assistant.TestToolbox(t), Conversations: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := auth.User{ID: "u", Name: "Ann", Role: access.Player}
+	for i := range 20 {
+		id := fmt.Sprintf("c%d", i)
+		a, err := as.Start(context.Background(), u, assistant.Request{ConversationID: id,
+			Messages: []assistant.Message{{Role: "user", Content: "How do I find contacts in a starport?"}}}, func(agent.Event) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-a.Done()
+		if as.IsActive(id) {
+			t.Fatalf("%s: still active after Done", id)
+		}
+		if _, err := conv.Get(context.Background(), u.ID, id); err != nil {
+			t.Fatalf("%s: not saved at Done: %v", id, err)
 		}
 	}
 }

@@ -153,6 +153,9 @@ type toolResultRequest struct {
 	Result         json.RawMessage `json:"result"`
 }
 
+// toolResult hands the client's result of a tool it ran to the chat
+// waiting for it, here or, through Options.Chats, on the server running
+// the chat.
 func (s *Server) toolResult(w http.ResponseWriter, r *http.Request) {
 	var req toolResultRequest
 	if !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
@@ -165,7 +168,7 @@ func (s *Server) toolResult(w http.ResponseWriter, r *http.Request) {
 	if len(req.Result) == 0 {
 		req.Result = json.RawMessage("null")
 	}
-	if err := s.o.Assistant.ToolResult(user(r).ID, req.ConversationID, req.ToolCallID, req.Result); err != nil {
+	if _, err := s.reply(r.Context(), relayed{Op: "tool_result", UserID: user(r).ID, ConversationID: req.ConversationID, ToolCallID: req.ToolCallID, Result: req.Result}); err != nil {
 		s.fail(w, r, err, append([]api.Say{{Is: assistant.ErrWrongCall, ID: "chat.wrong_call", Data: map[string]any{"ID": req.ToolCallID}}}, chatSays...)...)
 		return
 	}
@@ -184,6 +187,8 @@ type continueRequest struct {
 	Action         string `json:"action"`
 }
 
+// continueChat answers a paused chat, here or, through Options.Chats, on
+// the server running it.
 func (s *Server) continueChat(w http.ResponseWriter, r *http.Request) {
 	var req continueRequest
 	if !api.DecodeOrError(w, r, &req, s.o.MaxBodyBytes) {
@@ -192,7 +197,7 @@ func (s *Server) continueChat(w http.ResponseWriter, r *http.Request) {
 	if req.Action == "cancel" {
 		// The run ends at once, whatever it waits for; the answer is what
 		// it had gathered (seed 000 §2.4.5), and its stream ends with done.
-		p, err := s.o.Assistant.Cancel(r.Context(), user(r).ID, req.ConversationID)
+		p, err := s.reply(r.Context(), relayed{Op: "cancel", UserID: user(r).ID, ConversationID: req.ConversationID})
 		if err != nil {
 			s.chatError(w, r, err)
 			return
@@ -200,7 +205,7 @@ func (s *Server) continueChat(w http.ResponseWriter, r *http.Request) {
 		api.JSON(w, http.StatusOK, cancelAnswer{Status: "cancelled", Action: req.Action, Partial: p})
 		return
 	}
-	if err := s.o.Assistant.Continue(user(r).ID, req.ConversationID, req.Action); err != nil {
+	if _, err := s.reply(r.Context(), relayed{Op: "continue", UserID: user(r).ID, ConversationID: req.ConversationID, Action: req.Action}); err != nil {
 		s.chatError(w, r, err)
 		return
 	}

@@ -16,6 +16,11 @@
 // same bytes under another title make a second document; under the same
 // title they answer the document already there.
 //
+// A chat runs where POST /api/chat arrived. With Options.Chats, a tool
+// result, continue or cancel for a chat that another server sharing the
+// database runs is forwarded there (ChatRelay), and its answer streams on
+// the client's open stream.
+//
 // Every route but /health and /metrics is behind the authentication
 // middleware the caller supplies; handlers take the user (and so the role)
 // from the request's context, never from its body. Messages come from the

@@ -54,6 +54,10 @@ type Options struct {
 	// another within ClaimPoll (default 2s). Nil runs every job here.
 	Claims    Claims
 	ClaimPoll time.Duration
+	// Chats forwards a chat's tool result, continue or cancel that
+	// reaches this server to the one sharing the database that runs the
+	// chat, and answers those forwarded here. Nil: every chat is here.
+	Chats ChatRelay
 
 	// Authenticate wraps every route but /health and /metrics; it puts
 	// the caller's auth.User on the request context or answers 401/429
@@ -274,6 +278,7 @@ func New(o Options) (*Server, error) {
 	}
 	root.Handle("/", authenticate(o, s.csrf(s.meter(mux))))
 	s.root, s.mux = root, mux
+	s.serveRelay()
 	s.handler = s.scheme(s.clientAddress(s.observe(i18n.Middleware(o.Catalog)(s.cors(root)))))
 	return s, nil
 }

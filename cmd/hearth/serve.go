@@ -137,11 +137,12 @@ func serve(ctx context.Context, g *globals, f *serveFlags) error {
 	}
 	keys := server.Auth{Keys: d.keys, Sessions: sessions, Log: log}
 	var claims server.Claims // nil unless shared: a nil *pglive.Hub is not a nil Claims
+	var chats server.ChatRelay
 	if d.hub != nil {
-		claims = d.hub
+		claims, chats = d.hub, d.hub
 	}
 	srv, err := server.New(server.Options{
-		Claims: claims, ClaimPoll: cfg.Database.LeasePoll,
+		Claims: claims, ClaimPoll: cfg.Database.LeasePoll, Chats: chats,
 		Version: versionString(), Assistant: d.chat, Index: d.app.Index(), Library: d.lib, Characters: d.chars,
 		Extractors: d.app.Extractors(), WorkDir: filepath.Join(d.app.DataDir(), "work"), Database: d.app.Database(),
 		// Every request spends the large API budget; those that make a

@@ -10,7 +10,10 @@
 // in the NOTIFY payload; larger ones are rows of live_events that the
 // payload names by id. A call is a row of live_calls announced by NOTIFY;
 // the owner takes it by deleting the row and answers in live_replies, so
-// exactly one process answers it. NOTIFY channels are the database's,
+// exactly one process answers it. Calls whose name has a prefix given
+// to Answer (a chat's replies, "chat:" + id) go to that answerer, on the
+// process whose owns says it holds the name, not to the games' Serve.
+// NOTIFY channels are the database's,
 // so the channel is named after the schema: servers in different schemas
 // never hear each other.
 //

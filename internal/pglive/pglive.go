@@ -85,6 +85,14 @@ type Hub struct {
 	onCall  func(ctx context.Context, game string, req []byte) ([]byte, error)
 	owns    func(game string) bool
 	follows func(game string) bool
+	answers []answerer // calls whose name has a prefix, served apart from the games
+}
+
+// answerer serves the calls named prefix….
+type answerer struct {
+	prefix string
+	on     func(ctx context.Context, name string, req []byte) ([]byte, error)
+	owns   func(name string) bool
 }
 
 type outgoing struct {
@@ -151,6 +159,16 @@ func (h *Hub) Serve(onEvent func(game string, body []byte), onCall func(ctx cont
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.onEvent, h.onCall, h.owns, h.follows = onEvent, onCall, owns, follows
+}
+
+// Answer serves the calls whose name starts with prefix (a chat's
+// "chat:" + id, say) with on, in this process while owns says it holds
+// what the name names; those calls never reach Serve's onCall. Call it
+// before any arrive.
+func (h *Hub) Answer(prefix string, on func(ctx context.Context, name string, req []byte) ([]byte, error), owns func(name string) bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.answers = append(h.answers, answerer{prefix: prefix, on: on, owns: owns})
 }
 
 // Close stops the hub, handing every lease it holds over at once (a game
@@ -413,6 +431,12 @@ func (h *Hub) notified(p string) {
 		id, _ := strconv.ParseInt(idText, 10, 64)
 		h.mu.Lock()
 		on, owns := h.onCall, h.owns
+		for _, a := range h.answers {
+			if strings.HasPrefix(game, a.prefix) {
+				on, owns = a.on, a.owns
+				break
+			}
+		}
 		h.mu.Unlock()
 		if on == nil || owns == nil || !owns(game) {
 			return

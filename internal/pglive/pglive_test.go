@@ -214,6 +214,35 @@ func TestCallReachesTheOwnerEvenOneThatTookOverLate(t *testing.T) {
 	}
 }
 
+// Calls named with an Answer prefix reach that answerer on the process
+// holding the thing named, never the games' onCall.
+func TestPrefixedCallsReachTheirAnswerer(t *testing.T) {
+	_, _, a, b := pair(t, time.Second)
+	games := func(ctx context.Context, game string, req []byte) ([]byte, error) {
+		return []byte("game handler"), nil
+	}
+	all := func(string) bool { return true }
+	a.Serve(nil, games, all, nil)
+	b.Serve(nil, games, all, nil)
+	a.Answer("chat:", func(ctx context.Context, name string, req []byte) ([]byte, error) {
+		return []byte("a has " + name), nil
+	}, func(name string) bool { return false })
+	b.Answer("chat:", func(ctx context.Context, name string, req []byte) ([]byte, error) {
+		return append([]byte("b has "+name+": "), req...), nil
+	}, func(name string) bool { return name == "chat:c1" })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r, err := a.Call(ctx, "chat:c1", []byte("continue"))
+	if err != nil || string(r) != "b has chat:c1: continue" {
+		t.Fatalf("chat call: %q %v", r, err)
+	}
+	short, cancel2 := context.WithTimeout(context.Background(), time.Second)
+	defer cancel2()
+	if r, err := a.Call(short, "chat:nobody", []byte("x")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a chat nobody holds: %q %v", r, err)
+	}
+}
+
 // Two processes that both believe they own a game (one paused past its
 // lease) never store two turns of one number on one branch: a stale
 // session either conflicts on the branch tip it read, or (ensureTip: it

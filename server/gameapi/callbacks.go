@@ -34,12 +34,13 @@ func (s *Server) callbacks(w http.ResponseWriter, r *http.Request) {
 	s.withLive(w, r, 0, func(l *live, u auth.User) {
 		vw := l.viewerOf(u)
 		v := l.view(vw)
-		recs, err := l.gs.Turns(r.Context(), 1, v.Turn)
+		gs := l.session()
+		recs, err := gs.Turns(r.Context(), 1, v.Turn)
 		if err != nil {
 			s.fail(w, r, l.id, err)
 			return
 		}
-		out := Callbacks{Branch: l.gs.Branch(), Turn: v.Turn, Elements: []world.NarrativeElement{}}
+		out := Callbacks{Branch: gs.Branch(), Turn: v.Turn, Elements: []world.NarrativeElement{}}
 		out.Referencing, out.Eligible = game.CallbackRate(l.project(recs, vw))
 		if out.Eligible > 0 {
 			out.CallbackRate = float64(out.Referencing) / float64(out.Eligible)

@@ -30,7 +30,7 @@ func (s *Server) flagTurn(w http.ResponseWriter, r *http.Request) {
 		if !api.DecodeOrError(w, r, &req, maxBody) {
 			return
 		}
-		f, err := l.gs.Flag(context.WithoutCancel(r.Context()), n, u.Name, req.Reason)
+		f, err := l.session().Flag(context.WithoutCancel(r.Context()), n, u.Name, req.Reason)
 		if err != nil {
 			s.fail(w, r, l.id, err)
 			return

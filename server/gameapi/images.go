@@ -100,7 +100,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, mode string) {
 			return
 		}
 		defer s.endImage(l.id)
-		branch, head := l.gs.Branch(), l.gs.Turn()
+		gs := l.session()
+		branch, head := gs.Branch(), gs.Turn()
 		turn := want
 		switch mode {
 		case imagegen.ModeCurrent:
@@ -167,7 +168,7 @@ func (l *live) bestTurn(ctx context.Context, head int) (int, error) {
 	if head < 1 {
 		return 0, nil
 	}
-	recs, err := l.gs.Turns(ctx, max(1, head-maxTurnsPage+1), head)
+	recs, err := l.session().Turns(ctx, max(1, head-maxTurnsPage+1), head)
 	if err != nil {
 		return 0, err
 	}
@@ -184,11 +185,11 @@ func (l *live) bestTurn(ctx context.Context, head int) (int, error) {
 // The place and the people come from the current state, so only when
 // turn is the current one.
 func (l *live) scene(ctx context.Context, turn int, current bool) (imagegen.Scene, error) {
-	recs, err := l.gs.Turns(ctx, max(1, turn-sceneTurns+1), turn)
+	recs, err := l.session().Turns(ctx, max(1, turn-sceneTurns+1), turn)
 	if err != nil {
 		return imagegen.Scene{}, err
 	}
-	sc := imagegen.Scene{Campaign: l.gs.Campaign().Title}
+	sc := imagegen.Scene{Campaign: l.session().Campaign().Title}
 	for _, t := range l.project(recs, viewer{level: access.Player}) {
 		sc.Narration = append(sc.Narration, t.Narrative)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
@@ -44,7 +45,9 @@ type live struct {
 
 	ready chan struct{} // closed once open has finished
 	err   error         // why open failed
-	gs    *game.Session
+	// gs is swapped when this process takes the game over (promote), while
+	// requests and followers' handlers read it: always go through session().
+	gs    atomic.Pointer[game.Session]
 	title string
 	camp  string
 
@@ -125,6 +128,9 @@ func newLive(s *Server, id string) *live {
 		jobs: make(chan job, maxJobs), wake: make(chan struct{}, 1), clients: map[*client]struct{}{}, controls: map[string]*control{}}
 }
 
+// session is the game as this process last read it.
+func (l *live) session() *game.Session { return l.gs.Load() }
+
 // open reads the game and claims it: the owner prepares it for play
 // (and resumes an autopilot its last owner ran), a follower asks the
 // owner for its table.
@@ -151,7 +157,8 @@ func (l *live) open(ctx context.Context) error {
 		}
 		return err
 	}
-	l.gs, l.title, l.camp = gs, gs.Title(), gs.Campaign().Slug()
+	l.gs.Store(gs)
+	l.title, l.camp = gs.Title(), gs.Campaign().Slug()
 	l.speed = l.srv.knownSpeed(gs.Preference(speedPreference))
 	l.await = game.Awaiting{Kind: game.FreeForm}
 	l.owner = owner
@@ -341,8 +348,8 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 		return nil, errElsewhere
 	}
 	l.beginEpisode()
-	n := l.gs.Turn() + 1
-	resp, err := l.gs.PlayTurn(ctx, p, func(text string) {
+	n := l.session().Turn() + 1
+	resp, err := l.session().PlayTurn(ctx, p, func(text string) {
 		if text != "" {
 			l.broadcast(TurnDelta{Type: TypeTurnDelta, Turn: n, Agent: agentDM, Text: text})
 		}
@@ -467,7 +474,7 @@ func (l *live) agentPlay(m world.PartyMember, nudges []string) game.Play {
 			return game.Play{Input: words, Agent: m.Character, Controller: game.AgentName(off, m)}
 		}
 	}
-	a, err := l.gs.AgentOf(ctx, m)
+	a, err := l.session().AgentOf(ctx, m)
 	var words string
 	if err == nil {
 		words, err = a.Decide(ctx, view, m)
@@ -485,8 +492,9 @@ func (l *live) agentPlay(m world.PartyMember, nudges []string) game.Play {
 // refresh takes a private copy of the state after an operation. The caller
 // holds l.op (or is opening the session).
 func (l *live) refresh(await *game.Awaiting) {
-	full := l.gs.World().View(access.GM, "")
-	turn, branch := l.gs.Turn(), l.gs.Branch()
+	gs := l.session()
+	full := gs.World().View(access.GM, "")
+	turn, branch := gs.Turn(), gs.Branch()
 	l.mu.Lock()
 	if branch != l.snap.branch || turn < l.snap.turn {
 		// Restored or switched: who the DM addressed then is no call now.
@@ -606,7 +614,7 @@ func (l *live) startAutopilot(ctx context.Context, speed string) error {
 		if _, ok := l.srv.speeds[speed]; !ok {
 			return l.srv.unknownSpeed(speed)
 		}
-		if err := l.gs.SetPreference(ctx, speedPreference, speed); err != nil {
+		if err := l.session().SetPreference(ctx, speedPreference, speed); err != nil {
 			return err
 		}
 	}
@@ -660,7 +668,7 @@ func (l *live) setSpeed(ctx context.Context, speed string) error {
 	if _, ok := l.srv.speeds[speed]; !ok {
 		return l.srv.unknownSpeed(speed)
 	}
-	if err := l.gs.SetPreference(ctx, speedPreference, speed); err != nil {
+	if err := l.session().SetPreference(ctx, speedPreference, speed); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -733,13 +741,13 @@ func (l *live) dropIn(ctx context.Context, c *client, character string) error {
 // sends it; a member already played by to needs none. The caller holds
 // l.op.
 func (l *live) changeControllerLocked(ctx context.Context, character string, to world.Controller, by string) error {
-	if m := l.gs.World().Member(character); m == nil || m.Controller == to {
+	if m := l.session().World().Member(character); m == nil || m.Controller == to {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.srv.o.TurnTimeout)
 	defer cancel()
 	l.beginEpisode()
-	resp, err := l.gs.ChangeController(ctx, character, to, by)
+	resp, err := l.session().ChangeController(ctx, character, to, by)
 	if err != nil {
 		return err
 	}
@@ -804,7 +812,7 @@ func (l *live) releaseControl(c *client, character string, force bool) error {
 	}
 	delete(l.controls, ctl.character)
 	l.mu.Unlock()
-	if l.gs.World().Member(ctl.character) != nil && !l.isDeleted() {
+	if l.session().World().Member(ctl.character) != nil && !l.isDeleted() {
 		back := ctl.prev
 		if back.Kind != world.ControllerAI {
 			back = world.Controller{Kind: world.ControllerAI}
@@ -894,7 +902,7 @@ func (l *live) whisper(ctx context.Context, c *client, to, content string) error
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.srv.o.TurnTimeout)
 	defer cancel()
 	l.beginEpisode()
-	resp, _, err := l.gs.Whisper(ctx, from, to, content, c.name())
+	resp, _, err := l.session().Whisper(ctx, from, to, content, c.name())
 	if err != nil {
 		return err
 	}
@@ -912,7 +920,7 @@ func (l *live) reveal(ctx context.Context, c *client, id string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.srv.o.TurnTimeout)
 	defer cancel()
-	resp, _, err := l.gs.RevealWhisper(ctx, id, c.name())
+	resp, _, err := l.session().RevealWhisper(ctx, id, c.name())
 	if err != nil {
 		return err
 	}
@@ -1151,7 +1159,7 @@ func (l *live) beginEpisode() {
 	}
 	ctx, cancel := context.WithTimeout(l.srv.base, 30*time.Second)
 	defer cancel()
-	ep, err := l.gs.BeginEpisode(ctx)
+	ep, err := l.session().BeginEpisode(ctx)
 	if err != nil {
 		l.srv.log.Warn("begin game night", "session", l.id, "err", err)
 		return
@@ -1172,7 +1180,7 @@ func (l *live) endEpisode() {
 	// The server may be shutting down: the summary is written regardless.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := l.gs.EndEpisode(ctx); err != nil {
+	if _, err := l.session().EndEpisode(ctx); err != nil {
 		l.srv.log.Warn("end game night", "session", l.id, "err", err)
 	}
 	l.episode = false

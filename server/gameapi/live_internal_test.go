@@ -177,3 +177,56 @@ func TestASessionNoOneHoldsIsClosed(t *testing.T) {
 		}
 	}
 }
+
+// A takeover swaps the live game's session while requests read it: under
+// -race, a read that is not ordered with the swap fails this test.
+func TestATakeoverSwapsTheSessionUnderReaders(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlitestore.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := game.New(ctx, db, c, 1, game.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(Options{Store: db, Linger: time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	defer srv.Close(ctx) //nolint:errcheck // the test is over
+	l, err := srv.acquire(ctx, gs.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.release(l)
+	before := l.session()
+	stop := make(chan struct{})
+	read := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				read <- nil
+				return
+			default:
+			}
+			if err := l.playerTranscript(ctx, io.Discard, "markdown", viewer{level: access.Player}); err != nil {
+				read <- err
+				return
+			}
+		}
+	}()
+	for range 3 {
+		l.promote(ctx, false)
+	}
+	close(stop)
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+	if l.session() == before {
+		t.Fatal("the takeover kept the session it had")
+	}
+}

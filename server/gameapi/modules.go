@@ -91,9 +91,10 @@ func (s *Server) chooseModule(w http.ResponseWriter, r *http.Request) {
 // and keeps the list for a choice.
 func (s *Server) modules(ctx context.Context, l *live) (*ModuleList, error) {
 	list := &ModuleList{Source: game.ModulesFromCampaigns}
-	if f := l.gs.ModuleFinder(); f != nil {
+	gs := l.session()
+	if f := gs.ModuleFinder(); f != nil {
 		mctx, cancel := context.WithTimeout(ctx, s.o.TurnTimeout)
-		ms, err := f.FindModules(mctx, l.gs.Campaign())
+		ms, err := f.FindModules(mctx, gs.Campaign())
 		cancel()
 		if err == nil {
 			list.Modules, list.Source = ms, game.ModulesFromModel
@@ -218,7 +219,7 @@ func (l *live) selectModule(ctx context.Context, m world.Module, by string) (int
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.srv.o.TurnTimeout)
 	defer cancel()
-	resp, err := l.gs.SelectModule(ctx, m, by)
+	resp, err := l.session().SelectModule(ctx, m, by)
 	if err != nil {
 		return 0, err
 	}

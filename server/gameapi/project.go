@@ -45,7 +45,8 @@ func (l *live) project(recs []game.TurnRecord, vw viewer) []game.TurnRecord {
 // playerTranscript writes the current branch's transcript as a player sees
 // it, in the shapes game.Session.Export uses, without the dice seed.
 func (l *live) playerTranscript(ctx context.Context, w io.Writer, format string, vw viewer) error {
-	recs, err := l.gs.Turns(ctx, 1, l.gs.Turn())
+	gs := l.session()
+	recs, err := gs.Turns(ctx, 1, gs.Turn())
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func (l *live) playerTranscript(ctx context.Context, w io.Writer, format string,
 	if turns == nil {
 		turns = []game.TurnRecord{}
 	}
-	branch := l.gs.Branch()
+	branch := gs.Branch()
 	if format == "json" {
 		doc := struct {
 			Session  string            `json:"session"`
@@ -69,7 +70,7 @@ func (l *live) playerTranscript(ctx context.Context, w io.Writer, format string,
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", l.title)
 	fmt.Fprintf(&b, "Session `%s`, branch `%s`, %d turns.\n\n", l.id, branch, len(turns))
-	if intro := strings.TrimSpace(l.gs.Intro()); intro != "" {
+	if intro := strings.TrimSpace(gs.Intro()); intro != "" {
 		fmt.Fprintf(&b, "%s\n\n", intro)
 	}
 	for _, t := range turns {

@@ -309,7 +309,7 @@ func (s *Server) config(l *live) Config {
 		speeds[k] = d.String()
 	}
 	ap := l.autopilotState()
-	return Config{Speed: ap.Speed, Autopilot: ap.Running, Speeds: speeds, PlayMode: l.gs.Campaign().PlayMode}
+	return Config{Speed: ap.Speed, Autopilot: ap.Running, Speeds: speeds, PlayMode: l.session().Campaign().PlayMode}
 }
 
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
@@ -385,12 +385,13 @@ func (s *Server) turns(w http.ResponseWriter, r *http.Request) {
 	}
 	to = min(to, from+maxTurnsPage-1)
 	s.withLive(w, r, 0, func(l *live, u auth.User) {
-		recs, err := l.gs.Turns(r.Context(), from, to)
+		gs := l.session()
+		recs, err := gs.Turns(r.Context(), from, to)
 		if err != nil {
 			s.fail(w, r, l.id, err)
 			return
 		}
-		page := TurnsPage{Branch: l.gs.Branch(), Turn: l.gs.Turn(), Turns: l.project(recs, l.viewerOf(u))}
+		page := TurnsPage{Branch: gs.Branch(), Turn: gs.Turn(), Turns: l.project(recs, l.viewerOf(u))}
 		if page.Turns == nil {
 			page.Turns = []game.TurnRecord{}
 		}
@@ -432,7 +433,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 			api.Error(w, r, api.Invalid, "gameapi.turn_required", nil)
 			return
 		}
-		if err := l.change(func() error { return l.gs.Restore(context.WithoutCancel(r.Context()), *req.Turn) }); err != nil {
+		if err := l.change(func() error { return l.session().Restore(context.WithoutCancel(r.Context()), *req.Turn) }); err != nil {
 			s.fail(w, r, l.id, err)
 			return
 		}
@@ -447,7 +448,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) forks(w http.ResponseWriter, r *http.Request) {
 	s.withLive(w, r, 0, func(l *live, _ auth.User) {
-		brs, err := l.gs.Branches(r.Context())
+		brs, err := l.session().Branches(r.Context())
 		if err != nil {
 			s.fail(w, r, l.id, err)
 			return
@@ -474,14 +475,14 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 			} else if !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			_, err := l.gs.ForkDescribed(context.WithoutCancel(r.Context()), req.Name, req.Description)
+			_, err := l.session().ForkDescribed(context.WithoutCancel(r.Context()), req.Name, req.Description)
 			return err
 		})
 		if err != nil {
 			s.fail(w, r, l.id, err, api.Say{Is: errExists, ID: "gameapi.fork_exists", Data: map[string]any{"Name": clip(req.Name)}})
 			return
 		}
-		brs, err := l.gs.Branches(r.Context())
+		brs, err := l.session().Branches(r.Context())
 		if err != nil {
 			s.fail(w, r, l.id, err)
 			return
@@ -518,7 +519,7 @@ func (s *Server) updateFork(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, l.id, errDeleted)
 			return
 		}
-		b, err := l.gs.UpdateBranch(context.WithoutCancel(r.Context()), name, req.Description, req.IsCanonical)
+		b, err := l.session().UpdateBranch(context.WithoutCancel(r.Context()), name, req.Description, req.IsCanonical)
 		l.op.Unlock()
 		if err != nil {
 			s.fail(w, r, l.id, err, api.Say{Code: hearth.NotFound, ID: "gameapi.fork_not_found", Data: map[string]any{"Name": clip(name)}})
@@ -536,7 +537,7 @@ func (s *Server) switchFork(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, l.id, err, api.Say{Is: store.ErrNotFound, ID: "gameapi.fork_not_found", Data: map[string]any{"Name": clip(name)}})
 			return
 		}
-		if err := l.change(func() error { return l.gs.Switch(context.WithoutCancel(r.Context()), name) }); err != nil {
+		if err := l.change(func() error { return l.session().Switch(context.WithoutCancel(r.Context()), name) }); err != nil {
 			s.fail(w, r, l.id, err)
 			return
 		}
@@ -585,7 +586,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
 		var err error
 		if level := viewLevel(role); level >= access.GM {
-			err = l.gs.Export(r.Context(), &buf, format)
+			err = l.session().Export(r.Context(), &buf, format)
 		} else {
 			err = l.playerTranscript(r.Context(), &buf, format, l.viewerOf(u))
 		}
@@ -593,7 +594,7 @@ func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, l.id, err)
 			return
 		}
-		name := fmt.Sprintf("hearth-%s-%s.%s", l.id, l.gs.Branch(), ext)
+		name := fmt.Sprintf("hearth-%s-%s.%s", l.id, l.session().Branch(), ext)
 		w.Header().Set("Content-Type", ctype)
 		w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 		w.WriteHeader(http.StatusOK)

@@ -601,7 +601,7 @@ func (l *live) promote(ctx context.Context, auto bool) {
 		return
 	}
 	l.mu.Lock()
-	l.gs = gs
+	l.gs.Store(gs)
 	l.owner, l.auto, l.fails = true, false, 0
 	l.controls = map[string]*control{} // their holders were on the old owner's clients
 	l.mu.Unlock()
