@@ -20,6 +20,7 @@ export class GameView {
     this.state = null;
     this.shown = {turn: -1, branch: ""}; // what the log holds
     this.loading = 0; // history loads in flight, newest wins
+    this.historyPending = false; // the newest load has not drawn yet
   }
 
   open() {
@@ -364,10 +365,12 @@ export class GameView {
     const seq = ++this.loading;
     const st = this.state;
     if (!st) return;
+    this.historyPending = true;
     try {
       const from = Math.max(1, st.turn - 199);
       const page = await this.app.api.get(`/api/sessions/${encodeURIComponent(this.id)}/turns?from=${from}&to=${st.turn}`);
       if (seq !== this.loading || this.closed) return;
+      this.historyPending = false;
       this.log.setAttribute("aria-busy", "true");
       replace(this.log, (page.turns || []).map((r) => this.entry(r.number, r.input, r.narrative, true, r)));
       this.log.removeAttribute("aria-busy");
@@ -376,6 +379,7 @@ export class GameView {
       this.log.dataset.branch = page.branch;
       this.log.scrollTop = this.log.scrollHeight;
     } catch (e) {
+      if (seq === this.loading) this.historyPending = false;
       this.app.fail(e);
     }
   }
@@ -436,6 +440,9 @@ export class GameView {
       this.shown = {turn: m.state.turn, branch: m.state.branch};
       this.log.dataset.turn = String(m.state.turn);
       this.log.dataset.branch = m.state.branch;
+      // A history load still in flight asked for the turns before this
+      // one and would draw the log without it: ask again, up to here.
+      if (this.historyPending) this.loadHistory();
     }
     if (m.state) {
       this.renderStatus();
