@@ -41,6 +41,7 @@ type Index struct {
 	// rows pass the filter (0.8 and later).
 	iterative bool
 	pgvector  string // the extension's version, "" when absent
+	tstats    termStats
 }
 
 var _ retrieve.Index = (*Index)(nil)
