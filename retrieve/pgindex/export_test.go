@@ -2,6 +2,9 @@ package pgindex
 
 import (
 	"context"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/retrieve"
@@ -16,5 +19,30 @@ func (ix *Index) VectorHits(ctx context.Context, text string, k int) ([]int64, e
 	for i, h := range hits {
 		out[i] = h.n
 	}
+	return out, err
+}
+
+// ExactHits is the exact nearest vectors to text by pgvector's cosine
+// distance with its index turned off (a sequential scan in C), as the GM
+// with no filter: the reference HNSW's recall is measured against.
+func (ix *Index) ExactHits(ctx context.Context, text string, k int) ([]int64, error) {
+	vecs, err := ix.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	dim := strconv.Itoa(ix.emb.Dim())
+	var out []int64
+	err = ix.h.Tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_indexscan = off`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT chunk FROM lore_vectors ORDER BY vec::vector(`+dim+`) <=> $1::real[]::vector(`+dim+`), chunk LIMIT $2`, vecs[0], k)
+		if err != nil {
+			return err
+		}
+		var n int64
+		_, err = pgx.ForEachRow(rows, []any{&n}, func() error { out = append(out, n); return nil })
+		return err
+	})
 	return out, err
 }

@@ -279,16 +279,22 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 	var setup []string
 	v := q.arg(vecs[0])
 	switch ix.mode {
-	case VectorsHNSW:
+	case VectorsHNSW, VectorsPGExact:
 		dim := strconv.Itoa(ix.emb.Dim())
 		dist := `(v.vec::vector(` + dim + `) <=> ` + v + `::real[]::vector(` + dim + `))`
 		q.add(`SELECT n, id, sim FROM (SELECT c.n, c.id, 1 - `, dist, `::float8 AS sim
 			FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk WHERE`)
 		q.where(role, f)
 		q.add(` ORDER BY `, dist, ` LIMIT `, q.arg(k), `) h WHERE sim > 0`)
+		if ix.mode == VectorsPGExact {
+			// Without the index the same query is pgvector's exact scan:
+			// every vector's distance in C and a top-k sort.
+			setup = append(setup, `SET LOCAL enable_indexscan = off`)
+			break
+		}
 		// The index must look at least k deep; with a filter, 0.8's
 		// iterative scan goes on until k rows pass it.
-		setup = append(setup, `SET LOCAL hnsw.ef_search = `+strconv.Itoa(min(max(k, 40), maxEfSearch)))
+		setup = append(setup, `SET LOCAL hnsw.ef_search = `+strconv.Itoa(min(max(k, ix.efSearch), maxEfSearch)))
 		if ix.iterative {
 			setup = append(setup, `SET LOCAL hnsw.iterative_scan = strict_order`)
 		}

@@ -290,7 +290,7 @@ func (ix *Index) syncEmbeddings(ctx context.Context) error {
 				return err
 			}
 		}
-		if ix.mode != VectorsHNSW {
+		if ix.mode != VectorsHNSW && ix.mode != VectorsPGExact {
 			return nil
 		}
 		// One HNSW index, over the vectors cast to this dimension: drop
