@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"testing"
@@ -231,6 +232,66 @@ func BenchmarkVectorSearch100k(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(found)/float64(max(total, 1)), "recall@10")
+		})
+	}
+}
+
+// BenchmarkFullTextBound100k is the full-text ranking alone over the
+// 100,000 chunks as the GM, 40 deep, ranking a bounded candidate set
+// (the default) and every match (exact; seconds a search: give it a small
+// -benchtime), p50 and p99 per search, and the bounded ranking's top 10
+// against the exact one's over every 8th query.
+func BenchmarkFullTextBound100k(b *testing.B) {
+	ctx := context.Background()
+	c := retrievetest.Build(b, retrievetest.BenchChunks, retrievetest.BenchPerFile, retrievetest.BenchSeed)
+	qs := retrievetest.Queries(b)
+	ix, err := pgindex.Open(ctx, benchPostgres(b, c))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	for _, v := range []struct {
+		name  string
+		bound int64
+	}{{"bounded", pgindex.RankRows}, {"bounded-1000", 1000}, {"exact", math.MaxInt64}} {
+		b.Run(v.name, func(b *testing.B) {
+			var lat retrievetest.Latencies
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				_, err := ix.FullTextHits(ctx, qs[i%len(qs)].Text, 40, v.bound)
+				lat = append(lat, time.Since(start))
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			lat.Report(b)
+			if v.bound == math.MaxInt64 {
+				return
+			}
+			found, total := 0, 0
+			for j := 0; j < len(qs); j += 8 {
+				got, err := ix.FullTextHits(ctx, qs[j].Text, 40, v.bound)
+				if err != nil {
+					b.Fatal(err)
+				}
+				want, err := ix.FullTextHits(ctx, qs[j].Text, 40, math.MaxInt64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				in := map[int64]bool{}
+				for _, n := range got[:min(10, len(got))] {
+					in[n] = true
+				}
+				for _, n := range want[:min(10, len(want))] {
+					total++
+					if in[n] {
+						found++
+					}
+				}
+			}
+			b.ReportMetric(float64(found)/float64(max(total, 1)), "agree@10")
 		})
 	}
 }

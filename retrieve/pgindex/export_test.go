@@ -10,6 +10,9 @@ import (
 	"github.com/hearth-rpg/hearth/retrieve"
 )
 
+// RankRows is the full-text candidate bound.
+const RankRows = rankRows
+
 // VectorHits runs the vector search alone, as the GM with no filter, and
 // returns the chunk rows best first: for measuring HNSW against the
 // exact scan.
@@ -44,5 +47,16 @@ func (ix *Index) ExactHits(ctx context.Context, text string, k int) ([]int64, er
 		_, err = pgx.ForEachRow(rows, []any{&n}, func() error { out = append(out, n); return nil })
 		return err
 	})
+	return out, err
+}
+
+// FullTextHits is the full-text ranking alone, as the GM with no filter,
+// ranking at most about 2 × bound chunks (math.MaxInt64: every match).
+func (ix *Index) FullTextHits(ctx context.Context, text string, k int, bound int64) ([]int64, error) {
+	hits, err := ix.fullTextBound(ctx, retrieve.Terms(text), int(access.GM), retrieve.Filter{}, k, bound)
+	out := make([]int64, len(hits))
+	for i, h := range hits {
+		out[i] = h.n
+	}
 	return out, err
 }

@@ -68,12 +68,12 @@ func TestTermStatsFollowWrites(t *testing.T) {
 // still ranked first, and the role filter still holds.
 func TestFullTextBoundedCandidates(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes 1,500 chunks")
+		t.Skip("writes 3,500 chunks")
 	}
 	ctx := context.Background()
 	ix := open(t)
 	var cs []chunk.Chunk
-	for i := range 1500 {
+	for i := range 3500 {
 		cs = append(cs, chunk.Chunk{Ordinal: i, Text: fmt.Sprintf("the torch burns low in hall %d", i)})
 	}
 	if err := ix.Upsert(ctx, "p", "common.md", "h", cs); err != nil {

@@ -194,11 +194,16 @@ func (q *query) match(terms []string, op string) {
 // order does not depend on insertion order. Past rankRows matches only a
 // bounded candidate set is ranked (termstats.go).
 func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) ([]hit, error) {
+	return ix.fullTextBound(ctx, terms, role, f, k, rankRows)
+}
+
+// fullTextBound is fullText ranking at most about 2 × bound chunks.
+func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f retrieve.Filter, k int, bound int64) ([]hit, error) {
 	n, dfs, err := ix.termStats(ctx, terms)
 	if err != nil {
 		return nil, ix.explain("search the lore index's full text", err)
 	}
-	rare, exact := rareTerms(dfs)
+	rare, exact := rareTerms(dfs, bound)
 	if len(rare) == 0 {
 		return nil, nil // no term is in any chunk
 	}
@@ -224,7 +229,7 @@ func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retri
 		for j, i := range rare {
 			rs[j] = terms[i]
 		}
-		lim := q.arg(rankRows)
+		lim := q.arg(bound)
 		q.add(`c.n IN ((SELECT c.n FROM lore_chunks c WHERE `)
 		q.matchAny(rs)
 		q.add(` AND`)

@@ -28,7 +28,7 @@ import (
 
 // rankRows bounds the chunks the rare terms may match together, and each
 // part of the candidate set.
-const rankRows = 1000
+const rankRows int64 = 3000
 
 // maxTermStats bounds the terms kept: past it the cache starts over.
 const maxTermStats = 20000
@@ -111,7 +111,7 @@ func idf(n, df int64) float64 {
 // match nothing, and whether they are every term that matches anything
 // and match at most rankRows chunks together: then ranking their matches
 // is ranking every match.
-func rareTerms(dfs []int64) (rare []int, all bool) {
+func rareTerms(dfs []int64, rankRows int64) (rare []int, all bool) {
 	var idx []int
 	for i, d := range dfs {
 		if d > 0 {
