@@ -284,19 +284,23 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 	var setup []string
 	v := q.arg(vecs[0])
 	switch ix.mode {
-	case VectorsHNSW, VectorsPGExact:
+	case VectorsPGExact:
+		// pgvector's exact scan: every vector's distance in C, computed
+		// where the vectors are read (materialised, so the 1.5 kB vectors
+		// are not carried through the join and the sort), then the role
+		// and the filter, then a top-k sort.
+		dim := strconv.Itoa(ix.emb.Dim())
+		q.add(`WITH d AS MATERIALIZED (SELECT chunk, (vec::vector(`+dim+`) <=> `, v, `::real[]::vector(`+dim+`))::float8 AS dist FROM lore_vectors)
+		SELECT c.n, c.id, 1 - d.dist AS sim FROM d JOIN lore_chunks c ON c.n = d.chunk WHERE d.dist < 1 AND`)
+		q.where(role, f)
+		q.add(` ORDER BY d.dist LIMIT `, q.arg(k))
+	case VectorsHNSW:
 		dim := strconv.Itoa(ix.emb.Dim())
 		dist := `(v.vec::vector(` + dim + `) <=> ` + v + `::real[]::vector(` + dim + `))`
 		q.add(`SELECT n, id, sim FROM (SELECT c.n, c.id, 1 - `, dist, `::float8 AS sim
 			FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk WHERE`)
 		q.where(role, f)
 		q.add(` ORDER BY `, dist, ` LIMIT `, q.arg(k), `) h WHERE sim > 0`)
-		if ix.mode == VectorsPGExact {
-			// Without the index the same query is pgvector's exact scan:
-			// every vector's distance in C and a top-k sort.
-			setup = append(setup, `SET LOCAL enable_indexscan = off`)
-			break
-		}
 		// The index must look at least k deep; with a filter, 0.8's
 		// iterative scan goes on until k rows pass it.
 		setup = append(setup, `SET LOCAL hnsw.ef_search = `+strconv.Itoa(min(max(k, ix.efSearch), maxEfSearch)))
