@@ -30,7 +30,8 @@ func TestConformance(t *testing.T) {
 		opts []pgindex.Option
 		want pgindex.VectorMode
 	}{
-		{"pgvector", nil, pgindex.VectorsHNSW},
+		{"pgvector", nil, pgindex.VectorsPGExact},
+		{"hnsw", []pgindex.Option{pgindex.WithEfSearch(40)}, pgindex.VectorsHNSW},
 		{"exact", []pgindex.Option{pgindex.WithoutPGVector()}, pgindex.VectorsExact},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,7 +42,7 @@ func TestConformance(t *testing.T) {
 				}
 				ix := open(t, opts...)
 				if o.Embedder != nil && ix.Mode() != tc.want {
-					if tc.want == pgindex.VectorsHNSW {
+					if tc.want != pgindex.VectorsExact {
 						t.Skipf("pgvector is not installed on the test server: %s", ix.VectorSearch())
 					}
 					t.Fatalf("vector mode %s, want %s", ix.Mode(), tc.want)

@@ -2,8 +2,9 @@
 // of retrieve/sqliteindex: chunks with a tsvector under a GIN index for
 // full text (English stemming, the counterpart of FTS5's porter
 // tokenizer), text[] metadata under GIN indexes, and embeddings searched
-// through pgvector's HNSW index (cosine distance) when the extension is
-// installed, by an exact scan in SQL otherwise. Its schema is component
+// exactly by pgvector's cosine distance when the extension is installed
+// (through its HNSW index with WithEfSearch), by an exact scan in SQL
+// otherwise. Its schema is component
 // "lore" in hearth_schema (package internal/pgdb).
 //
 // # Filtering and roles
@@ -29,8 +30,10 @@
 //	idf(term) × ts_rank({text 1/3, tags 2/3, heading 1}, tsv, term, 0)
 //
 // where idf is BM25's, ln(1 + (N − df + 0.5)/(df + 0.5)), N and df
-// counted over the whole index (through the GIN index) at query time, as
-// FTS5 counts them over the whole table. What remains different:
+// counted over the whole index (through the GIN index) once per index
+// generation, as FTS5 counts them over the whole table. Past 3,000
+// matches only a bounded candidate set is ranked (termstats.go). What
+// remains different:
 //
 //   - Term frequency saturates differently: ts_rank sums an occurrence's
 //     weight divided by the square of its position in the list of that
@@ -62,9 +65,12 @@
 // Vectors are stored as real[] in lore_vectors whatever the server has,
 // so a server that gains or loses pgvector needs no re-embedding. With
 // pgvector, New creates an HNSW index over vec::vector(dim) for the
-// embedder's dimension (dropping one made for another), and searches
-// order by cosine distance to the query through it: approximate, with
-// ef_search raised to the number of candidates wanted. Without pgvector
+// embedder's dimension (dropping one made for another). Searches order by
+// cosine distance to the query with the index turned off for the query:
+// an exact sequential scan in C, since at 100,000 hashing vectors HNSW
+// found at most 91% of the exact top 10 (BENCHMARKS.md). WithEfSearch
+// searches through the index instead: approximate, with ef_search at
+// least the number of candidates wanted. Without pgvector
 // the same query computes every candidate's dot product in SQL: exact,
 // and linear in the number of vectors the filter leaves. VectorSearch
 // says which, for the start-up log.

@@ -2,16 +2,58 @@ package pgindex
 
 import (
 	"context"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/retrieve"
 )
+
+// RankRows is the full-text candidate bound.
+const RankRows = rankRows
 
 // VectorHits runs the vector search alone, as the GM with no filter, and
 // returns the chunk rows best first: for measuring HNSW against the
 // exact scan.
 func (ix *Index) VectorHits(ctx context.Context, text string, k int) ([]int64, error) {
 	hits, _, err := ix.vectorSearch(ctx, text, int(access.GM), retrieve.Filter{}, k)
+	out := make([]int64, len(hits))
+	for i, h := range hits {
+		out[i] = h.n
+	}
+	return out, err
+}
+
+// ExactHits is the exact nearest vectors to text by pgvector's cosine
+// distance with its index turned off (a sequential scan in C), as the GM
+// with no filter: the reference HNSW's recall is measured against.
+func (ix *Index) ExactHits(ctx context.Context, text string, k int) ([]int64, error) {
+	vecs, err := ix.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	dim := strconv.Itoa(ix.emb.Dim())
+	var out []int64
+	err = ix.h.Tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL enable_indexscan = off`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT chunk FROM lore_vectors ORDER BY vec::vector(`+dim+`) <=> $1::real[]::vector(`+dim+`), chunk LIMIT $2`, vecs[0], k)
+		if err != nil {
+			return err
+		}
+		var n int64
+		_, err = pgx.ForEachRow(rows, []any{&n}, func() error { out = append(out, n); return nil })
+		return err
+	})
+	return out, err
+}
+
+// FullTextHits is the full-text ranking alone, as the GM with no filter,
+// ranking at most about 2 × bound chunks (math.MaxInt64: every match).
+func (ix *Index) FullTextHits(ctx context.Context, text string, k int, bound int64) ([]int64, error) {
+	hits, err := ix.fullTextBound(ctx, retrieve.Terms(text), int(access.GM), retrieve.Filter{}, k, bound)
 	out := make([]int64, len(hits))
 	for i, h := range hits {
 		out[i] = h.n

@@ -174,42 +174,73 @@ func (q *query) filter(f retrieve.Filter) {
 	}
 }
 
-// termsCTE adds the WITH clause full-text ranking starts from: each term
-// as a tsquery (English stemming; stopwords drop out) with its inverse
-// document frequency as BM25 computes it, N and df counted over every
-// chunk (as FTS5 counts them, whatever the reader's role). Each step is
-// materialised so a term's tsquery and count are computed once, the count
-// through the GIN index.
-func (q *query) termsCTE(terms []string) {
-	q.add(`WITH t AS MATERIALIZED (
-		SELECT plainto_tsquery('english', w) AS qt, i FROM unnest(`, q.arg(terms), `::text[]) WITH ORDINALITY AS u(w, i)),
-	d AS MATERIALIZED (
-		SELECT qt, i, (SELECT count(*) FROM lore_chunks WHERE tsv @@ t.qt)::float8 AS df FROM t WHERE numnode(qt) > 0),
-	n AS MATERIALIZED (SELECT count(*)::float8 AS total FROM lore_chunks),
-	s AS MATERIALIZED (SELECT qt, i, ln(1 + (total - df + 0.5) / (df + 0.5)) AS idf FROM d, n)
-	`)
-}
-
 // matchAny adds the condition that a chunk holds any of the terms: one
 // tsquery of the terms ORed, a parameter the GIN index answers. A term is
 // letters, digits and marks only (retrieve.Terms), so it is never
 // to_tsquery syntax.
 func (q *query) matchAny(terms []string) {
-	q.add(`c.tsv @@ to_tsquery('english', `, q.arg(strings.Join(terms, " | ")), `)`)
+	q.match(terms, " | ")
+}
+
+func (q *query) match(terms []string, op string) {
+	q.add(`c.tsv @@ to_tsquery('english', `, q.arg(strings.Join(terms, op)), `)`)
 }
 
 // fullText ranks the chunks holding any term, best first: per term, its
-// IDF times ts_rank of the chunk for it (field weights and a saturating
-// term frequency, no length normalisation: see doc.go), summed. Equal scores go
-// by chunk id, so the order does not depend on insertion order.
+// IDF (BM25's, from document frequencies counted over every chunk, as
+// FTS5 counts them, whatever the reader's role) times ts_rank of the
+// chunk for it (field weights and a saturating term frequency, no length
+// normalisation: see doc.go), summed. Equal scores go by chunk id, so the
+// order does not depend on insertion order. Past rankRows matches only a
+// bounded candidate set is ranked (termstats.go).
 func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) ([]hit, error) {
+	return ix.fullTextBound(ctx, terms, role, f, k, rankRows)
+}
+
+// fullTextBound is fullText ranking at most about 2 × bound chunks.
+func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f retrieve.Filter, k int, bound int64) ([]hit, error) {
+	n, dfs, err := ix.termStats(ctx, terms)
+	if err != nil {
+		return nil, ix.explain("search the lore index's full text", err)
+	}
+	rare, exact := rareTerms(dfs, bound)
+	if len(rare) == 0 {
+		return nil, nil // no term is in any chunk
+	}
+	var ws []string
+	var idfs []float64
+	for i, t := range terms {
+		if dfs[i] > 0 {
+			ws = append(ws, t)
+			idfs = append(idfs, idf(n, dfs[i]))
+		}
+	}
 	var q query
-	q.termsCTE(terms)
-	q.add(`SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(` + rankWeights + `, c.tsv, s.qt, 0)) FROM s)::float8 AS score
+	q.add(`WITH s AS MATERIALIZED (
+		SELECT plainto_tsquery('english', w) AS qt, idf FROM unnest(`, q.arg(ws), `::text[], `, q.arg(idfs), `::float8[]) AS u(w, idf))
+	SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(`+rankWeights+`, c.tsv, s.qt, 0)) FROM s)::float8 AS score
 		FROM lore_chunks c WHERE `)
-	q.matchAny(terms)
-	q.add(` AND`)
-	q.where(role, f)
+	if exact {
+		q.matchAny(ws)
+		q.add(` AND`)
+		q.where(role, f)
+	} else {
+		rs := make([]string, len(rare))
+		for j, i := range rare {
+			rs[j] = terms[i]
+		}
+		lim := q.arg(bound)
+		q.add(`c.n IN ((SELECT c.n FROM lore_chunks c WHERE `)
+		q.matchAny(rs)
+		q.add(` AND`)
+		q.where(role, f)
+		q.add(` LIMIT `, lim, `) UNION (SELECT c.n FROM lore_chunks c WHERE `)
+		q.match(ws, " & ")
+		q.add(` AND`)
+		q.where(role, f)
+		q.add(` LIMIT `, lim, `)) AND`)
+		q.where(role, f)
+	}
 	q.add(` ORDER BY score DESC, c.id COLLATE "C" LIMIT `, q.arg(k))
 	hits, err := ix.hits(ctx, nil, q.b.String(), q.args...)
 	if err != nil {
@@ -253,6 +284,16 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 	var setup []string
 	v := q.arg(vecs[0])
 	switch ix.mode {
+	case VectorsPGExact:
+		// pgvector's exact scan: every vector's distance in C, computed
+		// where the vectors are read (materialised, so the 1.5 kB vectors
+		// are not carried through the join and the sort), then the role
+		// and the filter, then a top-k sort.
+		dim := strconv.Itoa(ix.emb.Dim())
+		q.add(`WITH d AS MATERIALIZED (SELECT chunk, (vec::vector(`+dim+`) <=> `, v, `::real[]::vector(`+dim+`))::float8 AS dist FROM lore_vectors)
+		SELECT c.n, c.id, 1 - d.dist AS sim FROM d JOIN lore_chunks c ON c.n = d.chunk WHERE d.dist < 1 AND`)
+		q.where(role, f)
+		q.add(` ORDER BY d.dist LIMIT `, q.arg(k))
 	case VectorsHNSW:
 		dim := strconv.Itoa(ix.emb.Dim())
 		dist := `(v.vec::vector(` + dim + `) <=> ` + v + `::real[]::vector(` + dim + `))`
@@ -262,7 +303,7 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 		q.add(` ORDER BY `, dist, ` LIMIT `, q.arg(k), `) h WHERE sim > 0`)
 		// The index must look at least k deep; with a filter, 0.8's
 		// iterative scan goes on until k rows pass it.
-		setup = append(setup, `SET LOCAL hnsw.ef_search = `+strconv.Itoa(min(max(k, 40), maxEfSearch)))
+		setup = append(setup, `SET LOCAL hnsw.ef_search = `+strconv.Itoa(min(max(k, ix.efSearch), maxEfSearch)))
 		if ix.iterative {
 			setup = append(setup, `SET LOCAL hnsw.iterative_scan = strict_order`)
 		}

@@ -44,7 +44,7 @@ func TestHNSW(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	var logged bytes.Buffer
-	ix, err := Open(ctx, url, WithEmbedder(embedding.NewHashing(32)), WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	ix, err := Open(ctx, url, WithEmbedder(embedding.NewHashing(32)), WithEfSearch(40), WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,6 +100,7 @@ func (ix *Index) Upsert(ctx context.Context, pack, file, fileHash string, chunks
 	err := ix.h.Tx(ctx, func(tx pgx.Tx) error {
 		var b pgx.Batch
 		b.Queue(`DELETE FROM lore_chunks WHERE pack = $1 AND file = $2`, pack, file)
+		b.Queue(bumpGeneration)
 		for _, c := range cs {
 			b.Queue(insertChunk, chunkArgs(c)...)
 		}
@@ -112,8 +113,8 @@ func (ix *Index) Upsert(ctx context.Context, pack, file, fileHash string, chunks
 		for i := range b.Len() {
 			if _, err := br.Exec(); err != nil {
 				br.Close()
-				if i >= 1 && i <= len(cs) {
-					c := cs[i-1]
+				if i >= 2 && i < 2+len(cs) {
+					c := cs[i-2]
 					if pgdb.IsUnique(err) {
 						return hearth.Errorf(hearth.Conflict, "chunk id %q is already used by another file; chunk ids must be unique across the index", c.ID)
 					}
@@ -126,6 +127,12 @@ func (ix *Index) Upsert(ctx context.Context, pack, file, fileHash string, chunks
 	})
 	return ix.explain("index "+src, err)
 }
+
+// bumpGeneration marks the chunks changed, for the full-text term
+// statistics cached per generation (termstats.go). It is written in the
+// transaction that changes them.
+const bumpGeneration = `INSERT INTO lore_meta (key, value) VALUES ('generation', '1')
+	ON CONFLICT (key) DO UPDATE SET value = (lore_meta.value::bigint + 1)::text`
 
 // explain names the database in an error, keeping a coded error's code.
 func (ix *Index) explain(doing string, err error) error {
@@ -146,6 +153,9 @@ func (ix *Index) DeleteFile(ctx context.Context, pack, file string) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM lore_chunks WHERE pack = $1 AND file = $2`, pack, file); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, bumpGeneration); err != nil {
+			return err
+		}
 		_, err := tx.Exec(ctx, `DELETE FROM lore_files WHERE pack = $1 AND file = $2`, pack, file)
 		return err
 	}))
@@ -155,6 +165,9 @@ func (ix *Index) DeleteFile(ctx context.Context, pack, file string) error {
 func (ix *Index) DeletePack(ctx context.Context, pack string) error {
 	return ix.explain("delete pack "+pack, ix.h.Tx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM lore_chunks WHERE pack = $1`, pack); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, bumpGeneration); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `DELETE FROM lore_files WHERE pack = $1`, pack)
@@ -277,7 +290,7 @@ func (ix *Index) syncEmbeddings(ctx context.Context) error {
 				return err
 			}
 		}
-		if ix.mode != VectorsHNSW {
+		if ix.mode != VectorsHNSW && ix.mode != VectorsPGExact {
 			return nil
 		}
 		// One HNSW index, over the vectors cast to this dimension: drop
