@@ -14,15 +14,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -511,49 +508,14 @@ func TestStaleGamesLoadLeavesGameAlone(t *testing.T) {
 	ctx := browse(t)
 	// Hold every /api/models request, the last a games-page load makes,
 	// until the game's page is open.
-	var (
-		mu       sync.Mutex
-		held     []fetch.RequestID
-		released bool
-	)
-	paused := make(chan struct{}, 1)
-	cont := func(id fetch.RequestID) {
-		go func() {
-			c := chromedp.FromContext(ctx)
-			if err := fetch.ContinueRequest(id).Do(cdp.WithExecutor(ctx, c.Target)); err != nil && ctx.Err() == nil {
-				t.Logf("continue %s: %v", id, err)
-			}
-		}()
-	}
-	chromedp.ListenTarget(ctx, func(ev any) {
-		e, ok := ev.(*fetch.EventRequestPaused)
-		if !ok {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if released {
-			cont(e.RequestID)
-			return
-		}
-		held = append(held, e.RequestID)
-		select {
-		case paused <- struct{}{}:
-		default:
-		}
-	})
-	run(t, ctx, "hold the model lists", fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/api/models*"}}))
+	hd := holdRequests(t, ctx, "*/api/models*")
 	run(t, ctx, "sign in",
 		chromedp.Navigate(h.url+"/"),
 		chromedp.WaitVisible("#key", chromedp.ByQuery),
 		chromedp.SendKeys("#key", h.key, chromedp.ByQuery),
 		chromedp.Click(`#signin button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#signout", chromedp.ByQuery))
-	select {
-	case <-paused:
-	case <-ctx.Done():
-		t.Fatal("the games page never asked for the model list")
-	}
+	hd.wait("the model list")
 	c := &http.Client{Transport: hearthtest.Bearer{Key: h.key}}
 	res, err := c.Post(h.url+"/api/sessions", "application/json", strings.NewReader(`{"campaign":"saltmere","title":"Held"}`))
 	if err != nil {
@@ -570,14 +532,7 @@ func TestStaleGamesLoadLeavesGameAlone(t *testing.T) {
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery))
 	// Now the held games-page loads finish; the game must stay.
-	mu.Lock()
-	released = true
-	for _, id := range held {
-		cont(id)
-	}
-	n := len(held)
-	mu.Unlock()
-	t.Logf("released %d held model-list requests", n)
+	t.Logf("released %d held model-list requests", hd.release())
 	run(t, ctx, "play on",
 		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
 		chromedp.Click("#send", chromedp.ByQuery),

@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
@@ -35,58 +32,16 @@ func TestStaleHistoryLoadKeepsTheNewTurn(t *testing.T) {
 		t.Fatalf("creating a game: %d %+v", res.StatusCode, g)
 	}
 
-	var (
-		mu       sync.Mutex
-		held     []fetch.RequestID
-		released bool
-	)
-	paused := make(chan struct{}, 1)
-	cont := func(id fetch.RequestID) {
-		go func() {
-			c := chromedp.FromContext(ctx)
-			if err := fetch.ContinueRequest(id).Do(cdp.WithExecutor(ctx, c.Target)); err != nil && ctx.Err() == nil {
-				t.Logf("continue %s: %v", id, err)
-			}
-		}()
-	}
-	chromedp.ListenTarget(ctx, func(ev any) {
-		e, ok := ev.(*fetch.EventRequestPaused)
-		if !ok {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if released {
-			cont(e.RequestID)
-			return
-		}
-		held = append(held, e.RequestID)
-		select {
-		case paused <- struct{}{}:
-		default:
-		}
-	})
-	run(t, ctx, "hold the history loads", fetch.Enable().WithPatterns([]*fetch.RequestPattern{{URLPattern: "*/turns?*"}}))
+	hd := holdRequests(t, ctx, "*/turns?*")
 	run(t, ctx, "open the game",
 		chromedp.Evaluate(`location.hash = "#/game/`+g.ID+`"`, nil),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery))
-	select {
-	case <-paused:
-	case <-ctx.Done():
-		t.Fatal("the game page never asked for its history")
-	}
+	hd.wait("its history")
 	run(t, ctx, "play while the history is held",
 		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
 		chromedp.Click("#send", chromedp.ByQuery),
 		chromedp.WaitVisible(`#log article[data-turn="1"]`, chromedp.ByQuery))
-	mu.Lock()
-	released = true
-	for _, id := range held {
-		cont(id)
-	}
-	n := len(held)
-	mu.Unlock()
-	t.Logf("released %d held history loads", n)
+	t.Logf("released %d held history loads", hd.release())
 	// The next turn comes after the released answers: the log must hold
 	// both turns, whichever load drew last.
 	run(t, ctx, "play on",
