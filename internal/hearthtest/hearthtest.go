@@ -40,7 +40,7 @@ type Server struct {
 	Data    string   // --data
 	WorkDir string   // the process's working directory; "" for the test's
 	Args    []string // more flags
-	Env     []string // added to the test's environment, after HEARTH__LOG__LEVEL=warn
+	Env     []string // added to the test's environment, after HEARTH__LOG__LEVEL=warn and GOTRACEBACK=all
 	// Log receives every line the server writes to stderr.
 	Log func(line string)
 }
@@ -52,6 +52,21 @@ func (s Server) Start(t testing.TB) string {
 	t.Helper()
 	cmd, url := s.Launch(t)
 	t.Cleanup(func() {
+		if t.Failed() {
+			// A test that failed waiting for the server gets the server's
+			// goroutines in its log: SIGQUIT makes a Go program print
+			// them all and exit.
+			cmd.Process.Signal(syscall.SIGQUIT)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
+			return
+		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -82,7 +97,7 @@ func (s Server) Launch(t testing.TB) (*exec.Cmd, string) {
 	args := append([]string{"serve", "--data", s.Data, "--host", "127.0.0.1", "--port", "0"}, s.Args...)
 	cmd := exec.Command(s.Bin, args...)
 	cmd.Dir = s.WorkDir
-	cmd.Env = append(append(os.Environ(), "HEARTH__LOG__LEVEL=warn"), s.Env...)
+	cmd.Env = append(append(os.Environ(), "HEARTH__LOG__LEVEL=warn", "GOTRACEBACK=all"), s.Env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
