@@ -40,6 +40,10 @@ type Options struct {
 	// IgnoreOutline skips the PDF's bookmarks and uses the structure
 	// detector instead.
 	IgnoreOutline bool
+	// PDFiumOnly reads every page's text with PDFium instead of the
+	// native reader (package pdfread), which is otherwise tried first
+	// and falls back to PDFium page by page.
+	PDFiumOnly bool
 }
 
 // maxDefaultPool bounds the default pool: every instance holds its own
@@ -147,6 +151,12 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		}
 	}()
 
+	if !e.opts.PDFiumOnly {
+		if nf, refs, ok := openNative(data, e.opts.MaxPages); ok {
+			return e.extractNative(ctx, data, nf, refs, progress)
+		}
+	}
+
 	// The first instance is waited for; more are taken only if free now.
 	ws, err := e.acquire(ctx)
 	if err != nil {
@@ -187,11 +197,23 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		return nil, err
 	}
 
+	var outline func(int) []*ingest.Section
+	if !e.opts.IgnoreOutline {
+		outline = first.outline
+	}
+	return e.assemble(data, raw, first.meta(), outline)
+}
+
+// assemble makes the document from the pages read: headers and footers
+// removed, words rejoined across lines, the outline (from the
+// bookmarks, or detected) and the images with their context.
+func (e *Extractor) assemble(data []byte, raw []*rawPage, meta map[string]string, outline func(pages int) []*ingest.Section) (*ingest.Document, error) {
+	pages := len(raw)
 	sum := sha256.Sum256(data)
-	doc = &ingest.Document{
+	doc := &ingest.Document{
 		Format: "pdf",
 		Hash:   hex.EncodeToString(sum[:]),
-		Meta:   first.meta(),
+		Meta:   meta,
 	}
 	doc.Title = doc.Meta["title"]
 
@@ -213,8 +235,8 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		doc.Pages[i] = ingest.Page{Number: i + 1, Label: labels[i], Text: joinLines(lines[i])}
 	}
 
-	if !e.opts.IgnoreOutline {
-		doc.Outline = first.outline(pages)
+	if outline != nil {
+		doc.Outline = outline(pages)
 	}
 	if len(doc.Outline) == 0 {
 		doc.Outline = detectOutline(lines, labels)

@@ -1,0 +1,485 @@
+package pdfread
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+)
+
+// Char is one character of a page's text in content order, or a space
+// or line break this package inserted where the text moves on (as
+// PDFium's text page does).
+type Char struct {
+	R rune
+	// The loose box in PDF user space (y up): the advance from the
+	// origin, the font's ascent to its descent. NoBox for inserted
+	// characters and for the second and later runes of one code (a
+	// ligature's letters share the first one's box).
+	X0, Y0, X1, Y1 float64
+	NoBox          bool
+	Size           float64 // the font size as set by Tf
+	Weight         int     // PDFium's weight estimate for the font
+}
+
+// Page is the text of one page.
+type Page struct {
+	Width, Height float64 // the crop box, turned by /Rotate
+	Chars         []Char
+	HasImages     bool // an image XObject or inline image is drawn
+}
+
+type matrix [6]float64
+
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+func (m matrix) apply(x, y float64) (float64, float64) {
+	return x*m[0] + y*m[2] + m[4], x*m[1] + y*m[3] + m[5]
+}
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+type gstate struct {
+	ctm      matrix
+	font     *font
+	size     float64
+	tc, tw   float64
+	tz       float64 // horizontal scaling, 1 = 100%
+	tl, rise float64
+}
+
+// interp runs content streams and collects characters.
+type interp struct {
+	f     *File
+	page  *Page
+	ops   int
+	gs    gstate
+	stack []gstate
+	tm    matrix
+	tlm   matrix
+	err   error // the first reason the page cannot be read natively
+	forms int
+	limit int
+	// The previous character placed, for inserted spaces and breaks.
+	prevOK               bool
+	prevX1, prevY, prevH float64
+	prevX0               float64
+}
+
+// ReadPage interprets page p's content and returns its characters, at
+// most limit of them. An ErrUnsupported error means PDFium should read
+// this page instead.
+func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
+	pg := &Page{}
+	cb := p.CropBox
+	pg.Width, pg.Height = cb[2]-cb[0], cb[3]-cb[1]
+	if p.Rotate == 90 || p.Rotate == 270 {
+		pg.Width, pg.Height = pg.Height, pg.Width
+	}
+	if p.Rotate != 0 {
+		return nil, unsupported("rotated page (/Rotate %d)", p.Rotate)
+	}
+	in := &interp{f: f, page: pg, gs: gstate{ctm: identity, tz: 1}, limit: min(limit, maxCharsPerPage)}
+	data, err := f.pageContent(p.Dict)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.run(data, p.Resources); err != nil {
+		return nil, err
+	}
+	if in.err != nil {
+		return nil, in.err
+	}
+	return pg, nil
+}
+
+// pageContent concatenates the page's content streams.
+func (f *File) pageContent(d Dict) ([]byte, error) {
+	switch c := f.R(d["Contents"]).(type) {
+	case *Stream:
+		return f.decode(c)
+	case Array:
+		var buf bytes.Buffer
+		for _, x := range c {
+			s, ok := f.R(x).(*Stream)
+			if !ok {
+				continue
+			}
+			b, err := f.decode(s)
+			if err != nil {
+				return nil, err
+			}
+			if buf.Len()+len(b) > maxDecoded {
+				return nil, malformed("page content larger than %d bytes", maxDecoded)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+		}
+		return buf.Bytes(), nil
+	}
+	return nil, nil
+}
+
+func (in *interp) run(data []byte, res Dict) error {
+	p := parser{lex: lexer{b: data}, noRefs: true}
+	operands := make([]Object, 0, 16)
+	for {
+		tok, ok, err := p.lex.next()
+		if err != nil {
+			// A syntax error ends the stream; PDFium keeps what came before.
+			return nil
+		}
+		if !ok {
+			return nil
+		}
+		kw, isKw := tok.(keyword)
+		if !isKw {
+			o, err := p.fromToken(tok, 0)
+			if err != nil {
+				return nil
+			}
+			if len(operands) < 64 {
+				operands = append(operands, o)
+			}
+			continue
+		}
+		in.ops++
+		if in.ops > maxOpsPerPage {
+			return malformed("more than %d content operators on one page", maxOpsPerPage)
+		}
+		if kw == "BI" {
+			in.page.HasImages = true
+			k := bytes.Index(data[p.lex.pos:], []byte("EI"))
+			for k >= 0 {
+				end := p.lex.pos + k
+				if (end == 0 || isWhite(data[end-1])) && (end+2 >= len(data) || isWhite(data[end+2])) {
+					break
+				}
+				n := bytes.Index(data[end+2:], []byte("EI"))
+				if n < 0 {
+					k = -1
+					break
+				}
+				k += 2 + n
+			}
+			if k < 0 {
+				return nil
+			}
+			p.lex.pos += k + 2
+			operands = operands[:0]
+			continue
+		}
+		if err := in.op(string(kw), operands, res); err != nil {
+			return err
+		}
+		operands = operands[:0]
+	}
+}
+
+func nums(ops []Object, n int) ([]float64, bool) {
+	if len(ops) < n {
+		return nil, false
+	}
+	out := make([]float64, n)
+	for i := range n {
+		v, ok := num(ops[len(ops)-n+i])
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+func (in *interp) op(op string, ops []Object, res Dict) error {
+	g := &in.gs
+	switch op {
+	case "q":
+		if len(in.stack) < 1024 {
+			in.stack = append(in.stack, *g)
+		}
+	case "Q":
+		if n := len(in.stack); n > 0 {
+			*g = in.stack[n-1]
+			in.stack = in.stack[:n-1]
+		}
+	case "cm":
+		if v, ok := nums(ops, 6); ok {
+			g.ctm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}.mul(g.ctm)
+		}
+	case "BT":
+		in.tm, in.tlm = identity, identity
+	case "Tf":
+		if len(ops) >= 2 {
+			name, _ := ops[len(ops)-2].(Name)
+			size, _ := num(ops[len(ops)-1])
+			fonts := in.f.dict(res["Font"])
+			fo, ok := fonts[name]
+			if !ok {
+				g.font = &font{err: unsupported("font /%s is not in the page's resources", name)}
+			} else {
+				g.font = in.f.font(fo)
+			}
+			g.size = size
+		}
+	case "Tc":
+		if v, ok := nums(ops, 1); ok {
+			g.tc = v[0]
+		}
+	case "Tw":
+		if v, ok := nums(ops, 1); ok {
+			g.tw = v[0]
+		}
+	case "Tz":
+		if v, ok := nums(ops, 1); ok {
+			g.tz = v[0] / 100
+		}
+	case "TL":
+		if v, ok := nums(ops, 1); ok {
+			g.tl = v[0]
+		}
+	case "Ts":
+		if v, ok := nums(ops, 1); ok {
+			g.rise = v[0]
+		}
+	case "Td":
+		if v, ok := nums(ops, 2); ok {
+			in.tlm = matrix{1, 0, 0, 1, v[0], v[1]}.mul(in.tlm)
+			in.tm = in.tlm
+		}
+	case "TD":
+		if v, ok := nums(ops, 2); ok {
+			g.tl = -v[1]
+			in.tlm = matrix{1, 0, 0, 1, v[0], v[1]}.mul(in.tlm)
+			in.tm = in.tlm
+		}
+	case "Tm":
+		if v, ok := nums(ops, 6); ok {
+			in.tlm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}
+			in.tm = in.tlm
+		}
+	case "T*":
+		in.nextLine()
+	case "Tj":
+		if len(ops) >= 1 {
+			if s, ok := ops[len(ops)-1].(String); ok {
+				in.show(s)
+			}
+		}
+	case "'":
+		in.nextLine()
+		if len(ops) >= 1 {
+			if s, ok := ops[len(ops)-1].(String); ok {
+				in.show(s)
+			}
+		}
+	case "\"":
+		if len(ops) >= 3 {
+			if v, ok := nums(ops[:len(ops)-1], 2); ok {
+				g.tw, g.tc = v[0], v[1]
+			}
+			in.nextLine()
+			if s, ok := ops[len(ops)-1].(String); ok {
+				in.show(s)
+			}
+		}
+	case "TJ":
+		if len(ops) >= 1 {
+			if a, ok := ops[len(ops)-1].(Array); ok {
+				for _, e := range a {
+					switch v := e.(type) {
+					case String:
+						in.show(v)
+					case int64, float64:
+						x, _ := num(v)
+						in.tm = matrix{1, 0, 0, 1, -x / 1000 * g.size * g.tz, 0}.mul(in.tm)
+					}
+				}
+			}
+		}
+	case "Do":
+		if len(ops) >= 1 {
+			name, _ := ops[len(ops)-1].(Name)
+			return in.do(name, res)
+		}
+	}
+	return nil
+}
+
+func (in *interp) nextLine() {
+	in.tlm = matrix{1, 0, 0, 1, 0, -in.gs.tl}.mul(in.tlm)
+	in.tm = in.tlm
+}
+
+// do draws an XObject: an image marks the page, a form is run with its
+// own resources and matrix.
+func (in *interp) do(name Name, res Dict) error {
+	xo := in.f.dict(res["XObject"])
+	s, ok := in.f.R(xo[name]).(*Stream)
+	if !ok {
+		return nil
+	}
+	switch st, _ := in.f.R(s.Dict["Subtype"]).(Name); st {
+	case "Image":
+		in.page.HasImages = true
+	case "Form":
+		if in.forms >= maxFormDepth {
+			return malformed("Form XObjects nested deeper than %d (object %d)", maxFormDepth, s.ref.Num)
+		}
+		data, err := in.f.decodeShared(s)
+		if err != nil {
+			return fmt.Errorf("form XObject %d: %w", s.ref.Num, err)
+		}
+		saved, savedTM, savedTLM := in.gs, in.tm, in.tlm
+		savedStack := len(in.stack)
+		if m, ok := in.f.R(s.Dict["Matrix"]).(Array); ok && len(m) == 6 {
+			var v [6]float64
+			for i := range 6 {
+				v[i], _ = num(in.f.R(m[i]))
+			}
+			in.gs.ctm = matrix(v).mul(in.gs.ctm)
+		}
+		fres := in.f.dict(s.Dict["Resources"])
+		if fres == nil {
+			fres = res
+		}
+		in.forms++
+		err = in.run(data, fres)
+		in.forms--
+		in.gs, in.tm, in.tlm = saved, savedTM, savedTLM
+		if len(in.stack) > savedStack {
+			in.stack = in.stack[:savedStack]
+		}
+		return err
+	}
+	return nil
+}
+
+// show places the characters of one string.
+func (in *interp) show(s String) {
+	g := &in.gs
+	ft := g.font
+	if ft == nil {
+		in.fail(unsupported("text shown before a font is set"))
+		return
+	}
+	if ft.err != nil {
+		in.fail(ft.err)
+		return
+	}
+	for i := 0; i < len(s); {
+		var code uint32
+		if ft.twoByte {
+			if i+1 >= len(s) {
+				break
+			}
+			code = uint32(s[i])<<8 | uint32(s[i+1])
+			i += 2
+		} else {
+			code = uint32(s[i])
+			i++
+		}
+		w := ft.width(code)
+		// The character's matrix without the font size: Tz and Tm
+		// and the CTM; the rise moves the origin.
+		m := matrix{g.tz, 0, 0, 1, 0, g.rise}.mul(in.tm).mul(g.ctm)
+		rs, err := ft.text(code)
+		if err != nil {
+			in.fail(err)
+			return
+		}
+		in.place(rs, m, w, ft)
+		adv := w*g.size + g.tc
+		if !ft.twoByte && code == 32 {
+			adv += g.tw
+		}
+		in.tm = matrix{1, 0, 0, 1, adv * g.tz, 0}.mul(in.tm)
+	}
+}
+
+func (in *interp) fail(err error) {
+	if in.err == nil {
+		in.err = err
+	}
+}
+
+// place adds a character with PDFium's loose box: from the origin by the
+// advance, and the font's ascent to descent scaled to the font size.
+func (in *interp) place(rs []rune, m matrix, w float64, ft *font) {
+	if len(rs) == 0 {
+		return
+	}
+	pg := in.page
+	if len(pg.Chars) >= in.limit {
+		return
+	}
+	g := &in.gs
+	ox, oy := m[4], m[5]
+	scale := m[0] * g.size
+	x1 := ox + m[0]*w*g.size
+	top := oy + ft.ascent*scale/(ft.ascent-ft.descent)
+	bottom := oy + ft.descent*scale/(ft.ascent-ft.descent)
+	h := math.Abs(scale)
+	if h == 0 {
+		h = math.Hypot(m[2], m[3]) * g.size
+	}
+	// A space or line break where the text moves on, as PDFium inserts.
+	if in.prevOK && len(pg.Chars) > 0 {
+		last := pg.Chars[len(pg.Chars)-1].R
+		ph := max(in.prevH, 0.01)
+		dy := oy - in.prevY
+		switch {
+		case dy > 0.25*ph || dy < -0.375*ph || ox < in.prevX0-0.5*ph:
+			if last == '-' && len(pg.Chars) > 1 && isLetter(pg.Chars[len(pg.Chars)-2].R) {
+				pg.Chars[len(pg.Chars)-1].R = 0xAD // a hyphen at a line end, as PDFium marks it
+			}
+			pg.Chars = append(pg.Chars, Char{R: '\n', NoBox: true})
+		case ox-in.prevX1 > 0.15*ph && last != ' ' && rs[0] != ' ':
+			pg.Chars = append(pg.Chars, Char{R: ' ', NoBox: true})
+		}
+	}
+	for k, r := range expand(rs) {
+		c := Char{R: r, X0: ox, X1: x1, Y0: bottom, Y1: top, Size: g.size, Weight: ft.weight}
+		if x1 < ox {
+			c.X0, c.X1 = x1, ox
+		}
+		if bottom > top {
+			c.Y0, c.Y1 = top, bottom
+		}
+		c.NoBox = k > 0
+		pg.Chars = append(pg.Chars, c)
+	}
+	in.prevOK = true
+	in.prevX0, in.prevX1, in.prevY, in.prevH = ox, x1, oy, h
+}
+
+func isLetter(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0xBF && r < 0x2000
+}
+
+// expand spells out Latin ligatures, as PDFium's text does.
+func expand(rs []rune) []rune {
+	if len(rs) != 1 {
+		return rs
+	}
+	switch rs[0] {
+	case 0xFB00:
+		return []rune("ff")
+	case 0xFB01:
+		return []rune("fi")
+	case 0xFB02:
+		return []rune("fl")
+	case 0xFB03:
+		return []rune("ffi")
+	case 0xFB04:
+		return []rune("ffl")
+	case 0xFB05, 0xFB06:
+		return []rune("st")
+	}
+	return rs
+}
