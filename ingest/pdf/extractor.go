@@ -79,6 +79,8 @@ type Extractor struct {
 	slots chan struct{} // one token per instance the pool may hand out
 
 	closeOnce sync.Once
+	// Pages whose text each path read, for tests and benchmarks.
+	nativePages, pdfiumPages atomic.Int64
 }
 
 // Open compiles PDFium (or loads it from the compilation cache) and

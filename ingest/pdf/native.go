@@ -137,6 +137,8 @@ feed:
 	wantOutline := !e.opts.IgnoreOutline && nf.HasOutline()
 	wantImages := e.opts.MaxImages > 0 && len(imgPages) > 0
 	meta := nativeMeta(nf)
+	e.nativePages.Add(int64(pages - len(rest)))
+	e.pdfiumPages.Add(int64(len(rest)))
 	if len(rest) == 0 && !wantOutline && !wantImages {
 		return e.assemble(data, raw, meta, nil)
 	}

@@ -25,6 +25,7 @@ type font struct {
 	type3     bool
 	fontScale float64 // Type3: FontMatrix[0]*1000 applied to widths; else 1
 	err       error   // why this font's text cannot be read natively
+	strict    bool    // codes without a width are not read natively
 }
 
 // stdFontWeights gives the weight of the standard 14 fonts that come
@@ -124,9 +125,17 @@ func (f *File) loadFont(d Dict) *font {
 					ft.widths[uint32(first)+uint32(i)] = v / 1000 * ft.fontScale
 				}
 			}
-		} else if ft.cmap == nil || !ft.type3 {
-			// The standard 14 fonts may come without widths; PDFium
-			// has their metrics built in, this package does not.
+		} else if base == "Symbol" {
+			// The standard 14 fonts may come without widths; PDFium has
+			// their metrics built in, this package Symbol's common ones.
+			for c, w := range symbolWidths {
+				ft.widths[c] = w / 1000
+			}
+			ft.strict = true
+			for c, r := range symbolText {
+				ft.enc[c], ft.encOK[c] = r, true
+			}
+		} else {
 			ft.err = unsupported("font %s has no /Widths", base)
 			return ft
 		}
@@ -136,7 +145,9 @@ func (f *File) loadFont(d Dict) *font {
 				ft.dw = v / 1000 * ft.fontScale
 			}
 		}
-		f.simpleEncoding(ft, d, desc)
+		if !ft.strict {
+			f.simpleEncoding(ft, d, desc)
+		}
 	default:
 		ft.err = unsupported("font %s of subtype %s", base, sub)
 		return ft
@@ -289,6 +300,11 @@ func (ft *font) width(code uint32) float64 {
 
 // text maps a code to Unicode.
 func (ft *font) text(code uint32) ([]rune, error) {
+	if ft.strict {
+		if _, ok := ft.widths[code]; !ok {
+			return nil, unsupported("font %s: no built-in width for code %#x", ft.name, code)
+		}
+	}
 	if ft.cmap != nil {
 		if r, ok := ft.cmap.lookup(code); ok {
 			return r, nil
