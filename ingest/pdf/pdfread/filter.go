@@ -36,7 +36,7 @@ func (f *File) decode(s *Stream) ([]byte, error) {
 		case "ASCIIHexDecode", "AHx":
 			data, err = asciiHex(data)
 		case "ASCII85Decode", "A85":
-			data, err = ascii85(data)
+			data, err = decodeASCII85(data)
 		case "RunLengthDecode", "RL":
 			data, err = runLength(data)
 		default:
@@ -221,7 +221,7 @@ func asciiHex(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-func ascii85(data []byte) ([]byte, error) {
+func decodeASCII85(data []byte) ([]byte, error) {
 	out := make([]byte, 0, len(data))
 	var v uint32
 	n := 0
