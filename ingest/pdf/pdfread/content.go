@@ -137,6 +137,12 @@ func (in *interp) run(data []byte, res Dict) error {
 		if !ok {
 			return nil
 		}
+		// Every token counts, operands too: a form drawn many times
+		// over with long operand lists is work all the same.
+		in.ops++
+		if in.ops > maxOpsPerPage {
+			return malformed("more than %d content tokens on one page", maxOpsPerPage)
+		}
 		kw, isKw := tok.(keyword)
 		if !isKw {
 			o, err := p.fromToken(tok, 0)
@@ -147,10 +153,6 @@ func (in *interp) run(data []byte, res Dict) error {
 				operands = append(operands, o)
 			}
 			continue
-		}
-		in.ops++
-		if in.ops > maxOpsPerPage {
-			return malformed("more than %d content operators on one page", maxOpsPerPage)
 		}
 		if kw == "BI" {
 			in.page.HasImages = true

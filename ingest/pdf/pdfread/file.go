@@ -137,7 +137,7 @@ func (f *File) readXref(off int64) (Dict, error) {
 			start, ok1 := tok.(int64)
 			tok, _, _ = l.next()
 			count, ok2 := tok.(int64)
-			if !ok1 || !ok2 || start < 0 || count < 0 || count > 10_000_000 {
+			if !ok1 || !ok2 || start < 0 || count < 0 || count > int64(len(f.data)-l.pos)/18+1 {
 				return nil, malformed("bad cross-reference subsection at %d", l.pos)
 			}
 			for k := int64(0); k < count; k++ {
@@ -314,6 +314,10 @@ func (f *File) recover() error {
 // parseAt parses "n g obj ... endobj" at off. want is the expected
 // object number, or -1.
 func (f *File) parseAt(off int64, want int) (Object, error) {
+	return f.parseAtDepth(off, want, 0)
+}
+
+func (f *File) parseAtDepth(off int64, want int, depth int) (Object, error) {
 	if off < 0 || off >= int64(len(f.data)) {
 		return nil, malformed("object offset %d outside the file", off)
 	}
@@ -355,10 +359,15 @@ func (f *File) parseAt(off int64, want int) (Object, error) {
 	case int64:
 		length = v
 	case Ref:
-		if v.Num != int(n) {
-			if lo, err := f.Resolve(v); err == nil {
-				if li, ok := lo.(int64); ok {
-					length = li
+		// The length is usually a plain number in another object; a
+		// length that is itself a stream whose length is a reference
+		// could chain without end, so the chain is cut short.
+		if v.Num != int(n) && depth < 4 {
+			if e, ok := f.lookup(v.Num); ok && e.kind == 1 {
+				if lo, err := f.parseAtDepth(e.off, v.Num, depth+1); err == nil {
+					if li, ok := lo.(int64); ok {
+						length = li
+					}
 				}
 			}
 		}
@@ -416,6 +425,13 @@ func (f *File) dict(o Object) Dict {
 		return v.Dict
 	}
 	return nil
+}
+
+func (f *File) lookup(n int) (xrefEntry, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	e, ok := f.xref[n]
+	return e, ok
 }
 
 func (f *File) load(n int) (Object, error) {

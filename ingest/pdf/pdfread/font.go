@@ -2,6 +2,7 @@ package pdfread
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -245,6 +246,9 @@ func (f *File) cidWidths(o Object) map[uint32]float64 {
 		}
 		switch v := f.R(a[i+1]).(type) {
 		case Array:
+			if c < 0 || c > math.MaxUint32 {
+				return m
+			}
 			for k, w := range v {
 				if x, ok := num(f.R(w)); ok {
 					m[uint32(c)+uint32(k)] = x / 1000
@@ -257,7 +261,7 @@ func (f *File) cidWidths(o Object) map[uint32]float64 {
 			}
 			hi, _ := num(v)
 			w, _ := num(f.R(a[i+2]))
-			if hi-float64(c) > maxCMapEntries {
+			if c < 0 || hi < float64(c) || hi-float64(c) > maxCMapEntries || hi > math.MaxUint32 {
 				return m
 			}
 			for k := uint32(c); k <= uint32(hi); k++ {

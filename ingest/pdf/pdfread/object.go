@@ -52,7 +52,7 @@ const (
 	maxDepth        = 64       // nesting of arrays and dictionaries
 	maxDecoded      = 64 << 20 // bytes of one decoded stream
 	maxFormDepth    = 12       // Form XObjects inside each other
-	maxOpsPerPage   = 4 << 20  // content operators run for one page
+	maxOpsPerPage   = 4 << 20  // content tokens read for one page
 	maxPageTreeSize = 1 << 20  // nodes visited in the page tree
 	maxRefChain     = 32       // references followed to reach an object
 	maxCharsPerPage = 1 << 20
