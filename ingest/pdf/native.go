@@ -134,13 +134,17 @@ feed:
 			imgPages = append(imgPages, i)
 		}
 	}
-	wantOutline := !e.opts.IgnoreOutline && nf.HasOutline()
+	var outline func(int) []*ingest.Section
+	if !e.opts.IgnoreOutline {
+		bms := nf.Outline(refs)
+		outline = func(int) []*ingest.Section { return sections(bms, 1) }
+	}
 	wantImages := e.opts.MaxImages > 0 && len(imgPages) > 0
 	meta := nativeMeta(nf)
 	e.nativePages.Add(int64(pages - len(rest)))
 	e.pdfiumPages.Add(int64(len(rest)))
-	if len(rest) == 0 && !wantOutline && !wantImages {
-		return e.assemble(data, raw, meta, nil)
+	if len(rest) == 0 && !wantImages {
+		return e.assemble(data, raw, meta, outline)
 	}
 
 	// PDFium for the rest: one instance unless pages need their text
@@ -184,10 +188,6 @@ feed:
 			}
 			raw[i].images = first.imagesOf(i, raw[i].height)
 		}
-	}
-	var outline func(int) []*ingest.Section
-	if wantOutline {
-		outline = first.outline
 	}
 	if len(meta) == 0 {
 		meta = first.meta()
@@ -241,4 +241,13 @@ func (w *worker) imagesOf(i int, height float64) []rawImage {
 	}
 	defer w.inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: pg.Page})
 	return w.readImages(requests.Page{ByReference: &pg.Page}, i, height)
+}
+
+// sections turns the native bookmarks into the document's outline.
+func sections(bms []pdfread.Bookmark, level int) []*ingest.Section {
+	var out []*ingest.Section
+	for _, b := range bms {
+		out = append(out, &ingest.Section{Level: level, Title: b.Title, Page: b.Page + 1, Children: sections(b.Children, level+1)})
+	}
+	return out
 }

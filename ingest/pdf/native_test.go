@@ -51,6 +51,9 @@ func TestNativeAgainstPDFium(t *testing.T) {
 			if !slices.Equal(titles(native, 0), titles(pdfium, 0)) {
 				t.Errorf("outline differs:\n native %q\n pdfium %q", titles(native, 0), titles(pdfium, 0))
 			}
+			if a, b := outlinePages(native), outlinePages(pdfium); !slices.Equal(a, b) {
+				t.Errorf("outline pages differ:\n native %v\n pdfium %v", a, b)
+			}
 		})
 	}
 }
@@ -108,4 +111,10 @@ func TestNativeFallsBack(t *testing.T) {
 	if !slices.Equal(progress, []int{1, 2, 3}) {
 		t.Errorf("progress %v, want 1, 2, 3", progress)
 	}
+}
+
+func outlinePages(d *ingest.Document) []int {
+	var out []int
+	d.Walk(func(s *ingest.Section) { out = append(out, s.Page) })
+	return out
 }

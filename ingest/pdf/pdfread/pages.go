@@ -4,6 +4,7 @@ import "fmt"
 
 // PageRef is one page's dictionary with its inherited attributes.
 type PageRef struct {
+	Ref       Ref // the page object's number, zero for a direct one
 	Dict      Dict
 	Resources Dict
 	MediaBox  [4]float64
@@ -57,6 +58,7 @@ func (f *File) Pages(limit int) ([]PageRef, error) {
 		kids, isNode := f.R(d["Kids"]).(Array)
 		if t, _ := f.R(d["Type"]).(Name); t == "Page" || !isNode {
 			inh.Dict = d
+			inh.Ref, _ = o.(Ref)
 			if len(out) >= limit {
 				return fmt.Errorf("%w: more than %d pages", ErrTooManyPages, limit)
 			}
