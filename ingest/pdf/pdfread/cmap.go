@@ -24,7 +24,8 @@ type uniRange struct {
 
 const maxCMapEntries = 1 << 20
 
-func (c *toUnicode) lookup(code uint32) ([]rune, bool) {
+// lookup maps a code; a range's result is built in buf.
+func (c *toUnicode) lookup(code uint32, buf []rune) ([]rune, bool) {
 	if r, ok := c.single[code]; ok {
 		return r, true
 	}
@@ -40,7 +41,7 @@ func (c *toUnicode) lookup(code uint32) ([]rune, bool) {
 			}
 			return nil, false
 		}
-		out := append([]rune(nil), rg.start...)
+		out := append(buf[:0], rg.start...)
 		if len(out) > 0 {
 			out[len(out)-1] += rune(off)
 		}

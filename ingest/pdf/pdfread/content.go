@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"reflect"
 )
 
 // Char is one character of a page's text in content order, or a space
@@ -65,6 +66,14 @@ type interp struct {
 	err   error // the first reason the page cannot be read natively
 	forms int
 	limit int
+	// TJ arrays' elements, reused from operator to operator.
+	arrBuf []operand
+	// runeBuf holds one code's text while it is placed.
+	runeBuf []rune
+	// The font last set by Tf, to skip the lookup when it repeats.
+	fontName []byte
+	fontRes  Dict
+	lastFont *font
 	// The previous character placed, for inserted spaces and breaks.
 	prevOK               bool
 	prevX1, prevY, prevH float64
@@ -84,7 +93,7 @@ func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
 	if p.Rotate != 0 {
 		return nil, unsupported("rotated page (/Rotate %d)", p.Rotate)
 	}
-	in := &interp{f: f, page: pg, gs: gstate{ctm: identity, tz: 1}, limit: min(limit, maxCharsPerPage)}
+	in := &interp{f: f, page: pg, gs: gstate{ctm: identity, tz: 1}, limit: min(limit, maxCharsPerPage), runeBuf: make([]rune, 0, 8)}
 	data, err := f.pageContent(p.Dict)
 	if err != nil {
 		return nil, err
@@ -125,16 +134,34 @@ func (f *File) pageContent(d Dict) ([]byte, error) {
 	return nil, nil
 }
 
+// operand is a content-stream operand, read without boxing: content
+// streams are mostly numbers and short strings, and allocating each
+// was most of the reader's time.
+type operand struct {
+	kind opKind
+	num  float64
+	b    []byte    // a name's or a string's bytes
+	arr  []operand // an array's elements (TJ)
+	obj  Object    // anything else (dictionaries, nested arrays)
+}
+
+type opKind uint8
+
+const (
+	kNum opKind = iota
+	kName
+	kStr
+	kArr
+	kObj
+)
+
+// run interprets one content stream with the resources res.
 func (in *interp) run(data []byte, res Dict) error {
-	p := parser{lex: lexer{b: data}, noRefs: true}
-	operands := make([]Object, 0, 16)
+	l := lexer{b: data}
+	var ops []operand
 	for {
-		tok, ok, err := p.lex.next()
-		if err != nil {
-			// A syntax error ends the stream; PDFium keeps what came before.
-			return nil
-		}
-		if !ok {
+		l.skipWhite()
+		if l.pos >= len(data) {
 			return nil
 		}
 		// Every token counts, operands too: a form drawn many times
@@ -143,22 +170,40 @@ func (in *interp) run(data []byte, res Dict) error {
 		if in.ops > maxOpsPerPage {
 			return malformed("more than %d content tokens on one page", maxOpsPerPage)
 		}
-		kw, isKw := tok.(keyword)
-		if !isKw {
-			o, err := p.fromToken(tok, 0)
-			if err != nil {
-				return nil
+		c := data[l.pos]
+		if c == '[' {
+			start := l.pos
+			l.pos++
+			elems, ok := in.array(&l)
+			if !ok {
+				// Nested arrays or dictionaries: the general parser.
+				l.pos = start
+				p := parser{lex: l, noRefs: true}
+				o, err := p.object(0)
+				if err != nil {
+					return nil // a syntax error ends the stream, as in PDFium
+				}
+				l = p.lex
+				ops = appendOperand(ops, operand{kind: kObj, obj: o})
+				continue
 			}
-			if len(operands) < 64 {
-				operands = append(operands, o)
-			}
+			ops = appendOperand(ops, operand{kind: kArr, arr: elems})
 			continue
 		}
-		if kw == "BI" {
+		o, isOp, ok := in.token(&l)
+		if !ok {
+			return nil
+		}
+		if !isOp {
+			ops = appendOperand(ops, o)
+			continue
+		}
+		kw := o.b
+		if string(kw) == "BI" {
 			in.page.HasImages = true
-			k := bytes.Index(data[p.lex.pos:], []byte("EI"))
+			k := bytes.Index(data[l.pos:], []byte("EI"))
 			for k >= 0 {
-				end := p.lex.pos + k
+				end := l.pos + k
 				if (end == 0 || isWhite(data[end-1])) && (end+2 >= len(data) || isWhite(data[end+2])) {
 					break
 				}
@@ -172,35 +217,157 @@ func (in *interp) run(data []byte, res Dict) error {
 			if k < 0 {
 				return nil
 			}
-			p.lex.pos += k + 2
-			operands = operands[:0]
+			l.pos += k + 2
+			ops = ops[:0]
 			continue
 		}
-		if err := in.op(string(kw), operands, res); err != nil {
+		if err := in.op(kw, ops, res); err != nil {
 			return err
 		}
-		operands = operands[:0]
+		ops = ops[:0]
+		in.arrBuf = in.arrBuf[:0]
 	}
 }
 
-func nums(ops []Object, n int) ([]float64, bool) {
-	if len(ops) < n {
-		return nil, false
+func appendOperand(ops []operand, o operand) []operand {
+	if len(ops) < 64 {
+		ops = append(ops, o)
 	}
-	out := make([]float64, n)
-	for i := range n {
-		v, ok := num(ops[len(ops)-n+i])
-		if !ok {
+	return ops
+}
+
+// token reads one token that is not an array: an operand, or an
+// operator (isOp, its bytes in o.b). ok is false at a syntax error.
+func (in *interp) token(l *lexer) (o operand, isOp, ok bool) {
+	data := l.b
+	c := data[l.pos]
+	switch {
+	case c == '/':
+		l.pos++
+		start := l.pos
+		for l.pos < len(data) && !isWhite(data[l.pos]) && !isDelim(data[l.pos]) {
+			l.pos++
+		}
+		nb := data[start:l.pos]
+		if bytes.IndexByte(nb, '#') >= 0 {
+			l.pos = start - 1
+			t, _, err := l.next()
+			if err != nil {
+				return o, false, false
+			}
+			nb = []byte(t.(Name))
+		}
+		return operand{kind: kName, b: nb}, false, true
+	case c == '(' || c == '<' && (l.pos+1 >= len(data) || data[l.pos+1] != '<'):
+		var s String
+		var err error
+		if c == '(' {
+			s, err = l.litString()
+		} else {
+			s, err = l.hexString()
+		}
+		if err != nil {
+			return o, false, false
+		}
+		return operand{kind: kStr, b: s}, false, true
+	case c == '<':
+		p := parser{lex: *l, noRefs: true}
+		obj, err := p.object(0)
+		if err != nil {
+			return o, false, false
+		}
+		*l = p.lex
+		return operand{kind: kObj, obj: obj}, false, true
+	case c == ']' || c == '>' || c == ')' || c == '{' || c == '}':
+		l.pos++
+		return operand{kind: kObj}, false, true // stray: ignored
+	}
+	start := l.pos
+	for l.pos < len(data) && !isWhite(data[l.pos]) && !isDelim(data[l.pos]) {
+		l.pos++
+	}
+	w := data[start:l.pos]
+	if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' {
+		if v, ok := fastNumber(w); ok {
+			return operand{kind: kNum, num: v}, false, true
+		}
+	}
+	switch string(w) {
+	case "true", "false", "null":
+		return operand{kind: kObj}, false, true
+	}
+	return operand{b: w}, true, true
+}
+
+// fastNumber parses a number as a float without allocating.
+func fastNumber(w []byte) (float64, bool) {
+	o, ok := parseNumber(w)
+	switch v := o.(type) {
+	case int64:
+		return float64(v), ok
+	case float64:
+		return v, ok
+	}
+	return 0, false
+}
+
+// array reads a flat array of numbers, strings and names after its
+// "[", for TJ. ok is false for anything else inside.
+func (in *interp) array(l *lexer) ([]operand, bool) {
+	start := len(in.arrBuf)
+	for {
+		l.skipWhite()
+		if l.pos >= len(l.b) {
 			return nil, false
 		}
-		out[i] = v
+		c := l.b[l.pos]
+		if c == ']' {
+			l.pos++
+			return in.arrBuf[start:len(in.arrBuf):len(in.arrBuf)], true
+		}
+		if c == '[' || c == '<' && l.pos+1 < len(l.b) && l.b[l.pos+1] == '<' {
+			in.arrBuf = in.arrBuf[:start]
+			return nil, false
+		}
+		o, isOp, ok := in.token(l)
+		if !ok || isOp {
+			in.arrBuf = in.arrBuf[:start]
+			return nil, false
+		}
+		if len(in.arrBuf)-start > 1<<16 {
+			in.arrBuf = in.arrBuf[:start]
+			return nil, false
+		}
+		in.arrBuf = append(in.arrBuf, o)
+	}
+}
+
+// nums reads the last n operands as numbers.
+func nums(ops []operand, n int) ([6]float64, bool) {
+	var out [6]float64
+	if len(ops) < n || n > 6 {
+		return out, false
+	}
+	for i := range n {
+		o := ops[len(ops)-n+i]
+		if o.kind != kNum {
+			return out, false
+		}
+		out[i] = o.num
 	}
 	return out, true
 }
 
-func (in *interp) op(op string, ops []Object, res Dict) error {
+func lastString(ops []operand) (String, bool) {
+	if len(ops) == 0 || ops[len(ops)-1].kind != kStr {
+		return nil, false
+	}
+	return String(ops[len(ops)-1].b), true
+}
+
+func (in *interp) op(op []byte, ops []operand, res Dict) error {
 	g := &in.gs
-	switch op {
+	switch string(op) {
 	case "q":
 		if len(in.stack) < 1024 {
 			in.stack = append(in.stack, *g)
@@ -212,22 +379,26 @@ func (in *interp) op(op string, ops []Object, res Dict) error {
 		}
 	case "cm":
 		if v, ok := nums(ops, 6); ok {
-			g.ctm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}.mul(g.ctm)
+			g.ctm = matrix(v).mul(g.ctm)
 		}
 	case "BT":
 		in.tm, in.tlm = identity, identity
 	case "Tf":
-		if len(ops) >= 2 {
-			name, _ := ops[len(ops)-2].(Name)
-			size, _ := num(ops[len(ops)-1])
-			fonts := in.f.dict(res["Font"])
-			fo, ok := fonts[name]
-			if !ok {
-				g.font = &font{err: unsupported("font /%s is not in the page's resources", name)}
+		if len(ops) >= 2 && ops[len(ops)-2].kind == kName && ops[len(ops)-1].kind == kNum {
+			name := ops[len(ops)-2].b
+			g.size = ops[len(ops)-1].num
+			if in.fontName == nil || string(in.fontName) != string(name) || in.fontRes == nil || !sameDict(in.fontRes, res) {
+				fonts := in.f.dict(res["Font"])
+				fo, ok := fonts[Name(name)]
+				if !ok {
+					g.font = &font{err: unsupported("font /%s is not in the page's resources", name)}
+				} else {
+					g.font = in.f.font(fo)
+				}
+				in.fontName, in.fontRes, in.lastFont = append(in.fontName[:0], name...), res, g.font
 			} else {
-				g.font = in.f.font(fo)
+				g.font = in.lastFont
 			}
-			g.size = size
 		}
 	case "Tc":
 		if v, ok := nums(ops, 1); ok {
@@ -262,23 +433,19 @@ func (in *interp) op(op string, ops []Object, res Dict) error {
 		}
 	case "Tm":
 		if v, ok := nums(ops, 6); ok {
-			in.tlm = matrix{v[0], v[1], v[2], v[3], v[4], v[5]}
+			in.tlm = matrix(v)
 			in.tm = in.tlm
 		}
 	case "T*":
 		in.nextLine()
 	case "Tj":
-		if len(ops) >= 1 {
-			if s, ok := ops[len(ops)-1].(String); ok {
-				in.show(s)
-			}
+		if s, ok := lastString(ops); ok {
+			in.show(s)
 		}
 	case "'":
 		in.nextLine()
-		if len(ops) >= 1 {
-			if s, ok := ops[len(ops)-1].(String); ok {
-				in.show(s)
-			}
+		if s, ok := lastString(ops); ok {
+			in.show(s)
 		}
 	case "\"":
 		if len(ops) >= 3 {
@@ -286,31 +453,48 @@ func (in *interp) op(op string, ops []Object, res Dict) error {
 				g.tw, g.tc = v[0], v[1]
 			}
 			in.nextLine()
-			if s, ok := ops[len(ops)-1].(String); ok {
+			if s, ok := lastString(ops); ok {
 				in.show(s)
 			}
 		}
 	case "TJ":
-		if len(ops) >= 1 {
-			if a, ok := ops[len(ops)-1].(Array); ok {
-				for _, e := range a {
-					switch v := e.(type) {
-					case String:
-						in.show(v)
-					case int64, float64:
-						x, _ := num(v)
-						in.tm = matrix{1, 0, 0, 1, -x / 1000 * g.size * g.tz, 0}.mul(in.tm)
-					}
+		if len(ops) == 0 {
+			break
+		}
+		switch o := ops[len(ops)-1]; o.kind {
+		case kArr:
+			for _, e := range o.arr {
+				switch e.kind {
+				case kStr:
+					in.show(String(e.b))
+				case kNum:
+					in.tm = matrix{1, 0, 0, 1, -e.num / 1000 * g.size * g.tz, 0}.mul(in.tm)
+				}
+			}
+		case kObj:
+			a, _ := o.obj.(Array)
+			for _, e := range a {
+				switch v := e.(type) {
+				case String:
+					in.show(v)
+				case int64, float64:
+					x, _ := num(v)
+					in.tm = matrix{1, 0, 0, 1, -x / 1000 * g.size * g.tz, 0}.mul(in.tm)
 				}
 			}
 		}
 	case "Do":
-		if len(ops) >= 1 {
-			name, _ := ops[len(ops)-1].(Name)
-			return in.do(name, res)
+		if len(ops) >= 1 && ops[len(ops)-1].kind == kName {
+			return in.do(Name(ops[len(ops)-1].b), res)
 		}
 	}
 	return nil
+}
+
+// sameDict reports whether a and b are the same dictionary (maps are
+// compared by identity).
+func sameDict(a, b Dict) bool {
+	return len(a) == len(b) && len(a) > 0 && reflectPointer(a) == reflectPointer(b)
 }
 
 func (in *interp) nextLine() {
@@ -390,7 +574,7 @@ func (in *interp) show(s String) {
 		// The character's matrix without the font size: Tz and Tm
 		// and the CTM; the rise moves the origin.
 		m := matrix{g.tz, 0, 0, 1, 0, g.rise}.mul(in.tm).mul(g.ctm)
-		rs, err := ft.text(code)
+		rs, err := ft.text(code, in.runeBuf[:0])
 		if err != nil {
 			in.fail(err)
 			return
@@ -485,3 +669,5 @@ func expand(rs []rune) []rune {
 	}
 	return rs
 }
+
+func reflectPointer(d Dict) uintptr { return reflect.ValueOf(d).Pointer() }

@@ -303,19 +303,19 @@ func (ft *font) width(code uint32) float64 {
 }
 
 // text maps a code to Unicode.
-func (ft *font) text(code uint32) ([]rune, error) {
+func (ft *font) text(code uint32, buf []rune) ([]rune, error) {
 	if ft.strict {
 		if _, ok := ft.widths[code]; !ok {
 			return nil, unsupported("font %s: no built-in width for code %#x", ft.name, code)
 		}
 	}
 	if ft.cmap != nil {
-		if r, ok := ft.cmap.lookup(code); ok {
+		if r, ok := ft.cmap.lookup(code, buf); ok {
 			return r, nil
 		}
 	}
 	if !ft.twoByte && code < 256 && ft.encOK[code] {
-		return []rune{ft.enc[code]}, nil
+		return append(buf[:0], ft.enc[code]), nil
 	}
 	return nil, unsupported("font %s: code %#x has no Unicode mapping", ft.name, code)
 }
