@@ -98,6 +98,7 @@ func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	pg.Chars = make([]Char, 0, len(data)/16)
 	if err := in.run(data, p.Resources); err != nil {
 		return nil, err
 	}
@@ -299,16 +300,36 @@ func (in *interp) token(l *lexer) (o operand, isOp, ok bool) {
 	return operand{b: w}, true, true
 }
 
-// fastNumber parses a number as a float without allocating.
+// fastNumber parses a number as a float without allocating (as
+// parseNumber does, without boxing the result).
 func fastNumber(w []byte) (float64, bool) {
-	o, ok := parseNumber(w)
-	switch v := o.(type) {
-	case int64:
-		return float64(v), ok
-	case float64:
-		return v, ok
+	i, neg := 0, false
+	for i < len(w) && (w[i] == '-' || w[i] == '+') {
+		neg = neg || w[i] == '-'
+		i++
 	}
-	return 0, false
+	var v float64
+	digits := 0
+	for ; i < len(w) && w[i] >= '0' && w[i] <= '9'; i++ {
+		v = v*10 + float64(w[i]-'0')
+		digits++
+	}
+	if i < len(w) && w[i] == '.' {
+		i++
+		scale := 0.1
+		for ; i < len(w) && w[i] >= '0' && w[i] <= '9'; i++ {
+			v += float64(w[i]-'0') * scale
+			scale /= 10
+			digits++
+		}
+	}
+	if i != len(w) || digits == 0 {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // array reads a flat array of numbers, strings and names after its

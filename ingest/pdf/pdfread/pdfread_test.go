@@ -7,6 +7,7 @@ import (
 	"encoding/ascii85"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -334,5 +335,16 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("err = %v, want %v mentioning %q", err, tt.is, tt.want)
 			}
 		})
+	}
+}
+
+func TestFastNumber(t *testing.T) {
+	for _, w := range []string{"0", "12", "-3", "+4", "3.25", "-.5", "7.", "--2", "1e5", "", "-", ".", "1.2.3", "12345678901234"} {
+		want, wantOK := parseNumber([]byte(w))
+		got, ok := fastNumber([]byte(w))
+		wf, _ := num(want)
+		if ok != wantOK || ok && got != wf && math.Abs(got-wf) > 1e-9*math.Abs(wf) {
+			t.Errorf("fastNumber(%q) = %v, %v; parseNumber gives %v, %v", w, got, ok, want, wantOK)
+		}
 	}
 }
