@@ -196,9 +196,13 @@ func (f *File) simpleEncoding(ft *font, d, desc Dict) {
 		}
 		diffs, _ = f.R(e["Differences"]).(Array)
 	}
-	if builtin && (symbolic || ft.type3) {
+	// An embedded Type 1 program without /Encoding brings its own
+	// encoding, which this package does not read from the program.
+	embeddedType1 := desc != nil && (desc["FontFile"] != nil || desc["FontFile3"] != nil)
+	if builtin && (symbolic || ft.type3 || embeddedType1) {
 		// The font program's own encoding: known only for codes the
-		// Differences or the ToUnicode map cover.
+		// Differences or the ToUnicode map cover; the rest of the page
+		// goes to PDFium.
 		baseEnc = [256]rune{}
 	}
 	for i, r := range baseEnc {

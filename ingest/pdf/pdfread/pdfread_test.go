@@ -300,6 +300,9 @@ func TestBadInput(t *testing.T) {
 	unmapped[2] = strings.Replace(unmapped[2], "/F1 5 0 R", "/F1 5 0 R /F2 6 0 R", 1)
 	unmapped = append(unmapped, "<< /Type /Font /Subtype /Type0 /BaseFont /G /Encoding /Identity-H /DescendantFonts [7 0 R] /ToUnicode 8 0 R >>",
 		"<< /Type /Font /Subtype /CIDFontType2 >>", stream("", "1 beginbfchar <0001> <0041> endbfchar"))
+	builtinEnc := onePage("BT /F1 10 Tf (A) Tj ET", "")
+	builtinEnc[4] = "<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+Custom " + widths500 + " /FontDescriptor 6 0 R >>"
+	builtinEnc = append(builtinEnc, "<< /Type /FontDescriptor /Flags 32 /FontFile3 7 0 R >>", stream("/Subtype /Type1C", "not read"))
 	tests := []struct {
 		name string
 		data []byte
@@ -314,6 +317,7 @@ func TestBadInput(t *testing.T) {
 		{"form draws itself", build(selfForm, ""), false, "nested deeper", ErrMalformed},
 		{"font missing", build(onePage("BT /F7 10 Tf (x) Tj ET", ""), ""), false, "/F7", ErrUnsupported},
 		{"unmapped code", build(unmapped, ""), false, "code 0x9", ErrUnsupported},
+		{"embedded font's own encoding", build(builtinEnc, ""), false, "code 0x41", ErrUnsupported},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
