@@ -23,12 +23,18 @@ import (
 
 // openNative parses the file's structure natively; ok is false when
 // PDFium should read the whole file.
-func openNative(data []byte, maxPages int) (*pdfread.File, []pdfread.PageRef, bool) {
+func openNative(data []byte, maxPages int) (nf *pdfread.File, refs []pdfread.PageRef, ok bool) {
+	defer func() {
+		// Input the reader did not expect goes to PDFium whole.
+		if recover() != nil {
+			nf, refs, ok = nil, nil, false
+		}
+	}()
 	nf, err := pdfread.Open(data)
 	if err != nil {
 		return nil, nil, false
 	}
-	refs, err := nf.Pages(maxPages + 1)
+	refs, err = nf.Pages(maxPages + 1)
 	if err != nil || len(refs) == 0 {
 		return nil, nil, false
 	}
@@ -136,7 +142,7 @@ feed:
 	}
 	var outline func(int) []*ingest.Section
 	if !e.opts.IgnoreOutline {
-		bms := nf.Outline(refs)
+		bms := safeOutline(nf, refs)
 		outline = func(int) []*ingest.Section { return sections(bms, 1) }
 	}
 	wantImages := e.opts.MaxImages > 0 && len(imgPages) > 0
@@ -250,4 +256,16 @@ func sections(bms []pdfread.Bookmark, level int) []*ingest.Section {
 		out = append(out, &ingest.Section{Level: level, Title: b.Title, Page: b.Page + 1, Children: sections(b.Children, level+1)})
 	}
 	return out
+}
+
+// safeOutline reads the bookmarks natively; a panic on input the reader
+// did not expect leaves the document without them (the structure
+// detector then finds its sections).
+func safeOutline(nf *pdfread.File, refs []pdfread.PageRef) (bms []pdfread.Bookmark) {
+	defer func() {
+		if recover() != nil {
+			bms = nil
+		}
+	}()
+	return nf.Outline(refs)
 }
