@@ -74,63 +74,82 @@ func (o Options) withDefaults() Options {
 // Extractor reads PDFs. It is safe for concurrent use; Close releases it.
 type Extractor struct {
 	opts  Options
-	pool  pdfium.Pool
-	cache wazero.CompilationCache
 	slots chan struct{} // one token per instance the pool may hand out
+
+	// PDFium is started the first time a document needs it: most
+	// documents are read natively, and compiling PDFium takes seconds
+	// on the first run.
+	startOnce sync.Once
+	startErr  error
+	pool      pdfium.Pool
+	cache     wazero.CompilationCache
 
 	closeOnce sync.Once
 	// Pages whose text each path read, for tests and benchmarks.
 	nativePages, pdfiumPages atomic.Int64
 }
 
-// Open compiles PDFium (or loads it from the compilation cache) and
-// prepares the instance pool.
+// Open prepares an extractor. PDFium is compiled (or loaded from the
+// compilation cache) the first time a document needs it.
 func Open(ctx context.Context, opts Options) (*Extractor, error) {
-	opts = opts.withDefaults()
-	// WithCloseOnContextDone is left off: it costs a goroutine per call
-	// into PDFium, and Extract checks its context between pages.
-	rc := wazero.NewRuntimeConfig()
-	var cache wazero.CompilationCache
-	if opts.CacheDir != "" {
-		if err := os.MkdirAll(opts.CacheDir, 0o755); err == nil {
-			if c, err := wazero.NewCompilationCacheWithDir(opts.CacheDir); err == nil {
-				cache = c
-				rc = rc.WithCompilationCache(c)
-			}
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pool, err := webassembly.Init(webassembly.Config{
-		MinIdle:       0,
-		MaxIdle:       opts.PoolSize,
-		MaxTotal:      opts.PoolSize,
-		ReuseWorkers:  true,
-		RuntimeConfig: rc,
-		// No file system: documents are passed as bytes.
-		FSConfig: wazero.NewFSConfig(),
-		Stdout:   io.Discard,
-		Stderr:   io.Discard,
-	})
-	if err != nil {
-		if cache != nil {
-			cache.Close(context.Background())
-		}
-		return nil, fmt.Errorf("pdf: start PDFium (cache %q): %w", opts.CacheDir, err)
-	}
-	e := &Extractor{opts: opts, pool: pool, cache: cache, slots: make(chan struct{}, opts.PoolSize)}
+	opts = opts.withDefaults()
+	e := &Extractor{opts: opts, slots: make(chan struct{}, opts.PoolSize)}
 	for range opts.PoolSize {
 		e.slots <- struct{}{}
 	}
 	return e, nil
 }
 
+// startPDFium compiles PDFium and makes the instance pool, once.
+func (e *Extractor) startPDFium() error {
+	e.startOnce.Do(func() {
+		// WithCloseOnContextDone is left off: it costs a goroutine per
+		// call into PDFium, and Extract checks its context between pages.
+		rc := wazero.NewRuntimeConfig()
+		if e.opts.CacheDir != "" {
+			if err := os.MkdirAll(e.opts.CacheDir, 0o755); err == nil {
+				if c, err := wazero.NewCompilationCacheWithDir(e.opts.CacheDir); err == nil {
+					e.cache = c
+					rc = rc.WithCompilationCache(c)
+				}
+			}
+		}
+		pool, err := webassembly.Init(webassembly.Config{
+			MinIdle:       0,
+			MaxIdle:       e.opts.PoolSize,
+			MaxTotal:      e.opts.PoolSize,
+			ReuseWorkers:  true,
+			RuntimeConfig: rc,
+			// No file system: documents are passed as bytes.
+			FSConfig: wazero.NewFSConfig(),
+			Stdout:   io.Discard,
+			Stderr:   io.Discard,
+		})
+		if err != nil {
+			if e.cache != nil {
+				e.cache.Close(context.Background())
+				e.cache = nil
+			}
+			e.startErr = fmt.Errorf("pdf: start PDFium (cache %q): %w", e.opts.CacheDir, err)
+			return
+		}
+		e.pool = pool
+	})
+	return e.startErr
+}
+
 // Close stops the PDFium instances. Extract must not be running.
 func (e *Extractor) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
-		err = e.pool.Close()
+		// A start after Close fails instead of leaking a pool.
+		e.startOnce.Do(func() { e.startErr = errors.New("pdf: the extractor is closed") })
+		if e.pool != nil {
+			err = e.pool.Close()
+		}
 		if e.cache != nil {
 			e.cache.Close(context.Background())
 		}
@@ -253,6 +272,9 @@ const minLettersPerPage = 16
 
 // acquire takes one instance, waiting for it, then any more that are free.
 func (e *Extractor) acquire(ctx context.Context) ([]*worker, error) {
+	if err := e.startPDFium(); err != nil {
+		return nil, err
+	}
 	var ws []*worker
 	take := func() error {
 		inst, err := e.pool.GetInstanceWithContext(ctx)
