@@ -50,7 +50,7 @@ func (t nativeText) looseBox(i int) (left, top, right, bottom float32, ok bool) 
 	if c.NoBox {
 		return 0, 0, 0, 0, false
 	}
-	return float32(c.X0), float32(c.Y1), float32(c.X1), float32(c.Y0), true
+	return c.X0, c.Y1, c.X1, c.Y0, true
 }
 
 func (t nativeText) font(i int) (size float64, weight int, ok bool) {
@@ -58,7 +58,7 @@ func (t nativeText) font(i int) (size float64, weight int, ok bool) {
 	if c.NoBox && i > 0 {
 		c = &t.chars[i-1] // an inserted space or a ligature's letter
 	}
-	return c.Size, c.Weight, true
+	return float64(c.Size), int(c.Weight), true
 }
 
 // readNativePage reads page i natively.

@@ -2,7 +2,9 @@ package pdfread
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 )
@@ -16,10 +18,10 @@ type Char struct {
 	// origin, the font's ascent to its descent. NoBox for inserted
 	// characters and for the second and later runes of one code (a
 	// ligature's letters share the first one's box).
-	X0, Y0, X1, Y1 float64
+	X0, Y0, X1, Y1 float32
 	NoBox          bool
-	Size           float64 // the font size as set by Tf
-	Weight         int     // PDFium's weight estimate for the font
+	Size           float32 // the font size as set by Tf
+	Weight         int32   // PDFium's weight estimate for the font
 }
 
 // Page is the text of one page.
@@ -94,11 +96,16 @@ func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
 		return nil, unsupported("rotated page (/Rotate %d)", p.Rotate)
 	}
 	in := &interp{f: f, page: pg, gs: gstate{ctm: identity, tz: 1}, limit: min(limit, maxCharsPerPage), runeBuf: make([]rune, 0, 8)}
-	data, err := f.pageContent(p.Dict)
+	cbuf, _ := f.contentBufs.Get().(*contentBuf)
+	if cbuf == nil {
+		cbuf = &contentBuf{}
+	}
+	defer f.contentBufs.Put(cbuf)
+	data, err := f.pageContent(p.Dict, cbuf)
 	if err != nil {
 		return nil, err
 	}
-	pg.Chars = make([]Char, 0, len(data)/16)
+	pg.Chars = make([]Char, 0, len(data)/32)
 	if err := in.run(data, p.Resources); err != nil {
 		return nil, err
 	}
@@ -108,10 +115,31 @@ func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
 	return pg, nil
 }
 
-// pageContent concatenates the page's content streams.
-func (f *File) pageContent(d Dict) ([]byte, error) {
+// contentBuf is a reusable buffer for one page's content, with a zlib
+// reader to reset: a content stream is consumed while its page is read.
+type contentBuf struct {
+	buf limitedBuf
+	zr  io.ReadCloser
+}
+
+// pageContent concatenates the page's content streams. A single
+// Flate-encoded stream is decoded into cb.
+func (f *File) pageContent(d Dict, cb *contentBuf) ([]byte, error) {
 	switch c := f.R(d["Contents"]).(type) {
 	case *Stream:
+		if names, params := f.filterList(c.Dict); len(names) == 1 && (names[0] == "FlateDecode" || names[0] == "Fl") && params[0] == nil {
+			cb.buf.Reset()
+			out, err := inflateInto(c.Raw, &cb.buf, cb.zr)
+			if err != nil {
+				return nil, fmt.Errorf("object %d, filter FlateDecode: %w", c.ref.Num, err)
+			}
+			if cb.zr == nil {
+				if zr, err := zlib.NewReader(bytes.NewReader(c.Raw)); err == nil {
+					cb.zr = zr
+				}
+			}
+			return out, nil
+		}
 		return f.decode(c)
 	case Array:
 		var buf bytes.Buffer
@@ -651,13 +679,8 @@ func (in *interp) place(rs []rune, m matrix, w float64, ft *font) {
 		}
 	}
 	for k, r := range expand(rs) {
-		c := Char{R: r, X0: ox, X1: x1, Y0: bottom, Y1: top, Size: g.size, Weight: ft.weight}
-		if x1 < ox {
-			c.X0, c.X1 = x1, ox
-		}
-		if bottom > top {
-			c.Y0, c.Y1 = top, bottom
-		}
+		c := Char{R: r, X0: float32(min(ox, x1)), X1: float32(max(ox, x1)), Y0: float32(min(bottom, top)), Y1: float32(max(bottom, top)),
+			Size: float32(g.size), Weight: int32(ft.weight)}
 		c.NoBox = k > 0
 		pg.Chars = append(pg.Chars, c)
 	}

@@ -27,6 +27,8 @@ type File struct {
 	objStms map[int]*objStream // parsed object streams
 	fonts   map[fontKey]*font  // loaded fonts, by object or by dictionary
 	decoded map[*Stream][]byte // decoded shared streams (forms, CMaps)
+
+	contentBufs sync.Pool // *contentBuf, for pages read at the same time
 }
 
 type objStream struct {

@@ -93,18 +93,23 @@ func (b *limitedBuf) Write(p []byte) (int, error) {
 // inflate decodes zlib data; a truncated or damaged tail keeps what was
 // decoded before it, as other readers do.
 func inflate(data []byte) ([]byte, error) {
-	var r io.ReadCloser
-	zr, err := zlib.NewReader(bytes.NewReader(data))
-	if err != nil {
-		// No zlib header: try raw deflate.
-		r = flate.NewReader(bytes.NewReader(data))
-	} else {
-		r = zr
-	}
-	defer r.Close()
 	var out limitedBuf
 	out.Grow(len(data) * 4)
-	_, err = io.Copy(&out, r)
+	return inflateInto(data, &out, nil)
+}
+
+// inflateInto decodes into out with zr, a zlib reader to reset, if not nil.
+func inflateInto(data []byte, out *limitedBuf, zr io.ReadCloser) ([]byte, error) {
+	var r io.ReadCloser
+	var err error
+	if rs, ok := zr.(zlib.Resetter); ok && rs.Reset(bytes.NewReader(data), nil) == nil {
+		r = zr
+	} else if r, err = zlib.NewReader(bytes.NewReader(data)); err != nil {
+		// No zlib header: try raw deflate.
+		r = flate.NewReader(bytes.NewReader(data))
+	}
+	defer r.Close()
+	_, err = io.Copy(out, r)
 	if err != nil && out.Len() == 0 {
 		return nil, malformed("flate: %v", err)
 	}
