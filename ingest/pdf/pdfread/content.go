@@ -70,6 +70,8 @@ type interp struct {
 	limit int
 	// TJ arrays' elements, reused from operator to operator.
 	arrBuf []operand
+	// strBuf holds the strings of the operator being read.
+	strBuf []byte
 	// runeBuf holds one code's text while it is placed.
 	runeBuf []rune
 	// The font last set by Tf, to skip the lookup when it repeats.
@@ -255,6 +257,7 @@ func (in *interp) run(data []byte, res Dict) error {
 		}
 		ops = ops[:0]
 		in.arrBuf = in.arrBuf[:0]
+		in.strBuf = in.strBuf[:0]
 	}
 }
 
@@ -288,17 +291,21 @@ func (in *interp) token(l *lexer) (o operand, isOp, ok bool) {
 		}
 		return operand{kind: kName, b: nb}, false, true
 	case c == '(' || c == '<' && (l.pos+1 >= len(data) || data[l.pos+1] != '<'):
-		var s String
+		// Strings are decoded into a buffer reused from operator to
+		// operator: show consumes them at once.
+		n0 := len(in.strBuf)
+		var full String
 		var err error
 		if c == '(' {
-			s, err = l.litString()
+			full, err = l.litStringTo(in.strBuf)
 		} else {
-			s, err = l.hexString()
+			full, err = l.hexStringTo(in.strBuf)
 		}
 		if err != nil {
 			return o, false, false
 		}
-		return operand{kind: kStr, b: s}, false, true
+		in.strBuf = full
+		return operand{kind: kStr, b: full[n0:len(full):len(full)]}, false, true
 	case c == '<':
 		p := parser{lex: *l, noRefs: true}
 		obj, err := p.object(0)

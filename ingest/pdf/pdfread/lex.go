@@ -179,10 +179,12 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-func (l *lexer) hexString() (String, error) {
+func (l *lexer) hexString() (String, error) { return l.hexStringTo(nil) }
+
+// hexStringTo appends the string's bytes to out and returns out.
+func (l *lexer) hexStringTo(out []byte) (String, error) {
 	start := l.pos
 	l.pos++ // '<'
-	var out []byte
 	var hi byte
 	half := false
 	for l.pos < len(l.b) {
@@ -211,11 +213,13 @@ func (l *lexer) hexString() (String, error) {
 	return nil, malformed("unterminated hex string at offset %d", start)
 }
 
-func (l *lexer) litString() (String, error) {
+func (l *lexer) litString() (String, error) { return l.litStringTo(make([]byte, 0, 16)) }
+
+// litStringTo appends the string's bytes to out and returns out.
+func (l *lexer) litStringTo(out []byte) (String, error) {
 	start := l.pos
 	l.pos++ // '('
 	depth := 1
-	out := make([]byte, 0, 16)
 	for l.pos < len(l.b) {
 		c := l.b[l.pos]
 		l.pos++
