@@ -177,7 +177,11 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 			return e.extractNative(ctx, data, nf, refs, progress)
 		}
 	}
+	return e.extractPDFium(ctx, data, progress)
+}
 
+// extractPDFium reads the whole document with PDFium.
+func (e *Extractor) extractPDFium(ctx context.Context, data []byte, progress func(page, pages int)) (*ingest.Document, error) {
 	// The first instance is waited for; more are taken only if free now.
 	ws, err := e.acquire(ctx)
 	if err != nil {

@@ -147,6 +147,11 @@ feed:
 	}
 	wantImages := e.opts.MaxImages > 0 && len(imgPages) > 0
 	meta := nativeMeta(nf)
+	if len(rest) == pages {
+		// Nothing read natively: PDFium's own way, which measures most
+		// words by their ends after probing a few pages.
+		return e.extractPDFium(ctx, data, progress)
+	}
 	e.nativePages.Add(int64(pages - len(rest)))
 	e.pdfiumPages.Add(int64(len(rest)))
 	if len(rest) == 0 && !wantImages {

@@ -352,3 +352,41 @@ func TestFastNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestOutline reads bookmarks with each kind of target: a destination
+// array, a GoTo action, a name in the catalog's /Dests, a string in the
+// /Names tree, nested entries, and a /Next loop that must end.
+func TestOutline(t *testing.T) {
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R /Outlines 5 0 R /Dests << /second [4 0 R /Fit] >> /Names << /Dests 11 0 R >> >>",
+		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 600 800] >>",
+		"<< /Type /Page /Parent 2 0 R >>",
+		"<< /Type /Page /Parent 2 0 R >>",
+		"<< /Type /Outlines /First 6 0 R >>",
+		"<< /Title (Array) /Dest [4 0 R /XYZ 0 0 0] /Next 7 0 R /First 10 0 R >>",
+		"<< /Title <FEFF00C90074006500200047006F0054006F> /A << /S /GoTo /D [3 0 R /Fit] >> /Next 8 0 R >>",
+		"<< /Title (Named) /Dest /second /Next 9 0 R >>",
+		"<< /Title (In the tree) /Dest (chap1) /Next 6 0 R >>",
+		"<< /Title (  Child   entry ) /Dest [3 0 R /Fit] >>",
+		"<< /Kids [12 0 R] >>",
+		"<< /Names [(chap0) [4 0 R /Fit] (chap1) << /D [3 0 R /Fit] >>] >>",
+	}
+	f, err := Open(build(objs, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := f.Pages(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.Outline(pages)
+	want := []Bookmark{
+		{Title: "Array", Page: 1, Children: []Bookmark{{Title: "Child entry", Page: 0}}},
+		{Title: "Éte GoTo", Page: 0},
+		{Title: "Named", Page: 1},
+		{Title: "In the tree", Page: 0},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outline\n %v\nwant\n %v", got, want)
+	}
+}
