@@ -158,29 +158,31 @@ feed:
 		return e.assemble(data, raw, meta, outline)
 	}
 
-	// PDFium for the rest: one instance unless pages need their text
-	// read, then as many as are free.
+	// PDFium for the rest, on as many instances as are free and have
+	// pages to read: the pages whose text it reads, the pages with images.
 	ws, err := e.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if keep := max(1, min(len(ws), len(rest))); keep < len(ws) {
+	need := len(rest)
+	if wantImages {
+		need = max(need, len(imgPages))
+	}
+	if keep := max(1, min(len(ws), need)); keep < len(ws) {
 		e.release(ws[keep:])
 		ws = ws[:keep]
 	}
 	defer e.release(ws)
 	first := ws[0]
-	if len(rest) == 0 {
-		err = first.openLite(data)
-	} else {
-		for _, w := range ws {
-			if err = w.open(ctx, data); err != nil {
-				break
-			}
+	for _, w := range ws {
+		if len(rest) == 0 {
+			err = w.openLite(data)
+		} else {
+			err = w.open(ctx, data)
 		}
-	}
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
 	budget := new(atomic.Int64)
 	budget.Store(int64(max(e.opts.MaxImages, 0)))
@@ -193,12 +195,7 @@ feed:
 		}
 	}
 	if wantImages {
-		for _, i := range imgPages {
-			if !first.wantImages() {
-				break
-			}
-			raw[i].images = first.imagesOf(i, raw[i].height)
-		}
+		e.readImagesOf(ctx, ws, imgPages, raw)
 	}
 	if len(meta) == 0 {
 		meta = first.meta()
@@ -273,4 +270,35 @@ func safeOutline(nf *pdfread.File, refs []pdfread.PageRef) (bms []pdfread.Bookma
 		}
 	}()
 	return nf.Outline(refs)
+}
+
+// readImagesOf reads the images of the pages listed, spread over the
+// instances.
+func (e *Extractor) readImagesOf(ctx context.Context, ws []*worker, list []int, raw []*rawPage) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					w.failed = true // the page keeps no images; the instance is not reused
+				}
+			}()
+			for i := range next {
+				if w.wantImages() && !w.failed {
+					raw[i].images = w.imagesOf(i, raw[i].height)
+				}
+			}
+		})
+	}
+feed:
+	for _, i := range list {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
 }
