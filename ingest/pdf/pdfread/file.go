@@ -25,7 +25,7 @@ type File struct {
 	mu      sync.Mutex
 	objs    map[int]Object     // resolved objects by number
 	objStms map[int]*objStream // parsed object streams
-	fonts   map[fontKey]*font  // loaded fonts, by object or by dictionary
+	fonts   map[Ref]*font      // loaded fonts, by object
 	decoded map[*Stream][]byte // decoded shared streams (forms, CMaps)
 
 	contentBufs sync.Pool // *contentBuf, for pages read at the same time
@@ -48,7 +48,7 @@ func Open(data []byte) (*File, error) {
 		return nil, malformed("no %%PDF- header in the first KB")
 	}
 	f := &File{data: data, xref: map[int]xrefEntry{}, objs: map[int]Object{}, objStms: map[int]*objStream{},
-		fonts: map[fontKey]*font{}, decoded: map[*Stream][]byte{}}
+		fonts: map[Ref]*font{}, decoded: map[*Stream][]byte{}}
 	err := f.readXrefChain()
 	if err != nil || f.trailer == nil || f.trailer["Root"] == nil {
 		f.xref = map[int]xrefEntry{}

@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-type fontKey struct {
-	ref Ref
-	d   *Dict // a direct font dictionary, by identity
-}
-
 // font is what the text interpreter needs of a font.
 type font struct {
 	name      string
@@ -29,7 +24,7 @@ type font struct {
 	strict    bool    // codes without a width are not read natively
 }
 
-// stdFontWeights gives the weight of the standard 14 fonts that come
+// baseWeight gives the weight of the standard 14 fonts that come
 // without a descriptor, as PDFium's built-in metrics do.
 func baseWeight(base string) int {
 	if strings.Contains(base, "Bold") {
@@ -48,30 +43,26 @@ func fontWeight(stemV float64) int {
 	return v*4 + 140
 }
 
+// font loads the font o, once per object.
 func (f *File) font(o Object) *font {
-	key := fontKey{}
-	if r, ok := o.(Ref); ok {
-		key.ref = r
-	}
 	d := f.dict(o)
 	if d == nil {
 		return &font{err: unsupported("font object is missing")}
 	}
-	if key.ref == (Ref{}) {
-		key.d = &d
+	r, isRef := o.(Ref)
+	if !isRef {
+		return f.loadFont(d)
 	}
 	f.mu.Lock()
-	ft, ok := f.fonts[key]
+	ft, ok := f.fonts[r]
 	f.mu.Unlock()
-	if ok && key.ref != (Ref{}) {
+	if ok {
 		return ft
 	}
 	ft = f.loadFont(d)
-	if key.ref != (Ref{}) {
-		f.mu.Lock()
-		f.fonts[key] = ft
-		f.mu.Unlock()
-	}
+	f.mu.Lock()
+	f.fonts[r] = ft
+	f.mu.Unlock()
 	return ft
 }
 
