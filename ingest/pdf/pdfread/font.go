@@ -24,8 +24,9 @@ type font struct {
 	strict    bool    // codes without a width are not read natively
 }
 
-// baseWeight gives the weight of the standard 14 fonts that come
-// without a descriptor, as PDFium's built-in metrics do.
+// baseWeight guesses the weight of a font without a descriptor (the
+// standard 14) from its name; PDFium takes it from built-in metrics this
+// package does not carry.
 func baseWeight(base string) int {
 	if strings.Contains(base, "Bold") {
 		return 700
