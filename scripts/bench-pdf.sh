@@ -34,12 +34,14 @@ bin=$(mktemp -d)/pdf.test
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 GOFLAGS="${GOFLAGS:--buildvcs=false}" go test -c -o "$bin" ./ingest/pdf
 cd ingest/pdf
-echo "hearth ingest/pdf (BenchmarkExtract, benchtime ${1:-2x}, one process, $(nproc) cores):"
-"$bin" -test.run='^$' -test.bench=BenchmarkExtract -test.benchtime="${1:-2x}" |
-	awk '/^BenchmarkExtract\// {
-		name = $1; sub(/^BenchmarkExtract\//, "", name); sub(/-[0-9]+$/, "", name)
+echo "hearth ingest/pdf (BenchmarkExtract: text, outline and images; BenchmarkExtractText: no images; benchtime ${1:-2x}, one process, $(nproc) cores):"
+"$bin" -test.run='^$' -test.bench='^BenchmarkExtract(Text)?$' -test.benchtime="${1:-2x}" |
+	awk '/^BenchmarkExtract(Text)?\// {
+		name = $1; kind = "with images"
+		if (name ~ /^BenchmarkExtractText\//) kind = "text only"
+		sub(/^BenchmarkExtract(Text)?\//, "", name); sub(/-[0-9]+$/, "", name)
 		for (i = 1; i < NF; i++) { if ($(i+1) == "pages/s") w = $i; if ($(i+1) == "pages/cpu-s") c = $i }
-		printf "  %-36s             %7.1f pages/cpu-s  %7.1f pages/s\n", name, c, w }'
+		printf "  %-36s %-11s %7.1f pages/cpu-s  %7.1f pages/s\n", name, kind, c, w }'
 echo "word agreement with pdftotext:"
 "$bin" -test.run='^TestAgreementWithPdftotext$' -test.v |
 	awk '/^=== RUN.*\// {name = $3; sub(/.*\//, "", name)} /word agreement/ {sub(/.*pdftotext: /, ""); printf "  %-36s %s\n", name, $0}'

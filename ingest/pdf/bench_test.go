@@ -9,10 +9,24 @@ import (
 // one the speed targets are about. pages/s is wall time, pages/cpu-s
 // divides by the process's CPU time (all goroutines, GC included).
 func BenchmarkExtract(b *testing.B) {
+	benchExtract(b, extractor(b))
+}
+
+// BenchmarkExtractText is BenchmarkExtract without images (MaxImages
+// -1): text, outline and structure, what pdftotext is compared with.
+func BenchmarkExtractText(b *testing.B) {
+	e, err := Open(context.Background(), Options{CacheDir: extractor(b).opts.CacheDir, MaxImages: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	benchExtract(b, e)
+}
+
+func benchExtract(b *testing.B, e *Extractor) {
 	for _, name := range []string{"mdsrd5.pdf", "Halberds-and-Helmets-Ref-Guide.pdf", "minimal-opend6-srd.pdf"} {
 		b.Run(name, func(b *testing.B) {
 			data := readTestPDF(b, name)
-			e := extractor(b)
 			pages := 0
 			cpu0 := cpuTime()
 			for b.Loop() {

@@ -4,16 +4,23 @@
 // section tree found from the table of contents or from font sizes and
 // weights), and the embedded images as lossless WebP.
 //
-// It uses PDFium compiled to WebAssembly (go-pdfium's webassembly package,
-// run by wazero), so it needs no cgo. An Extractor owns a small pool of
-// PDFium instances; each instance is single-threaded, and one Extract call
-// spreads its pages over the instances it can get. Page text is read by
-// calling PDFium's exports in the instance directly (rawtext.go), at a
-// tenth of go-pdfium's cost per character; PDFium's own page parsing is
-// then nearly all of the time.
+// Page text is read natively first (package pdfread: the file's objects,
+// content streams and fonts, in Go), on as many goroutines as there are
+// cores; its characters, with PDFium's loose boxes, font sizes and
+// weights, go through the same word building and layout as PDFium's
+// (native.go). PDFium compiled to WebAssembly (go-pdfium's webassembly
+// package, run by wazero, no cgo) reads the rest: the pages the native
+// reader cannot (a font it cannot map to Unicode, a rotated page), files
+// it cannot parse, and the images of pages that have any. PDFium is
+// started the first time a document needs it. An Extractor owns a small
+// pool of PDFium instances; each is single-threaded, and one Extract call
+// spreads the pages PDFium reads over the instances it can get, calling
+// PDFium's exports directly for page text (rawtext.go). PDFiumOnly reads
+// everything with PDFium.
 //
 // The package reads untrusted files: it guards page counts and per-page
-// text sizes, turns PDFium failures into the sentinel errors ErrCorrupt,
+// text sizes, turns native reader failures into a fallback to PDFium and
+// PDFium failures into the sentinel errors ErrCorrupt,
 // ErrEncrypted, ErrNoText and ErrTooLarge, and never panics on bad input.
 // It must not chunk, store or caption anything: that is the ingest
 // pipeline's job.

@@ -40,6 +40,10 @@ type Options struct {
 	// IgnoreOutline skips the PDF's bookmarks and uses the structure
 	// detector instead.
 	IgnoreOutline bool
+	// PDFiumOnly reads every page's text with PDFium instead of the
+	// native reader (package pdfread), which is otherwise tried first
+	// and falls back to PDFium page by page.
+	PDFiumOnly bool
 }
 
 // maxDefaultPool bounds the default pool: every instance holds its own
@@ -70,61 +74,82 @@ func (o Options) withDefaults() Options {
 // Extractor reads PDFs. It is safe for concurrent use; Close releases it.
 type Extractor struct {
 	opts  Options
-	pool  pdfium.Pool
-	cache wazero.CompilationCache
 	slots chan struct{} // one token per instance the pool may hand out
 
+	// PDFium is started the first time a document needs it: most
+	// documents are read natively, and compiling PDFium takes seconds
+	// on the first run.
+	startOnce sync.Once
+	startErr  error
+	pool      pdfium.Pool
+	cache     wazero.CompilationCache
+
 	closeOnce sync.Once
+	// Pages whose text each path read, for tests and benchmarks.
+	nativePages, pdfiumPages atomic.Int64
 }
 
-// Open compiles PDFium (or loads it from the compilation cache) and
-// prepares the instance pool.
+// Open prepares an extractor. PDFium is compiled (or loaded from the
+// compilation cache) the first time a document needs it.
 func Open(ctx context.Context, opts Options) (*Extractor, error) {
-	opts = opts.withDefaults()
-	// WithCloseOnContextDone is left off: it costs a goroutine per call
-	// into PDFium, and Extract checks its context between pages.
-	rc := wazero.NewRuntimeConfig()
-	var cache wazero.CompilationCache
-	if opts.CacheDir != "" {
-		if err := os.MkdirAll(opts.CacheDir, 0o755); err == nil {
-			if c, err := wazero.NewCompilationCacheWithDir(opts.CacheDir); err == nil {
-				cache = c
-				rc = rc.WithCompilationCache(c)
-			}
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pool, err := webassembly.Init(webassembly.Config{
-		MinIdle:       0,
-		MaxIdle:       opts.PoolSize,
-		MaxTotal:      opts.PoolSize,
-		ReuseWorkers:  true,
-		RuntimeConfig: rc,
-		// No file system: documents are passed as bytes.
-		FSConfig: wazero.NewFSConfig(),
-		Stdout:   io.Discard,
-		Stderr:   io.Discard,
-	})
-	if err != nil {
-		if cache != nil {
-			cache.Close(context.Background())
-		}
-		return nil, fmt.Errorf("pdf: start PDFium (cache %q): %w", opts.CacheDir, err)
-	}
-	e := &Extractor{opts: opts, pool: pool, cache: cache, slots: make(chan struct{}, opts.PoolSize)}
+	opts = opts.withDefaults()
+	e := &Extractor{opts: opts, slots: make(chan struct{}, opts.PoolSize)}
 	for range opts.PoolSize {
 		e.slots <- struct{}{}
 	}
 	return e, nil
 }
 
+// startPDFium compiles PDFium and makes the instance pool, once.
+func (e *Extractor) startPDFium() error {
+	e.startOnce.Do(func() {
+		// WithCloseOnContextDone is left off: it costs a goroutine per
+		// call into PDFium, and Extract checks its context between pages.
+		rc := wazero.NewRuntimeConfig()
+		if e.opts.CacheDir != "" {
+			if err := os.MkdirAll(e.opts.CacheDir, 0o755); err == nil {
+				if c, err := wazero.NewCompilationCacheWithDir(e.opts.CacheDir); err == nil {
+					e.cache = c
+					rc = rc.WithCompilationCache(c)
+				}
+			}
+		}
+		pool, err := webassembly.Init(webassembly.Config{
+			MinIdle:       0,
+			MaxIdle:       e.opts.PoolSize,
+			MaxTotal:      e.opts.PoolSize,
+			ReuseWorkers:  true,
+			RuntimeConfig: rc,
+			// No file system: documents are passed as bytes.
+			FSConfig: wazero.NewFSConfig(),
+			Stdout:   io.Discard,
+			Stderr:   io.Discard,
+		})
+		if err != nil {
+			if e.cache != nil {
+				e.cache.Close(context.Background())
+				e.cache = nil
+			}
+			e.startErr = fmt.Errorf("pdf: start PDFium (cache %q): %w", e.opts.CacheDir, err)
+			return
+		}
+		e.pool = pool
+	})
+	return e.startErr
+}
+
 // Close stops the PDFium instances. Extract must not be running.
 func (e *Extractor) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
-		err = e.pool.Close()
+		// A start after Close fails instead of leaking a pool.
+		e.startOnce.Do(func() { e.startErr = errors.New("pdf: the extractor is closed") })
+		if e.pool != nil {
+			err = e.pool.Close()
+		}
 		if e.cache != nil {
 			e.cache.Close(context.Background())
 		}
@@ -147,6 +172,16 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		}
 	}()
 
+	if !e.opts.PDFiumOnly {
+		if nf, refs, ok := openNative(data, e.opts.MaxPages); ok {
+			return e.extractNative(ctx, data, nf, refs, progress)
+		}
+	}
+	return e.extractPDFium(ctx, data, progress)
+}
+
+// extractPDFium reads the whole document with PDFium.
+func (e *Extractor) extractPDFium(ctx context.Context, data []byte, progress func(page, pages int)) (*ingest.Document, error) {
 	// The first instance is waited for; more are taken only if free now.
 	ws, err := e.acquire(ctx)
 	if err != nil {
@@ -187,11 +222,23 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		return nil, err
 	}
 
+	var outline func(int) []*ingest.Section
+	if !e.opts.IgnoreOutline {
+		outline = first.outline
+	}
+	return e.assemble(data, raw, first.meta(), outline)
+}
+
+// assemble makes the document from the pages read: headers and footers
+// removed, words rejoined across lines, the outline (from the
+// bookmarks, or detected) and the images with their context.
+func (e *Extractor) assemble(data []byte, raw []*rawPage, meta map[string]string, outline func(pages int) []*ingest.Section) (*ingest.Document, error) {
+	pages := len(raw)
 	sum := sha256.Sum256(data)
-	doc = &ingest.Document{
+	doc := &ingest.Document{
 		Format: "pdf",
 		Hash:   hex.EncodeToString(sum[:]),
-		Meta:   first.meta(),
+		Meta:   meta,
 	}
 	doc.Title = doc.Meta["title"]
 
@@ -213,8 +260,8 @@ func (e *Extractor) Extract(ctx context.Context, data []byte, progress func(page
 		doc.Pages[i] = ingest.Page{Number: i + 1, Label: labels[i], Text: joinLines(lines[i])}
 	}
 
-	if !e.opts.IgnoreOutline {
-		doc.Outline = first.outline(pages)
+	if outline != nil {
+		doc.Outline = outline(pages)
 	}
 	if len(doc.Outline) == 0 {
 		doc.Outline = detectOutline(lines, labels)
@@ -229,6 +276,9 @@ const minLettersPerPage = 16
 
 // acquire takes one instance, waiting for it, then any more that are free.
 func (e *Extractor) acquire(ctx context.Context) ([]*worker, error) {
+	if err := e.startPDFium(); err != nil {
+		return nil, err
+	}
 	var ws []*worker
 	take := func() error {
 		inst, err := e.pool.GetInstanceWithContext(ctx)

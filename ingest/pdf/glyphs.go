@@ -104,27 +104,39 @@ type pageText struct {
 // box returns character i's loose box (font ascent to descent: one call
 // where a tight box costs nine, and line heights come out even).
 func (t *pageText) box(i int) charBox {
+	if t.boxes == nil {
+		return t.loadBox(i)
+	}
 	if b := t.boxes[i]; b.asked {
 		return b
 	}
+	b := t.loadBox(i)
+	t.boxes[i] = b
+	return b
+}
+
+func (t *pageText) loadBox(i int) charBox {
 	b := charBox{asked: true}
 	l, top, r, bot, ok := t.src.looseBox(i)
 	if ok && !(r <= l && top <= bot) {
 		b = charBox{float64(l), float64(r), t.height - float64(top), t.height - float64(bot), true, true}
 	}
-	t.boxes[i] = b
 	return b
 }
 
 func (t *pageText) font(i int) charFont {
-	if f := t.fonts[i]; f.asked {
-		return f
+	if t.fonts != nil {
+		if f := t.fonts[i]; f.asked {
+			return f
+		}
 	}
 	f := charFont{asked: true}
 	if size, weight, ok := t.src.font(i); ok {
 		f.size, f.bold = size, weight >= 600
 	}
-	t.fonts[i] = f
+	if t.fonts != nil {
+		t.fonts[i] = f
+	}
 	return f
 }
 
@@ -173,7 +185,11 @@ func (w *worker) readGlyphs(page requests.Page, width, height float64, mode meas
 // measureGlyphs makes the glyphs of a page's text as mode says.
 func measureGlyphs(src charSource, runes []rune, width, height float64, mode measure) ([]glyph, bool) {
 	n := len(runes)
-	t := &pageText{src: src, runes: runes, boxes: make([]charBox, n), fonts: make([]charFont, n), width: width, height: height}
+	t := &pageText{src: src, runes: runes, width: width, height: height}
+	if _, cheap := src.(nativeText); !cheap {
+		// Each answer costs a call into PDFium: keep them.
+		t.boxes, t.fonts = make([]charBox, n), make([]charFont, n)
+	}
 	out, ok := t.glyphs(mode)
 	if !ok && mode == measureEnds {
 		out, _ = t.glyphs(measureChars)

@@ -76,14 +76,14 @@ func readTestPDF(t testing.TB, name string) []byte {
 func realDoc(t *testing.T, name string, opts Options) *ingest.Document {
 	t.Helper()
 	data := readTestPDF(t, name)
-	key := fmt.Sprintf("%s/%v", name, opts.IgnoreOutline)
+	key := fmt.Sprintf("%s/%v/%v", name, opts.IgnoreOutline, opts.PDFiumOnly)
 	v, _ := docs.LoadOrStore(key, &docResult{})
 	r := v.(*docResult)
 	r.once.Do(func() {
 		e := extractor(t)
-		if opts.IgnoreOutline {
+		if opts.IgnoreOutline || opts.PDFiumOnly {
 			var err error
-			e, err = Open(context.Background(), Options{CacheDir: e.opts.CacheDir, PoolSize: 1, IgnoreOutline: true})
+			e, err = Open(context.Background(), Options{CacheDir: e.opts.CacheDir, PoolSize: 1, IgnoreOutline: opts.IgnoreOutline, PDFiumOnly: opts.PDFiumOnly})
 			if err != nil {
 				r.err = err
 				return

@@ -1,0 +1,170 @@
+package pdfread
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf16"
+)
+
+// winAnsi maps WinAnsiEncoding codes to Unicode: Latin-1 with
+// Windows-1252's specials in 0x80-0x9F.
+var winAnsi = func() [256]rune {
+	var t [256]rune
+	for i := 0x20; i < 0x7F; i++ {
+		t[i] = rune(i)
+	}
+	for i := 0xA0; i < 0x100; i++ {
+		t[i] = rune(i)
+	}
+	t[0xAD] = '-'
+	hi := []rune{0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+		0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178}
+	copy(t[0x80:], hi)
+	return t
+}()
+
+// macRoman maps MacRomanEncoding codes to Unicode.
+var macRoman = func() [256]rune {
+	var t [256]rune
+	for i := 0x20; i < 0x7F; i++ {
+		t[i] = rune(i)
+	}
+	hi := []rune{
+		0xC4, 0xC5, 0xC7, 0xC9, 0xD1, 0xD6, 0xDC, 0xE1, 0xE0, 0xE2, 0xE4, 0xE3, 0xE5, 0xE7, 0xE9, 0xE8,
+		0xEA, 0xEB, 0xED, 0xEC, 0xEE, 0xEF, 0xF1, 0xF3, 0xF2, 0xF4, 0xF6, 0xF5, 0xFA, 0xF9, 0xFB, 0xFC,
+		0x2020, 0xB0, 0xA2, 0xA3, 0xA7, 0x2022, 0xB6, 0xDF, 0xAE, 0xA9, 0x2122, 0xB4, 0xA8, 0x2260, 0xC6, 0xD8,
+		0x221E, 0xB1, 0x2264, 0x2265, 0xA5, 0xB5, 0x2202, 0x2211, 0x220F, 0x3C0, 0x222B, 0xAA, 0xBA, 0x3A9, 0xE6, 0xF8,
+		0xBF, 0xA1, 0xAC, 0x221A, 0x192, 0x2248, 0x2206, 0xAB, 0xBB, 0x2026, 0xA0, 0xC0, 0xC3, 0xD5, 0x152, 0x153,
+		0x2013, 0x2014, 0x201C, 0x201D, 0x2018, 0x2019, 0xF7, 0x25CA, 0xFF, 0x178, 0x2044, 0x20AC, 0x2039, 0x203A, 0xFB01, 0xFB02,
+		0x2021, 0xB7, 0x201A, 0x201E, 0x2030, 0xC2, 0xCA, 0xC1, 0xCB, 0xC8, 0xCD, 0xCE, 0xCF, 0xCC, 0xD3, 0xD4,
+		0xF8FF, 0xD2, 0xDA, 0xDB, 0xD9, 0x131, 0x2C6, 0x2DC, 0xAF, 0x2D8, 0x2D9, 0x2DA, 0xB8, 0x2DD, 0x2DB, 0x2C7,
+	}
+	copy(t[0x80:], hi)
+	return t
+}()
+
+// standard maps StandardEncoding codes to Unicode.
+var standard = func() [256]rune {
+	var t [256]rune
+	for i := 0x20; i < 0x7F; i++ {
+		t[i] = rune(i)
+	}
+	t[0x27], t[0x60] = 0x2019, 0x2018
+	for code, r := range map[int]rune{
+		0xA1: 0xA1, 0xA2: 0xA2, 0xA3: 0xA3, 0xA4: 0x2044, 0xA5: 0xA5, 0xA6: 0x192, 0xA7: 0xA7, 0xA8: 0xA4,
+		0xA9: 0x27, 0xAA: 0x201C, 0xAB: 0xAB, 0xAC: 0x2039, 0xAD: 0x203A, 0xAE: 0xFB01, 0xAF: 0xFB02,
+		0xB1: 0x2013, 0xB2: 0x2020, 0xB3: 0x2021, 0xB4: 0xB7, 0xB6: 0xB6, 0xB7: 0x2022, 0xB8: 0x201A,
+		0xB9: 0x201E, 0xBA: 0x201D, 0xBB: 0xBB, 0xBC: 0x2026, 0xBD: 0x2030, 0xBF: 0xBF,
+		0xC1: 0x60, 0xC2: 0xB4, 0xC3: 0x2C6, 0xC4: 0x2DC, 0xC5: 0xAF, 0xC6: 0x2D8, 0xC7: 0x2D9, 0xC8: 0xA8,
+		0xCA: 0x2DA, 0xCB: 0xB8, 0xCD: 0x2DD, 0xCE: 0x2DB, 0xCF: 0x2C7, 0xD0: 0x2014, 0xE1: 0xC6, 0xE3: 0xAA,
+		0xE8: 0x141, 0xE9: 0xD8, 0xEA: 0x152, 0xEB: 0xBA, 0xF1: 0xE6, 0xF5: 0x131, 0xF8: 0x142, 0xF9: 0xF8,
+		0xFA: 0x153, 0xFB: 0xDF,
+	} {
+		t[code] = r
+	}
+	return t
+}()
+
+// pdfDoc maps PDFDocEncoding (used by text strings) to Unicode.
+var pdfDoc = func() [256]rune {
+	t := winAnsi
+	for i := 0; i < 0x20; i++ {
+		t[i] = rune(i)
+	}
+	hi := []rune{0x2022, 0x2020, 0x2021, 0x2026, 0x2014, 0x2013, 0x192, 0x2044, 0x2039, 0x203A, 0x2212, 0x2030, 0x201E, 0x201C, 0x201D, 0x2018,
+		0x2019, 0x201A, 0x2122, 0xFB01, 0xFB02, 0x141, 0x152, 0x160, 0x178, 0x17D, 0x131, 0x142, 0x153, 0x161, 0x17E, 0}
+	copy(t[0x80:], hi)
+	t[0xA0] = 0x20AC
+	t[0xAD] = 0xAD
+	return t
+}()
+
+// latinNames are the glyph names of WinAnsiEncoding's codes from 0x20,
+// in order; "" where a code has none.
+const latinNames = "space exclam quotedbl numbersign dollar percent ampersand quotesingle parenleft parenright asterisk plus comma hyphen period slash " +
+	"zero one two three four five six seven eight nine colon semicolon less equal greater question " +
+	"at A B C D E F G H I J K L M N O P Q R S T U V W X Y Z bracketleft backslash bracketright asciicircum underscore " +
+	"grave a b c d e f g h i j k l m n o p q r s t u v w x y z braceleft bar braceright asciitilde - " +
+	"Euro - quotesinglbase florin quotedblbase ellipsis dagger daggerdbl circumflex perthousand Scaron guilsinglleft OE - Zcaron - " +
+	"- quoteleft quoteright quotedblleft quotedblright bullet endash emdash tilde trademark scaron guilsinglright oe - zcaron Ydieresis " +
+	"nbspace exclamdown cent sterling currency yen brokenbar section dieresis copyright ordfeminine guillemotleft logicalnot sfthyphen registered macron " +
+	"degree plusminus twosuperior threesuperior acute mu paragraph periodcentered cedilla onesuperior ordmasculine guillemotright onequarter onehalf threequarters questiondown " +
+	"Agrave Aacute Acircumflex Atilde Adieresis Aring AE Ccedilla Egrave Eacute Ecircumflex Edieresis Igrave Iacute Icircumflex Idieresis " +
+	"Eth Ntilde Ograve Oacute Ocircumflex Otilde Odieresis multiply Oslash Ugrave Uacute Ucircumflex Udieresis Yacute Thorn germandbls " +
+	"agrave aacute acircumflex atilde adieresis aring ae ccedilla egrave eacute ecircumflex edieresis igrave iacute icircumflex idieresis " +
+	"eth ntilde ograve oacute ocircumflex otilde odieresis divide oslash ugrave uacute ucircumflex udieresis yacute thorn ydieresis"
+
+// glyphNames maps the Adobe Glyph List names that occur in practice to
+// Unicode; uniXXXX and uXXXX[XX] forms are read by nameToRune.
+var glyphNames = func() map[string]rune {
+	m := map[string]rune{}
+	for i, n := range strings.Fields(latinNames) {
+		if n != "-" && winAnsi[0x20+i] != 0 {
+			m[n] = winAnsi[0x20+i]
+		}
+	}
+	m["nbspace"], m["sfthyphen"], m["hyphen"] = 0xA0, 0xAD, '-'
+	for n, r := range map[string]rune{
+		"fi": 0xFB01, "fl": 0xFB02, "ff": 0xFB00, "ffi": 0xFB03, "ffl": 0xFB04, "dotlessi": 0x131, "Lslash": 0x141, "lslash": 0x142,
+		"minus": 0x2212, "fraction": 0x2044, "approxequal": 0x2248, "notequal": 0x2260, "lessequal": 0x2264, "greaterequal": 0x2265,
+		"infinity": 0x221E, "arrowright": 0x2192, "arrowleft": 0x2190, "arrowup": 0x2191, "arrowdown": 0x2193, "summation": 0x2211,
+		"product": 0x220F, "radical": 0x221A, "partialdiff": 0x2202, "Delta": 0x2206, "Omega": 0x2126, "pi": 0x3C0, "lozenge": 0x25CA,
+		"caron": 0x2C7, "breve": 0x2D8, "dotaccent": 0x2D9, "ring": 0x2DA, "ogonek": 0x2DB, "hungarumlaut": 0x2DD,
+		"quotesingle": 0x27, "integral": 0x222B, "dotlessj": 0x237, "emspace": 0x2003, "endash": 0x2013, "emdash": 0x2014,
+		"bullet": 0x2022, "openbullet": 0x25E6, "asteriskmath": 0x2217, "periodcentered": 0xB7, "middot": 0xB7,
+		"circlecopyrt": 0xA9, "registerserif": 0xAE, "copyrightserif": 0xA9, "trademarkserif": 0x2122,
+		"alpha": 0x3B1, "beta": 0x3B2, "gamma": 0x3B3, "delta": 0x3B4, "epsilon": 0x3B5, "mu1": 0xB5, "element": 0x2208,
+		"multiply": 0xD7, "divide": 0xF7, "plusminus": 0xB1, "degree": 0xB0, "checkmark": 0x2713, "dagger": 0x2020,
+		"ellipsis": 0x2026, "Euro": 0x20AC, "club": 0x2663, "diamond": 0x2666, "heart": 0x2665, "spade": 0x2660,
+		"sun": 0x263C, "rightmoon": 0x263E, "leftmoon": 0x263D, "female": 0x2640, "male": 0x2642,
+	} {
+		m[n] = r
+	}
+	return m
+}()
+
+// nameToRune maps a glyph name to Unicode, or 0.
+func nameToRune(n string) rune {
+	if r, ok := glyphNames[n]; ok {
+		return r
+	}
+	if i := strings.IndexByte(n, '.'); i > 0 { // "a.sc", "one.oldstyle"
+		return nameToRune(n[:i])
+	}
+	if len(n) == 7 && strings.HasPrefix(n, "uni") {
+		if v, err := strconv.ParseUint(n[3:], 16, 32); err == nil {
+			return rune(v)
+		}
+	}
+	if len(n) >= 5 && len(n) <= 7 && n[0] == 'u' {
+		if v, err := strconv.ParseUint(n[1:], 16, 32); err == nil && v <= 0x10FFFF {
+			return rune(v)
+		}
+	}
+	if len(n) == 1 && (n[0] >= 'a' && n[0] <= 'z' || n[0] >= 'A' && n[0] <= 'Z') {
+		return rune(n[0])
+	}
+	return 0
+}
+
+// decodeTextString decodes a PDF text string: UTF-16 with a byte order
+// mark, UTF-8 with one, or PDFDocEncoding.
+func decodeTextString(s String) string {
+	switch {
+	case len(s) >= 2 && s[0] == 0xFE && s[1] == 0xFF:
+		u := make([]uint16, 0, len(s)/2)
+		for i := 2; i+1 < len(s); i += 2 {
+			u = append(u, uint16(s[i])<<8|uint16(s[i+1]))
+		}
+		return string(utf16.Decode(u))
+	case len(s) >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF:
+		return string(s[3:])
+	}
+	rs := make([]rune, 0, len(s))
+	for _, c := range s {
+		if r := pdfDoc[c]; r != 0 {
+			rs = append(rs, r)
+		}
+	}
+	return string(rs)
+}
