@@ -19,58 +19,12 @@ vet:
 	gofmt -l $$(git ls-files '*.go')
 	$(GO) vet ./...
 
-# Run each fuzz target for FUZZTIME (default 30s); seed corpora live in
-# the packages' testdata/fuzz directories and run in every plain `go test`.
-# FUZZMINIMIZE bounds the minimizing of each new input: with Go's default
-# (60 s each) a target whose coverage varies a little from run to run
-# spends most of its time minimizing, not fuzzing. Raise it to shrink a
-# crasher before reading it.
+# Run every fuzz target for FUZZTIME (default 30s); scripts/fuzz.sh
+# finds them in the source, and says how to run one package's.
 FUZZTIME ?= 30s
 FUZZMINIMIZE ?= 100x
 fuzz:
-	$(GO) test ./auth -run='^$$' -fuzz='^FuzzParseHash$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./auth -run='^$$' -fuzz='^FuzzParseKey$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./chunk -run='^$$' -fuzz='^FuzzMarkdown$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./config -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzPackFile$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzParseBeat$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./pack -run='^$$' -fuzz='^FuzzParseFrontmatter$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./pack -run='^$$' -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzParseStat$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./campaign -run='^$$' -fuzz='^FuzzReadArchive$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./dice -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./spell -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./tokens -run='^$$' -fuzz='^FuzzEncode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./embedding -run='^$$' -fuzz='^FuzzHashing$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./i18n -run='^$$' -fuzz='^FuzzFor$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./i18n -run='^$$' -fuzz='^FuzzForEnv$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./ingest -run='^$$' -fuzz='^FuzzDetect$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./ingest/epub -run='^$$' -fuzz='^FuzzEPUB$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./ingest/epub -run='^$$' -fuzz='^FuzzWebPSize$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./ingest/library -run='^$$' -fuzz='^FuzzSearchImages$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./ingest/markdown -run='^$$' -fuzz='^FuzzMarkdown$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./ingest/pdf -run='^$$' -fuzz='^FuzzExtract$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./internal/api -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./llm/offline -run='^$$' -fuzz='^FuzzInterpret$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./llm/structured -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./lorebook -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./mcp -run='^$$' -fuzz='^FuzzArguments$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseCondition$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParsePriority$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseRange$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./narrative -run='^$$' -fuzz='^FuzzParseSignificance$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./narrative/sqlitenarrative -run='^$$' -fuzz='^FuzzDecodeVector$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./retrieve/sqliteindex -run='^$$' -fuzz='^FuzzMatchQuery$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./rules/traveller -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./rules/traveller -run='^$$' -fuzz='^FuzzReadWorlds$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./server -run='^$$' -fuzz='^FuzzConfineAsset$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./server -run='^$$' -fuzz='^FuzzUploadMeta$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./server/gameapi -run='^$$' -fuzz='^FuzzDecodeCommand$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./skill -run='^$$' -fuzz='^FuzzParseManifest$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./skill/pattern -run='^$$' -fuzz='^FuzzPlan$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./skill/plan -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
-	$(GO) test ./skill/protocol -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE)
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) scripts/fuzz.sh
 
 # The headline benchmarks of BENCHMARKS.md: a turn, retrieval over 100,000
 # chunks (SQLite and PostgreSQL in one run), memory recall over 100,000
