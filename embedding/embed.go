@@ -3,6 +3,8 @@ package embedding
 import (
 	"context"
 	"math"
+
+	"github.com/hearth-rpg/hearth/internal/vecmath"
 )
 
 // Embedder maps texts to vectors. Every vector it returns has Dim()
@@ -37,25 +39,7 @@ func Normalize(v []float32) {
 }
 
 // Dot returns the dot product of a and b over their common length. For
-// unit vectors it is their cosine similarity. It is the inner loop of an
-// exact vector scan, so it keeps four independent accumulators, which
-// lets the CPU overlap the multiply-adds.
-func Dot(a, b []float32) float32 {
-	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		// Reslicing to a fixed length lets the compiler drop the bounds
-		// checks inside the block.
-		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += x[0] * y[0]
-		s1 += x[1] * y[1]
-		s2 += x[2] * y[2]
-		s3 += x[3] * y[3]
-	}
-	for ; i < n; i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// unit vectors it is their cosine similarity. It is vecmath.Dot, whose
+// many-row forms give the same bits, so an exact scan scoring rows in
+// blocks agrees with scoring them one at a time.
+func Dot(a, b []float32) float32 { return vecmath.Dot(a, b) }

@@ -43,6 +43,8 @@ type Keeper struct {
 	// Building, when set, is an index build still under way: scene lore
 	// is then empty and says so (Cache.Pending), keyword lore still works.
 	Building *Building
+
+	memo sceneMemo
 }
 
 func (k *Keeper) budget() Budget {
@@ -74,7 +76,10 @@ func (k *Keeper) ns(id string) string {
 }
 
 // Scene materialises the lore of the scene w is in. It is called when a
-// scene begins; the result is stored with the turn that began it.
+// scene begins; the result is stored with the turn that began it. When
+// the index can say its results for these exact queries are fixed
+// (keptIndex), the scene is prepared once per index state and handed out
+// again on the next entry into the scene as it stands.
 func (k *Keeper) Scene(ctx context.Context, w *world.State) (*Cache, error) {
 	loc := w.Scene.Location
 	if loc == "" && w.Characters[w.Player] != nil {
@@ -84,51 +89,96 @@ func (k *Keeper) Scene(ctx context.Context, w *world.State) (*Cache, error) {
 	if c.Pending = k.Building.Pending(); c.Pending != "" {
 		return c, nil
 	}
-	b := k.budget()
+	plan := k.scenePlan(w, loc)
+	kept, _ := k.Index.(keptIndex)
+	var key string
+	var gen int64
+	if kept != nil {
+		var err error
+		if gen, err = kept.Generation(ctx); err != nil {
+			kept = nil // prepare it afresh; the searches report the error
+		} else if key = memoKey(c, plan); key != "" {
+			if hit := k.memo.get(gen, key); hit != nil {
+				return hit, nil
+			}
+		}
+	}
 	seen := map[string]bool{}
+	for _, p := range plan {
+		ps, err := k.search(ctx, c, seen, p.section, p.q)
+		if err != nil {
+			return nil, err
+		}
+		switch p.section {
+		case "atmosphere":
+			c.Atmosphere = ps
+		case "npc_briefings":
+			c.NPCBriefings = append(c.NPCBriefings, Briefing{Character: p.character, Name: p.name, Passages: ps})
+		case "discoverable":
+			c.Discoverable = ps
+		case "thread_connections":
+			c.ThreadConnections = ps
+		}
+	}
+	if kept != nil && key != "" && kept.Kept(gen, plan.queries()) {
+		k.memo.put(gen, key, c)
+	}
+	return c, nil
+}
+
+// planned is one search of a scene's lore: its section, the character
+// briefed (npc_briefings), and the query as the index receives it.
+type planned struct {
+	section, character, name string
+	q                        retrieve.Query
+}
+
+type scenePlan []planned
+
+func (p scenePlan) queries() []retrieve.Query {
+	qs := make([]retrieve.Query, len(p))
+	for i := range p {
+		qs[i] = p[i].q
+	}
+	return qs
+}
+
+// scenePlan lists the searches Scene runs for w at loc, in order: the
+// atmosphere, a briefing per character present, what can be discovered,
+// and the open threads.
+func (k *Keeper) scenePlan(w *world.State, loc string) scenePlan {
+	b := k.budget()
 	name, about := loc, ""
 	if l := w.Locations[loc]; l != nil {
 		name, about = l.Name, l.Description
 	}
-	var err error
-	c.Atmosphere, err = k.section(ctx, c, seen, "atmosphere", retrieve.Query{
+	plan := scenePlan{{section: "atmosphere", q: sectionQuery(retrieve.Query{
 		Signals: &retrieve.Signals{Location: name, Input: about},
 		Filter:  retrieve.Filter{Packs: k.Packs, EntityIDs: []string{k.ns(loc)}},
 		Budget:  b.Atmosphere,
-	})
-	if err != nil {
-		return nil, err
-	}
+	})}}
 	for _, id := range Present(w) {
-		if err := k.brief(ctx, w, c, seen, id); err != nil {
-			return nil, err
-		}
+		plan = append(plan, k.briefPlan(w, id))
 	}
 	if ids, text := discoverables(w, loc); len(ids) > 0 {
 		for i := range ids {
 			ids[i] = k.ns(ids[i])
 		}
-		c.Discoverable, err = k.section(ctx, c, seen, "discoverable", retrieve.Query{
+		plan = append(plan, planned{section: "discoverable", q: sectionQuery(retrieve.Query{
 			Text:   text,
 			Filter: retrieve.Filter{Packs: k.Packs, EntityIDs: ids},
 			Budget: b.Discoverable,
-		})
-		if err != nil {
-			return nil, err
-		}
+		})})
 	}
 	// Threads are found by what they are about: their titles, not their ids.
 	if titles := openThreads(w); len(titles) > 0 {
-		c.ThreadConnections, err = k.section(ctx, c, seen, "thread_connections", retrieve.Query{
+		plan = append(plan, planned{section: "thread_connections", q: sectionQuery(retrieve.Query{
 			Signals: &retrieve.Signals{Location: name, Threads: titles},
 			Filter:  retrieve.Filter{Packs: k.Packs},
 			Budget:  b.Threads,
-		})
-		if err != nil {
-			return nil, err
-		}
+		})})
 	}
-	return c, nil
+	return plan
 }
 
 // Join adds briefings for characters that entered the scene after it was
@@ -163,21 +213,27 @@ func (k *Keeper) Join(ctx context.Context, w *world.State, c *Cache) (bool, erro
 }
 
 func (k *Keeper) brief(ctx context.Context, w *world.State, c *Cache, seen map[string]bool, id string) error {
+	p := k.briefPlan(w, id)
+	ps, err := k.search(ctx, c, seen, p.section, p.q)
+	if err != nil {
+		return err
+	}
+	c.NPCBriefings = append(c.NPCBriefings, Briefing{Character: p.character, Name: p.name, Passages: ps})
+	return nil
+}
+
+// briefPlan is the search for the briefing on character id.
+func (k *Keeper) briefPlan(w *world.State, id string) planned {
 	ch := w.Characters[id]
 	name := id
 	if ch != nil && ch.Name != "" {
 		name = ch.Name
 	}
-	ps, err := k.section(ctx, c, seen, "npc_briefings", retrieve.Query{
+	return planned{section: "npc_briefings", character: id, name: name, q: sectionQuery(retrieve.Query{
 		Signals: &retrieve.Signals{Present: []string{name}},
 		Filter:  retrieve.Filter{Packs: k.Packs, EntityIDs: []string{k.ns(id)}},
 		Budget:  k.budget().Briefing,
-	})
-	if err != nil {
-		return err
-	}
-	c.NPCBriefings = append(c.NPCBriefings, Briefing{Character: id, Name: name, Passages: ps})
-	return nil
+	})}
 }
 
 // Campaign returns the campaign-level lore an episode begins with:
@@ -202,11 +258,23 @@ func (k *Keeper) CampaignLore(ctx context.Context, w *world.State, about string)
 // section runs one query as the GM (the cache keeps access levels and is
 // projected per reader) and keeps passages not already in the cache.
 func (k *Keeper) section(ctx context.Context, c *Cache, seen map[string]bool, name string, q retrieve.Query) ([]Passage, error) {
+	return k.search(ctx, c, seen, name, sectionQuery(q))
+}
+
+// sectionQuery is q as a section asks it: as the GM, explained, and with
+// its signals written out as text when it has none.
+func sectionQuery(q retrieve.Query) retrieve.Query {
 	q.Role = access.GM
 	q.Explain = true
 	if q.Text == "" && q.Signals != nil {
 		q.Text = retrieve.BuildQuery(*q.Signals)
 	}
+	return q
+}
+
+// search runs a section's query (made by sectionQuery), keeping the
+// passages not already seen and noting the cuts in c.
+func (k *Keeper) search(ctx context.Context, c *Cache, seen map[string]bool, name string, q retrieve.Query) ([]Passage, error) {
 	res, err := k.Index.Search(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s lore: %w", name, err)

@@ -51,6 +51,10 @@ type Index struct {
 // scratch holds one vector recall's working buffers.
 type scratch struct {
 	keys, hist []int32
+	hists      [][]int32 // one histogram per part of a split estimate pass
+	count      int       // keys set by the estimate pass
+	rows, out  []int32   // filtered rows; candidates
+	sims       []float32 // exact scores of the candidates
 }
 
 // NewIndex returns an empty index.
@@ -149,9 +153,13 @@ type best struct {
 func newBest(s *shard, k int) *best {
 	b := &best{s: s, k: k}
 	b.compare = func(x, y scored) int {
+		// Scores nearly always differ: only ties read the rows' columns,
+		// which for scattered candidates are cache misses.
+		if c := cmp.Compare(y.score, x.score); c != 0 {
+			return c
+		}
 		mx, my := &s.meta[x.row], &s.meta[y.row]
 		return cmp.Or(
-			cmp.Compare(y.score, x.score),
 			cmp.Compare(my.sig, mx.sig),
 			cmp.Compare(my.at, mx.at),
 			cmp.Compare(mx.id, my.id),

@@ -276,7 +276,7 @@ func TestCandidateSelection(t *testing.T) {
 		{7, []int32{0, 2, 3, 4, 5, 6, 7}},
 		{20, []int32{0, 2, 3, 4, 5, 6, 7}},
 	} {
-		got := highest(keys, nil, hist, n, IndexOptions{Candidates: tc.want, ExactBelow: 1})
+		got := highest(keys, nil, hist, n, IndexOptions{Candidates: tc.want, ExactBelow: 1}, nil)
 		if !slices.Equal(got, tc.rows) {
 			t.Errorf("highest %d = %v, want %v", tc.want, got, tc.rows)
 		}
@@ -291,6 +291,64 @@ func TestLexicalTerms(t *testing.T) {
 	} {
 		if got := terms(in); !slices.Equal(got, want) {
 			t.Errorf("terms(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestEstimatesSplitAgree checks that the estimate pass split into parts
+// (sizes not dividing evenly, removed rows, a filter checked row by row,
+// and the narrowed form) gives the keys, histogram and count of one pass.
+func TestEstimatesSplitAgree(t *testing.T) {
+	const n, dim = 20011, 40
+	r := rand.New(rand.NewPCG(9, 13))
+	evs := make([]Event, n)
+	for i := range evs {
+		evs[i] = Event{ID: int64(i + 1), Playthrough: "p", Summary: "e", Embedding: randomUnit(r, dim),
+			Significance: 1 + i%10, Characters: []string{fmt.Sprint("npc", i%3)}}
+	}
+	x := indexOf(t, evs, IndexOptions{})
+	for i := 0; i < n; i += 1 + r.IntN(50) {
+		x.Remove("p", int64(i+1))
+	}
+	s := x.shards["p"]
+	for _, tc := range []struct {
+		name   string
+		filter Filter
+	}{
+		{"everything", Filter{}},
+		{"significant", Filter{MinSignificance: 4}},
+		{"one npc", Filter{Characters: []string{"npc1"}, MinSignificance: 3}},
+	} {
+		f, ok := s.compile(&tc.filter)
+		if !ok {
+			t.Fatalf("%s: filter did not compile", tc.name)
+		}
+		rows, narrowed := s.narrow(&f)
+		if narrowed {
+			var kept []int32
+			for _, row := range rows {
+				if s.live[row] && s.pass(&f, row) {
+					kept = append(kept, row)
+				}
+			}
+			rows = kept
+		}
+		size := n
+		if narrowed {
+			size = len(rows)
+		}
+		q := &Query{Vector: randomUnit(r, dim)}
+		var one scratch
+		wantKeys := slices.Clone(s.estimates(q, &f, rows, narrowed, size, 1, &one))
+		for _, parts := range []int{2, 3, 7} {
+			var sc scratch
+			keys := s.estimates(q, &f, rows, narrowed, size, parts, &sc)
+			if !slices.Equal(keys, wantKeys) || !slices.Equal(sc.hist, one.hist) || sc.count != one.count {
+				t.Errorf("%s, %d parts: keys, histogram or count (%d) differ from one pass (%d)", tc.name, parts, sc.count, one.count)
+			}
+		}
+		if !narrowed && (one.count == 0 || one.count == size) {
+			t.Errorf("%s: %d of %d rows passed: the filter tests nothing", tc.name, one.count, size)
 		}
 	}
 }

@@ -3,25 +3,13 @@ package narrative
 import (
 	"math"
 	"math/bits"
+
+	"github.com/hearth-rpg/hearth/internal/vecmath"
 )
 
-// dot returns the dot product of a and b, which have the same length.
-// Four accumulators let the CPU overlap the multiplications.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// dot returns the dot product of a and b, which have the same length:
+// vecmath.Dot, so scoring one row agrees with scoring rows in blocks.
+func dot(a, b []float32) float32 { return vecmath.Dot(a, b) }
 
 // normalized reports whether v has unit length (within float32 noise).
 func normalized(v []float32) bool {

@@ -6,7 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"sync"
 )
 
 // IntentSpec describes one intent type: its stable name and a zero value,
@@ -55,13 +55,20 @@ func Specs() []IntentSpec {
 	}
 }
 
-// lookup is built on first use by DecodeIntent; Specs stays the one list.
-func findSpec(name string) (IntentSpec, bool) {
-	i := slices.IndexFunc(Specs(), func(s IntentSpec) bool { return s.Name == name })
-	if i < 0 {
-		return IntentSpec{}, false
+// specsByName indexes Specs by name, built on first use by DecodeIntent:
+// decoding an intent is on every turn's path, and Specs allocates every
+// spec anew. The specs are values with no state, so sharing them is safe.
+var specsByName = sync.OnceValue(func() map[string]IntentSpec {
+	m := map[string]IntentSpec{}
+	for _, s := range Specs() {
+		m[s.Name] = s
 	}
-	return Specs()[i], true
+	return m
+})
+
+func findSpec(name string) (IntentSpec, bool) {
+	s, ok := specsByName()[name]
+	return s, ok
 }
 
 // Names returns the names of all intents.

@@ -61,6 +61,14 @@ func (c *resultCache) get(gen int64, key string) (retrieve.Result, bool) {
 	return cloneResult(r), ok
 }
 
+// has reports whether a result is kept for key at generation gen.
+func (c *resultCache) has(gen int64, key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[key]
+	return ok && c.gen == gen
+}
+
 func (c *resultCache) put(gen int64, key string, r retrieve.Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

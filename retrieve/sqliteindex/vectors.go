@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/hearth-rpg/hearth/embedding"
+	"github.com/hearth-rpg/hearth/internal/vecmath"
 )
 
 // slab holds vectors in one block of memory, so an exact scan walks it in
@@ -282,17 +283,35 @@ func (vc *vectorCache) scan(q []float32, role, k int, allowed []int64) []hit {
 	return all[:min(k, len(all))]
 }
 
+// scanBlock is how many slots scanRange scores at a time: their scores
+// fit in a small buffer on the stack.
+const scanBlock = 64
+
 // scanRange offers slots lo to hi of s, skipping those marked in dead.
-// It is the hot loop of every vector search: everything it reads is in
-// locals.
+// It is the hot loop of every vector search: it scores the slots a block
+// at a time with vecmath.DotRows (eight rows at once, the same bits as
+// embedding.Dot row by row), then offers those the role may read. A block
+// with no readable slot is not scored.
 func (vc *vectorCache) scanRange(h *topK, s *slab, dead []uint64, lo, hi int, q []float32, role int) {
 	dim, acc, rows := vc.dim, s.access, s.rows
-	for i := lo; i < hi; i++ {
-		if int(acc[i]) > role || dead != nil && dead[uint(i)/64]&(1<<(uint(i)%64)) != 0 {
+	var sims [scanBlock]float32
+	for b := lo; b < hi; b += scanBlock {
+		e := min(b+scanBlock, hi)
+		readable := false
+		for i := b; i < e && !readable; i++ {
+			readable = int(acc[i]) <= role && (dead == nil || dead[uint(i)/64]&(1<<(uint(i)%64)) == 0)
+		}
+		if !readable {
 			continue
 		}
-		if sim := embedding.Dot(q, s.vec(i, dim)); sim > 0 {
-			h.offer(hit{rows[i], sim})
+		vecmath.DotRows(sims[:e-b], q, s.data[b*dim:e*dim])
+		for i := b; i < e; i++ {
+			if int(acc[i]) > role || dead != nil && dead[uint(i)/64]&(1<<(uint(i)%64)) != 0 {
+				continue
+			}
+			if sim := sims[i-b]; sim > 0 {
+				h.offer(hit{rows[i], sim})
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package sqliteindex
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -95,5 +96,45 @@ func TestScan(t *testing.T) {
 	}
 	if got := vc.scan(make([]float32, 3), 4, 10, nil); got != nil {
 		t.Errorf("a query of the wrong dimension gave %v", got)
+	}
+}
+
+// TestScanSizes holds the blocked, split scan to the row-by-row brute
+// force, same rows and same score bits, at sizes that do not divide into
+// the parts, blocks or eight-row groups, with dead slots and an extra slab.
+func TestScanSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tt := range []struct{ n, extra, dim int }{
+		{1, 0, 384},
+		{63, 5, 384},
+		{1000, 17, 5},
+		{parallelFrom - 1, 0, 12},
+		{parallelFrom + 3001, 9, 384},
+		{3*parallelFrom + 7, 0, 16},
+	} {
+		vc := randomCache(rng, tt.n, tt.dim)
+		vc.dead = make([]uint64, (tt.n+63)/64)
+		for i := 0; i < tt.n; i += 1 + rng.IntN(40) {
+			vc.dead[i/64] |= 1 << (i % 64)
+			vc.ndead++
+		}
+		for i := range tt.extra {
+			vc.extra.add(int64(3*tt.n+10+i), int8(1+rng.IntN(4)), randomUnit(rng, tt.dim))
+		}
+		for _, role := range []int{1, 4} {
+			for _, k := range []int{1, 10, 40} {
+				q := randomUnit(rng, tt.dim)
+				got := vc.scan(q, role, k, nil)
+				want := bruteForce(vc, q, role, k, nil)
+				if len(got) != len(want) {
+					t.Fatalf("n=%d dim=%d role=%d k=%d: %d hits, brute force %d", tt.n, tt.dim, role, k, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].n != want[i].n || math.Float32bits(got[i].score) != math.Float32bits(want[i].score) {
+						t.Fatalf("n=%d dim=%d role=%d k=%d: hit %d is %v, brute force %v", tt.n, tt.dim, role, k, i, got[i], want[i])
+					}
+				}
+			}
+		}
 	}
 }
