@@ -16,9 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/openai"
 )
@@ -209,7 +211,7 @@ func BenchmarkIdleChatMemory(b *testing.B) {
 // at a fixed rate per stream. Each token's text is "t<unix nanoseconds>"
 // of the moment it was written, so a client reading hearth's stream can
 // tell how long the token took to reach it.
-func wireModel(tokens int, every time.Duration) *httptest.Server {
+func wireModel(tokens int, every time.Duration, written *atomic.Int64) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if r.URL.Path != "/v1/chat/completions" {
@@ -235,6 +237,7 @@ func wireModel(tokens int, every time.Duration) *httptest.Server {
 			if rc.Flush() != nil {
 				return
 			}
+			written.Add(1)
 		}
 		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
 		fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", tokens, tokens+100)
@@ -304,8 +307,8 @@ func liveBytes() uint64 {
 // streamingFixture serves hearth's chat API with the OpenAI provider (the
 // one a user configures for any OpenAI-compatible server, with its
 // default HTTP client) against wireModel.
-func streamingFixture(b *testing.B, tokens int, every time.Duration) *fixture {
-	model := wireModel(tokens, every)
+func streamingFixture(b *testing.B, tokens int, every time.Duration, written *atomic.Int64) *fixture {
+	model := wireModel(tokens, every, written)
 	b.Cleanup(model.Close)
 	p, err := openai.New(model.URL+"/v1", "")
 	if err != nil {
@@ -327,13 +330,14 @@ func streamingFixture(b *testing.B, tokens int, every time.Duration) *fixture {
 // live in the same process.
 func BenchmarkStreaming1000(b *testing.B) {
 	const chats, tokens = 1000, 100
-	f := streamingFixture(b, tokens, 50*time.Millisecond)
+	var written atomic.Int64
+	f := streamingFixture(b, tokens, 50*time.Millisecond, &written)
 	tr := &http.Transport{MaxIdleConnsPerHost: chats}
 	client := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
 	var first, lags []time.Duration
-	var perChat float64
+	var perChat, perToken float64
 	for b.Loop() {
 		before := liveBytes()
 		results := make([]streamed, chats)
@@ -352,6 +356,14 @@ func BenchmarkStreaming1000(b *testing.B) {
 		// All are streaming now (each lasts 5 s; starting took 2 s).
 		time.Sleep(500 * time.Millisecond)
 		perChat = float64(int64(liveBytes())-int64(before)) / chats / 1024
+		// The CPU a token costs the whole process (fake model and test
+		// client included) while all stream and none starts or ends: a
+		// second from here, before the first chat's stream ends.
+		cpu0, tok0 := cputime.Process(), written.Load()
+		time.Sleep(time.Second)
+		if n := written.Load() - tok0; n > 0 {
+			perToken = float64((cputime.Process() - cpu0).Microseconds()) / float64(n)
+		}
 		wg.Wait()
 		for i, s := range results {
 			if errs[i] != nil {
@@ -373,6 +385,9 @@ func BenchmarkStreaming1000(b *testing.B) {
 	b.ReportMetric(q(lags, 0.5), "p50-token-lag-ms")
 	b.ReportMetric(q(lags, 0.99), "p99-token-lag-ms")
 	b.ReportMetric(perChat, "KB/streaming-chat")
+	if cputime.Supported {
+		b.ReportMetric(perToken, "cpu-µs/token")
+	}
 }
 
 // BenchmarkStreamingBurst starts 1,000 chats at the same instant against
@@ -380,17 +395,20 @@ func BenchmarkStreaming1000(b *testing.B) {
 // tokens) and reports their time to first token as each client sees it.
 func BenchmarkStreamingBurst(b *testing.B) {
 	const chats, tokens = 1000, 20
-	f := streamingFixture(b, tokens, 50*time.Millisecond)
+	var written atomic.Int64
+	f := streamingFixture(b, tokens, 50*time.Millisecond, &written)
 	tr := &http.Transport{MaxIdleConnsPerHost: chats}
 	client := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
 	var first []time.Duration
+	var cpu time.Duration
 	for b.Loop() {
 		results := make([]streamed, chats)
 		errs := make([]error, chats)
 		var wg sync.WaitGroup
 		gate := make(chan struct{})
+		cpu0 := cputime.Process()
 		for i := range chats {
 			wg.Go(func() {
 				<-gate
@@ -399,6 +417,7 @@ func BenchmarkStreamingBurst(b *testing.B) {
 		}
 		close(gate)
 		wg.Wait()
+		cpu += cputime.Process() - cpu0
 		for i, s := range results {
 			if errs[i] != nil {
 				b.Fatal(errs[i])
@@ -410,4 +429,8 @@ func BenchmarkStreamingBurst(b *testing.B) {
 	q := func(p float64) float64 { return float64(first[int(p*float64(len(first)-1))].Microseconds()) / 1000 }
 	b.ReportMetric(q(0.5), "p50-first-token-ms")
 	b.ReportMetric(q(0.99), "p99-first-token-ms")
+	if cputime.Supported {
+		// A whole chat of the burst: its start, its 20 tokens and its end.
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*chats), "cpu-µs/chat")
+	}
 }
