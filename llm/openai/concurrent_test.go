@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hearth-rpg/hearth/llm"
 )
@@ -41,4 +44,41 @@ func TestConcurrentChatsGetTheirOwnStreams(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A stream's connection goes back to the pool when the chat ends. The
+// reader stops at [DONE]; a server that flushes [DONE] and only then ends
+// the body (its chunked terminator in a later packet) had its connection
+// closed unread and dropped, so every chat dialled the server again.
+func TestStreamConnectionIsReused(t *testing.T) {
+	srv := server(t, func(t *testing.T, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		s := startSSE(w)
+		s.send(chunk(`{"content":"hi"}`, "stop"))
+		s.done()
+		// The body's end in a later packet, as from a server that
+		// flushes each event and then finishes its handler. (Without the
+		// pause the end often arrives with [DONE] and is read with it.)
+		time.Sleep(20 * time.Millisecond)
+	})
+	tr := &http.Transport{MaxIdleConnsPerHost: 4}
+	defer tr.CloseIdleConnections()
+	p := newProvider(t, srv, WithHTTPClient(&http.Client{Transport: tr}))
+	var reused atomic.Bool
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			if i.Reused {
+				reused.Store(true)
+			}
+		},
+	})
+	// The connection is put back just after a chat returns, so a chat
+	// soon after reuses it; with the connection dropped, none ever does.
+	for i := 0; i < 100 && !reused.Load(); i++ {
+		if _, err := p.Chat(ctx, llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "hi"}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reused.Load() {
+		t.Fatal("100 chats in a row never reused a connection")
+	}
 }
