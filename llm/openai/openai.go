@@ -22,6 +22,8 @@ type Provider struct {
 	name   string
 	apiKey string // only to scrub it from server messages
 
+	tools      toolCache // the tools' JSON, encoded once
+
 	chat       sdk.ChatCompletionService
 	models     sdk.ModelService
 	embeddings sdk.EmbeddingService
