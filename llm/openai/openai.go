@@ -22,7 +22,7 @@ type Provider struct {
 	name   string
 	apiKey string // only to scrub it from server messages
 
-	tools      toolCache // the tools' JSON, encoded once
+	tools toolCache // the tools' JSON, encoded once
 
 	chat       sdk.ChatCompletionService
 	models     sdk.ModelService
