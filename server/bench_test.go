@@ -305,12 +305,12 @@ func liveBytes() uint64 {
 }
 
 // streamingFixture serves hearth's chat API with the OpenAI provider (the
-// one a user configures for any OpenAI-compatible server, with its
-// default HTTP client) against wireModel.
+// one a user configures for any OpenAI-compatible server, with the
+// transport app gives it) against wireModel.
 func streamingFixture(b *testing.B, tokens int, every time.Duration, written *atomic.Int64) *fixture {
 	model := wireModel(tokens, every, written)
 	b.Cleanup(model.Close)
-	p, err := openai.New(model.URL+"/v1", "")
+	p, err := openai.New(model.URL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
 	if err != nil {
 		b.Fatal(err)
 	}
