@@ -15,7 +15,7 @@ import (
 // chat, most of it re-encoding the same tool schemas for every chat.
 
 // wireRequest is a streaming chat.completions request, its fields in the
-// SDK's order.
+// SDK's order; "tools" and "stream" follow, appended by requestBody.
 type wireRequest struct {
 	Messages       []wireMessage   `json:"messages"`
 	Model          string          `json:"model,omitempty"`
@@ -23,8 +23,6 @@ type wireRequest struct {
 	Temperature    *float64        `json:"temperature,omitempty"`
 	StreamOptions  streamOptions   `json:"stream_options"`
 	ResponseFormat *responseFormat `json:"response_format,omitempty"`
-	Tools          json.RawMessage `json:"tools,omitempty"`
-	Stream         bool            `json:"stream"`
 }
 
 type streamOptions struct {
@@ -161,7 +159,6 @@ func (p *Provider) requestBody(req llm.Request) ([]byte, error) {
 		Model:         req.Model,
 		Temperature:   req.Temperature,
 		StreamOptions: streamOptions{IncludeUsage: true},
-		Stream:        true,
 		Messages:      make([]wireMessage, 0, len(req.Messages)),
 	}
 	if req.MaxTokens > 0 {
@@ -174,12 +171,12 @@ func (p *Provider) requestBody(req llm.Request) ([]byte, error) {
 		}
 		w.Messages = append(w.Messages, msg)
 	}
+	var tools []byte
 	if len(req.Tools) > 0 {
-		tools, err := p.tools.encode(req.Tools)
-		if err != nil {
+		var err error
+		if tools, err = p.tools.encode(req.Tools); err != nil {
 			return nil, p.badRequest("%w", err)
 		}
-		w.Tools = tools
 	}
 	if len(req.Schema) > 0 {
 		if !json.Valid(req.Schema) {
@@ -191,7 +188,17 @@ func (p *Provider) requestBody(req llm.Request) ([]byte, error) {
 		f.JSONSchema.Name, f.JSONSchema.Schema = "output", req.Schema
 		w.ResponseFormat = f
 	}
-	return json.Marshal(w)
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	// The tools are spliced in as they are: as a json.RawMessage,
+	// encoding/json would check and compact their cached JSON every time.
+	b = b[:len(b)-1]
+	if tools != nil {
+		b = append(append(b, `,"tools":`...), tools...)
+	}
+	return append(b, `,"stream":true}`...), nil
 }
 
 // wireMessageOf converts one message.

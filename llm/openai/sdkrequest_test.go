@@ -267,3 +267,30 @@ func FuzzRequestIsWhatTheSDKSent(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRequestEncoding encodes one chat's request (a 4 KB system
+// prompt, a short conversation, three tools) the SDK's way and the
+// provider's.
+func BenchmarkRequestEncoding(b *testing.B) {
+	req := wireRequests()["conversation"]
+	req.Messages = append([]llm.Message{{Role: llm.System, Content: strings.Repeat("You are the game master; answer in the table's language. ", 70)}}, req.Messages...)
+	p := &Provider{name: "openai"}
+	b.Run("sdk", func(b *testing.B) {
+		for b.Loop() {
+			params, err := p.sdkParams(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(params); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("provider", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := p.requestBody(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
