@@ -393,8 +393,16 @@ func BenchmarkStreaming1000(b *testing.B) {
 // BenchmarkStreamingBurst starts 1,000 chats at the same instant against
 // the OpenAI-wire fake model (first token at once, 20 tokens/s, 20
 // tokens) and reports their time to first token as each client sees it.
-func BenchmarkStreamingBurst(b *testing.B) {
-	const chats, tokens = 1000, 20
+func BenchmarkStreamingBurst(b *testing.B) { burst(b, 20) }
+
+// BenchmarkChatStartCPU is the burst with chats of one token: its CPU per
+// chat is what starting (and ending) a chat costs the whole process,
+// request, auth, conversation, agent run, model request, stream and save,
+// the fake model's and the test client's share included.
+func BenchmarkChatStartCPU(b *testing.B) { burst(b, 1) }
+
+func burst(b *testing.B, tokens int) {
+	const chats = 1000
 	var written atomic.Int64
 	f := streamingFixture(b, tokens, 50*time.Millisecond, &written)
 	tr := &http.Transport{MaxIdleConnsPerHost: chats}
@@ -422,6 +430,9 @@ func BenchmarkStreamingBurst(b *testing.B) {
 			if errs[i] != nil {
 				b.Fatal(errs[i])
 			}
+			if s.tokens != tokens {
+				b.Fatalf("chat %d got %d tokens, want %d", i, s.tokens, tokens)
+			}
 			first = append(first, s.firstToken)
 		}
 	}
@@ -430,7 +441,7 @@ func BenchmarkStreamingBurst(b *testing.B) {
 	b.ReportMetric(q(0.5), "p50-first-token-ms")
 	b.ReportMetric(q(0.99), "p99-first-token-ms")
 	if cputime.Supported {
-		// A whole chat of the burst: its start, its 20 tokens and its end.
+		// A whole chat: its start, its tokens and its end.
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*chats), "cpu-µs/chat")
 	}
 }
