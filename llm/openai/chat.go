@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -58,7 +57,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 			return nil, p.malformed("stream event is not a JSON object: %.100s", raw)
 		}
 		var chunk streamChunk
-		if err = json.Unmarshal(data, &chunk); err != nil {
+		if err = decodeChunk(data, &chunk); err != nil {
 			break
 		}
 		if len(chunk.Error) > 0 {
