@@ -60,7 +60,8 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 		if err = decodeChunk(data, &chunk); err != nil {
 			break
 		}
-		if len(chunk.Error) > 0 {
+		// "error": null is no error (encoding/json keeps the raw null).
+		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
 			err = fmt.Errorf("received error while streaming: %s", chunk.Error)
 			break
 		}

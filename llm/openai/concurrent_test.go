@@ -82,3 +82,16 @@ func TestStreamConnectionIsReused(t *testing.T) {
 		t.Fatal("100 chats in a row never reused a connection")
 	}
 }
+
+// A server that sends "error": null in its chunks reports no error.
+func TestNullErrorInChunkIsNoError(t *testing.T) {
+	srv := server(t, func(t *testing.T, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		s := startSSE(w)
+		s.send(`{"error":null,"choices":[{"index":0,"delta":{"content":"fine"},"finish_reason":"stop"}]}`)
+		s.done()
+	})
+	resp, err := newProvider(t, srv).Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "hi"}}}, nil)
+	if err != nil || resp.Message.Content != "fine" {
+		t.Fatalf("a chunk with a null error: %v, %+v", err, resp)
+	}
+}
