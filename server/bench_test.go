@@ -338,6 +338,7 @@ func BenchmarkStreaming1000(b *testing.B) {
 	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
 	var first, lags []time.Duration
 	var perChat, perToken float64
+	var ended atomic.Int32
 	for b.Loop() {
 		before := liveBytes()
 		results := make([]streamed, chats)
@@ -350,6 +351,7 @@ func BenchmarkStreaming1000(b *testing.B) {
 			wg.Go(func() {
 				started.Done()
 				results[i], errs[i] = streamChat(f, client, body)
+				ended.Add(1)
 			})
 		}
 		started.Wait()
@@ -357,10 +359,12 @@ func BenchmarkStreaming1000(b *testing.B) {
 		time.Sleep(500 * time.Millisecond)
 		perChat = float64(int64(liveBytes())-int64(before)) / chats / 1024
 		// The CPU a token costs the whole process (fake model and test
-		// client included) while all stream and none starts or ends: a
-		// second from here, before the first chat's stream ends.
+		// client included) while all stream and none starts or ends:
+		// from here until the first chat's stream ends (or 3 s).
 		cpu0, tok0 := cputime.Process(), written.Load()
-		time.Sleep(time.Second)
+		for end := time.Now().Add(3 * time.Second); ended.Load() == 0 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if n := written.Load() - tok0; n > 0 {
 			perToken = float64((cputime.Process() - cpu0).Microseconds()) / float64(n)
 		}
