@@ -359,10 +359,12 @@ func BenchmarkStreaming1000(b *testing.B) {
 		time.Sleep(500 * time.Millisecond)
 		perChat = float64(int64(liveBytes())-int64(before)) / chats / 1024
 		// The CPU a token costs the whole process (fake model and test
-		// client included) while all stream and none starts or ends:
-		// from here until the first chat's stream ends (or 3 s).
+		// client included) while all stream and none starts: from here
+		// until the first chat's stream ends, at least 1 s (on a loaded
+		// machine starting takes longer than a stream, and a few end in
+		// it) and at most 3 s.
 		cpu0, tok0 := cputime.Process(), written.Load()
-		for end := time.Now().Add(3 * time.Second); ended.Load() == 0 && time.Now().Before(end); {
+		for start := time.Now(); time.Since(start) < time.Second || ended.Load() == 0 && time.Since(start) < 3*time.Second; {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if n := written.Load() - tok0; n > 0 {
