@@ -83,11 +83,16 @@ type wireTool struct {
 // inventing tools per request cannot grow it without end.
 const maxCachedTools = 512
 
-// toolCache holds each tool's encoded JSON by its name, description and
-// schema.
+// toolCache holds each tool's encoded JSON by its name, with the
+// description and schema it was encoded from.
 type toolCache struct {
 	mu sync.Mutex
-	m  map[string][]byte
+	m  map[string]cachedTool
+}
+
+type cachedTool struct {
+	description, parameters string
+	json                    []byte
 }
 
 // encode returns the tools as a JSON array.
@@ -107,12 +112,12 @@ func (c *toolCache) encode(tools []llm.Tool) ([]byte, error) {
 }
 
 func (c *toolCache) tool(t llm.Tool) ([]byte, error) {
-	key := t.Name + "\x00" + t.Description + "\x00" + string(t.Parameters)
 	c.mu.Lock()
-	b, ok := c.m[key]
+	e, ok := c.m[t.Name]
 	c.mu.Unlock()
-	if ok {
-		return b, nil
+	// Compared, not copied: a lookup allocates nothing.
+	if ok && e.description == t.Description && e.parameters == string(t.Parameters) {
+		return e.json, nil
 	}
 	var w wireTool
 	w.Type = "function"
@@ -122,15 +127,17 @@ func (c *toolCache) tool(t llm.Tool) ([]byte, error) {
 		return nil, err
 	}
 	w.Function.Parameters = params
-	if b, err = json.Marshal(w); err != nil {
+	b, err := json.Marshal(w)
+	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	if c.m == nil {
-		c.m = map[string][]byte{}
+		c.m = map[string]cachedTool{}
 	}
-	if len(c.m) < maxCachedTools {
-		c.m[key] = b
+	// A tool whose schema changed replaces its entry.
+	if _, ok := c.m[t.Name]; ok || len(c.m) < maxCachedTools {
+		c.m[t.Name] = cachedTool{description: t.Description, parameters: string(t.Parameters), json: b}
 	}
 	c.mu.Unlock()
 	return b, nil

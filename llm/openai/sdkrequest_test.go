@@ -294,3 +294,30 @@ func BenchmarkRequestEncoding(b *testing.B) {
 		}
 	})
 }
+
+// A tool keeps its name while its description or schema changes (a
+// skill updated, a tool list rebuilt): the request carries the new one.
+func TestToolCacheFollowsChanges(t *testing.T) {
+	p := &Provider{name: "openai"}
+	for _, tool := range []llm.Tool{
+		{Name: "roll", Description: "Roll dice", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{}}}`)},
+		{Name: "roll", Description: "Roll dice", Parameters: json.RawMessage(`{"type":"object","properties":{"b":{}}}`)},
+		{Name: "roll", Description: "Roll the dice", Parameters: json.RawMessage(`{"type":"object","properties":{"b":{}}}`)},
+		{Name: "roll", Description: "Roll dice", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{}}}`)},
+	} {
+		req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "x"}}, Tools: []llm.Tool{tool}}
+		params, err := p.sdkParams(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(params)
+		want = append(want[:len(want)-1], `,"stream":true}`...)
+		got, err := p.requestBody(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("after a change the provider sent\n%s\nthe SDK\n%s", got, want)
+		}
+	}
+}
