@@ -44,7 +44,7 @@ bench:
 	$(GO) test -run='^$$' -bench='^BenchmarkVectorSearch100k$$' -benchtime=5x -timeout=60m ./retrieve/pgindex | tee -a bench.txt
 	$(GO) test -run='^$$' -bench='^Benchmark(VectorScan|FullTextCommonWords)$$' -benchtime=160x -timeout=60m ./retrieve/sqliteindex | tee -a bench.txt
 	$(GO) test -run='^$$' -bench='^BenchmarkRecall100k$$' -benchtime=2000x -timeout=30m ./narrative/sqlitenarrative ./narrative/pgnarrative | tee -a bench.txt
-	$(GO) test -run='^$$' -bench='^Benchmark(Streaming1000|StreamingBurst|IdleChatMemory)$$' -benchtime=1x -timeout=30m ./server | tee -a bench.txt
+	$(GO) test -run='^$$' -bench='^Benchmark(Streaming1000|StreamingBurst|ChatStartCPU|IdleChatMemory)$$' -benchtime=1x -timeout=30m ./server | tee -a bench.txt
 	@echo "load: $$(uptime)" | tee -a bench.txt
 
 bench-all:

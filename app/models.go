@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -80,6 +81,10 @@ func NewProvider(ctx context.Context, r config.Role, timeout time.Duration) (llm
 	if timeout <= 0 {
 		timeout = 120 * time.Second
 	}
+	// Each provider gets a transport sized for a server: Go's default
+	// keeps 2 idle connections per host, so concurrent chats each dialled
+	// the model server anew.
+	hc := &http.Client{Transport: llm.ServerTransport()}
 	var p llm.Provider
 	switch r.Provider {
 	case "offline", "":
@@ -87,13 +92,13 @@ func NewProvider(ctx context.Context, r config.Role, timeout time.Duration) (llm
 		// gives it the tool calls the agentic pipeline plays by.
 		return offline.New(offline.WithToolCalls(offlinegm.ToolCalls)), nil
 	case "ollama":
-		p, err = ollama.New(r.BaseURL, ollama.WithModel(r.Model), ollama.WithContextWindow(r.ContextWindow))
+		p, err = ollama.New(r.BaseURL, ollama.WithModel(r.Model), ollama.WithContextWindow(r.ContextWindow), ollama.WithHTTPClient(hc))
 	case "openai":
-		p, err = openai.New(r.BaseURL, key)
+		p, err = openai.New(r.BaseURL, key, openai.WithHTTPClient(hc))
 	case "anthropic":
-		p, err = anthropic.New(r.BaseURL, key)
+		p, err = anthropic.New(r.BaseURL, key, anthropic.WithHTTPClient(hc))
 	case "gemini":
-		p, err = gemini.New(ctx, r.BaseURL, key, gemini.WithModel(r.Model))
+		p, err = gemini.New(ctx, r.BaseURL, key, gemini.WithModel(r.Model), gemini.WithHTTPClient(hc))
 	default:
 		return nil, fmt.Errorf("unknown provider %q; use offline, ollama, openai, anthropic or gemini", r.Provider)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/app"
@@ -154,5 +157,72 @@ func TestPromptPinsMerge(t *testing.T) {
 				t.Errorf("the campaign's pins were changed: %v", tt.campaign)
 			}
 		})
+	}
+}
+
+// Chats that stream from an OpenAI-compatible server at the same time
+// each need a connection; once they end, the next ones should reuse
+// them. With Go's default client (2 idle connections per host) every
+// chat of a second wave dialled the server again.
+func TestProviderReusesConnections(t *testing.T) {
+	const chats = 8
+	var dials atomic.Int32
+	// Each wave's requests are answered once all have arrived, so that
+	// they hold their connections at once.
+	arrived := make(chan struct{}, chats)
+	var mu sync.Mutex
+	release := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		wait := release
+		mu.Unlock()
+		arrived <- struct{}{}
+		<-wait
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		// [DONE] and the body's end in one write: the client has read
+		// the whole body when it sees [DONE], so its connection is back
+		// in the pool when the chat returns.
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dials.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	p, err := app.NewProvider(context.Background(), config.Role{Provider: "openai", BaseURL: srv.URL + "/v1", APIKey: "k"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wave := func() {
+		var wg sync.WaitGroup
+		for range chats {
+			wg.Go(func() {
+				_, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "hello"}}}, nil)
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		for range chats {
+			<-arrived
+		}
+		mu.Lock()
+		close(release)
+		release = make(chan struct{})
+		mu.Unlock()
+		wg.Wait()
+	}
+	wave()
+	if n := dials.Load(); n != chats {
+		t.Fatalf("%d chats at once opened %d connections, want %d", chats, n, chats)
+	}
+	wave()
+	if n := dials.Load(); n != chats {
+		t.Errorf("a second wave of %d chats opened %d more connections, want none", chats, n-chats)
 	}
 }

@@ -136,10 +136,22 @@ type Assistant struct {
 	active map[string]*Active
 	wg     sync.WaitGroup
 
-	modelsMu sync.Mutex
-	models   []llm.Model
-	modelsAt time.Time
+	modelsMu     sync.Mutex
+	models       []llm.Model
+	modelsAt     time.Time
+	modelsOK     bool          // models is the list fetched at modelsAt
+	modelsFailed bool          // the last fetch failed (at modelsAt)
+	modelsFetch  chan struct{} // closed when the fetch in flight ends; nil when none is
 }
+
+// Model lists that could not be fetched are not asked for again for
+// failedModelsTTL (or ModelsTTL if shorter): many OpenAI-compatible
+// servers have no model list, and asking on every chat start cost each
+// chat a round trip to the model server, and a burst of chats as many.
+const failedModelsTTL = 10 * time.Second
+
+// modelsFetchTimeout bounds a fetch of the model list that chats share.
+const modelsFetchTimeout = 10 * time.Second
 
 // New returns an assistant.
 func New(o Options) (*Assistant, error) {
@@ -596,10 +608,63 @@ func (as *Assistant) Models(ctx context.Context) ([]llm.Model, error) {
 	ms, err := as.o.Provider.Models(ctx)
 	if err == nil {
 		as.modelsMu.Lock()
-		as.models, as.modelsAt = ms, as.o.Now()
+		as.models, as.modelsAt, as.modelsOK, as.modelsFailed = ms, as.o.Now(), true, false
 		as.modelsMu.Unlock()
 	}
 	return ms, err
+}
+
+// modelList is the provider's model list for a chat's start: the cached
+// one while fresh, else one fetch shared by every chat starting while it
+// runs. ok is false when the provider could not list its models (then
+// or, within failedModelsTTL, the last time it was asked).
+func (as *Assistant) modelList(ctx context.Context) (ms []llm.Model, ok bool) {
+	for {
+		as.modelsMu.Lock()
+		age := as.o.Now().Sub(as.modelsAt)
+		switch {
+		case as.modelsOK && age < as.o.ModelsTTL:
+			ms := as.models
+			as.modelsMu.Unlock()
+			return ms, true
+		case as.modelsFailed && age < min(failedModelsTTL, as.o.ModelsTTL):
+			as.modelsMu.Unlock()
+			return nil, false
+		}
+		wait := as.modelsFetch
+		if wait == nil {
+			done := make(chan struct{})
+			as.modelsFetch = done
+			as.modelsMu.Unlock()
+			return as.fetchModels(ctx, done)
+		}
+		as.modelsMu.Unlock()
+		select {
+		case <-wait:
+			// Look again: the fetch has cached what it found.
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
+// fetchModels asks the provider for its models on behalf of every chat
+// waiting on done, so one chat's leaving does not cancel it for the rest.
+func (as *Assistant) fetchModels(ctx context.Context, done chan struct{}) ([]llm.Model, bool) {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), modelsFetchTimeout)
+	defer cancel()
+	ms, err := as.o.Provider.Models(fctx)
+	as.modelsMu.Lock()
+	as.modelsAt, as.modelsFetch = as.o.Now(), nil
+	if err != nil {
+		as.modelsOK, as.modelsFailed = false, true
+		as.o.Logger.DebugContext(ctx, "model list unavailable; models are not checked", "err", err)
+	} else {
+		as.models, as.modelsOK, as.modelsFailed = ms, true, false
+	}
+	as.modelsMu.Unlock()
+	close(done)
+	return ms, err == nil
 }
 
 // model looks name up in the provider's model list (cached for
@@ -607,15 +672,9 @@ func (as *Assistant) Models(ctx context.Context) ([]llm.Model, error) {
 // refused with the list; without a list (the provider cannot tell) any
 // name is taken and the context length is unknown.
 func (as *Assistant) model(ctx context.Context, name string, named bool) (llm.Model, error) {
-	as.modelsMu.Lock()
-	ms, fresh := as.models, as.models != nil && as.o.Now().Sub(as.modelsAt) < as.o.ModelsTTL
-	as.modelsMu.Unlock()
-	if !fresh {
-		var err error
-		if ms, err = as.Models(ctx); err != nil {
-			as.o.Logger.DebugContext(ctx, "model list unavailable; the model is not checked", "err", err)
-			return llm.Model{Name: name}, nil
-		}
+	ms, ok := as.modelList(ctx)
+	if !ok {
+		return llm.Model{Name: name}, nil
 	}
 	if len(ms) == 0 {
 		return llm.Model{Name: name}, nil

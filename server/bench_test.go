@@ -16,9 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/openai"
 )
@@ -209,7 +211,7 @@ func BenchmarkIdleChatMemory(b *testing.B) {
 // at a fixed rate per stream. Each token's text is "t<unix nanoseconds>"
 // of the moment it was written, so a client reading hearth's stream can
 // tell how long the token took to reach it.
-func wireModel(tokens int, every time.Duration) *httptest.Server {
+func wireModel(tokens int, every time.Duration, written *atomic.Int64) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if r.URL.Path != "/v1/chat/completions" {
@@ -235,6 +237,7 @@ func wireModel(tokens int, every time.Duration) *httptest.Server {
 			if rc.Flush() != nil {
 				return
 			}
+			written.Add(1)
 		}
 		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
 		fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", tokens, tokens+100)
@@ -302,12 +305,12 @@ func liveBytes() uint64 {
 }
 
 // streamingFixture serves hearth's chat API with the OpenAI provider (the
-// one a user configures for any OpenAI-compatible server, with its
-// default HTTP client) against wireModel.
-func streamingFixture(b *testing.B, tokens int, every time.Duration) *fixture {
-	model := wireModel(tokens, every)
+// one a user configures for any OpenAI-compatible server, with the
+// transport app gives it) against wireModel.
+func streamingFixture(b *testing.B, tokens int, every time.Duration, written *atomic.Int64) *fixture {
+	model := wireModel(tokens, every, written)
 	b.Cleanup(model.Close)
-	p, err := openai.New(model.URL+"/v1", "")
+	p, err := openai.New(model.URL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -327,13 +330,15 @@ func streamingFixture(b *testing.B, tokens int, every time.Duration) *fixture {
 // live in the same process.
 func BenchmarkStreaming1000(b *testing.B) {
 	const chats, tokens = 1000, 100
-	f := streamingFixture(b, tokens, 50*time.Millisecond)
+	var written atomic.Int64
+	f := streamingFixture(b, tokens, 50*time.Millisecond, &written)
 	tr := &http.Transport{MaxIdleConnsPerHost: chats}
 	client := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
 	var first, lags []time.Duration
-	var perChat float64
+	var perChat, perToken float64
+	var ended atomic.Int32
 	for b.Loop() {
 		before := liveBytes()
 		results := make([]streamed, chats)
@@ -346,12 +351,25 @@ func BenchmarkStreaming1000(b *testing.B) {
 			wg.Go(func() {
 				started.Done()
 				results[i], errs[i] = streamChat(f, client, body)
+				ended.Add(1)
 			})
 		}
 		started.Wait()
 		// All are streaming now (each lasts 5 s; starting took 2 s).
 		time.Sleep(500 * time.Millisecond)
 		perChat = float64(int64(liveBytes())-int64(before)) / chats / 1024
+		// The CPU a token costs the whole process (fake model and test
+		// client included) while all stream and none starts: from here
+		// until the first chat's stream ends, at least 1 s (on a loaded
+		// machine starting takes longer than a stream, and a few end in
+		// it) and at most 3 s.
+		cpu0, tok0 := cputime.Process(), written.Load()
+		for start := time.Now(); time.Since(start) < time.Second || ended.Load() == 0 && time.Since(start) < 3*time.Second; {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := written.Load() - tok0; n > 0 {
+			perToken = float64((cputime.Process() - cpu0).Microseconds()) / float64(n)
+		}
 		wg.Wait()
 		for i, s := range results {
 			if errs[i] != nil {
@@ -373,24 +391,38 @@ func BenchmarkStreaming1000(b *testing.B) {
 	b.ReportMetric(q(lags, 0.5), "p50-token-lag-ms")
 	b.ReportMetric(q(lags, 0.99), "p99-token-lag-ms")
 	b.ReportMetric(perChat, "KB/streaming-chat")
+	if cputime.Supported {
+		b.ReportMetric(perToken, "cpu-µs/token")
+	}
 }
 
 // BenchmarkStreamingBurst starts 1,000 chats at the same instant against
 // the OpenAI-wire fake model (first token at once, 20 tokens/s, 20
 // tokens) and reports their time to first token as each client sees it.
-func BenchmarkStreamingBurst(b *testing.B) {
-	const chats, tokens = 1000, 20
-	f := streamingFixture(b, tokens, 50*time.Millisecond)
+func BenchmarkStreamingBurst(b *testing.B) { burst(b, 20) }
+
+// BenchmarkChatStartCPU is the burst with chats of one token: its CPU per
+// chat is what starting (and ending) a chat costs the whole process,
+// request, auth, conversation, agent run, model request, stream and save,
+// the fake model's and the test client's share included.
+func BenchmarkChatStartCPU(b *testing.B) { burst(b, 1) }
+
+func burst(b *testing.B, tokens int) {
+	const chats = 1000
+	var written atomic.Int64
+	f := streamingFixture(b, tokens, 50*time.Millisecond, &written)
 	tr := &http.Transport{MaxIdleConnsPerHost: chats}
 	client := &http.Client{Transport: tr}
 	defer tr.CloseIdleConnections()
 	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
 	var first []time.Duration
+	var cpu time.Duration
 	for b.Loop() {
 		results := make([]streamed, chats)
 		errs := make([]error, chats)
 		var wg sync.WaitGroup
 		gate := make(chan struct{})
+		cpu0 := cputime.Process()
 		for i := range chats {
 			wg.Go(func() {
 				<-gate
@@ -399,9 +431,13 @@ func BenchmarkStreamingBurst(b *testing.B) {
 		}
 		close(gate)
 		wg.Wait()
+		cpu += cputime.Process() - cpu0
 		for i, s := range results {
 			if errs[i] != nil {
 				b.Fatal(errs[i])
+			}
+			if s.tokens != tokens {
+				b.Fatalf("chat %d got %d tokens, want %d", i, s.tokens, tokens)
 			}
 			first = append(first, s.firstToken)
 		}
@@ -410,4 +446,8 @@ func BenchmarkStreamingBurst(b *testing.B) {
 	q := func(p float64) float64 { return float64(first[int(p*float64(len(first)-1))].Microseconds()) / 1000 }
 	b.ReportMetric(q(0.5), "p50-first-token-ms")
 	b.ReportMetric(q(0.99), "p99-first-token-ms")
+	if cputime.Supported {
+		// A whole chat: its start, its tokens and its end.
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*chats), "cpu-µs/chat")
+	}
 }

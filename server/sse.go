@@ -1,22 +1,31 @@
 package server
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/hearth-rpg/hearth/agent"
 )
+
+// writeWait is how long a write to a stream may wait on its client.
+const writeWait = 30 * time.Second
+
+// maxKeptLine is the largest line buffer a stream keeps between events:
+// enough for a token's event; a long one's buffer is let go.
+const maxKeptLine = 512
 
 // sse writes server-sent events. Writes may come from several goroutines
 // (the agent loop and the keep-alive ticker).
 type sse struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	failed  bool
-	started bool
-	early   [][]byte // events sent before start, written by start
+	mu       sync.Mutex
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	failed   bool
+	started  bool
+	early    [][]byte  // events sent before start, written by start
+	line     []byte    // the line being written, kept for the next
+	deadline time.Time // the write deadline last set
 }
 
 func newSSE(w http.ResponseWriter) *sse {
@@ -47,9 +56,11 @@ func (s *sse) start() {
 }
 
 // send writes one event as a data line; after a failed write (the client
-// went away) it does nothing.
-func (s *sse) send(v any) {
-	b, err := json.Marshal(v)
+// went away) it does nothing. The event's own encoding is written as it
+// is (json.Marshal would check and compact it again for every token): it
+// is compact JSON, without the newlines that would end a data line.
+func (s *sse) send(e agent.Event) {
+	b, err := e.MarshalJSON()
 	if err != nil {
 		b = []byte(`{"type":"error","message":"an event could not be encoded","recoverable":false}`)
 	}
@@ -72,10 +83,25 @@ func (s *sse) write(b []byte) {
 	if s.failed {
 		return
 	}
-	_ = s.rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
-	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+	s.extendDeadline()
+	s.line = append(append(append(s.line[:0], "data: "...), b...), "\n\n"...)
+	if _, err := s.w.Write(s.line); err != nil {
 		s.failed = true
 	}
+	if cap(s.line) > maxKeptLine {
+		s.line = nil
+	}
+}
+
+// extendDeadline keeps the write deadline about writeWait ahead, moving
+// it at most once a second rather than for every token; s.mu is held.
+func (s *sse) extendDeadline() {
+	now := time.Now()
+	if s.deadline.Sub(now) > writeWait-time.Second {
+		return
+	}
+	s.deadline = now.Add(writeWait)
+	_ = s.rc.SetWriteDeadline(s.deadline)
 }
 
 // comment writes a comment line, which clients ignore: it keeps proxies
@@ -86,8 +112,8 @@ func (s *sse) comment(text string) {
 	if s.failed || !s.started {
 		return
 	}
-	_ = s.rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
-	if _, err := fmt.Fprintf(s.w, ": %s\n\n", text); err != nil {
+	s.extendDeadline()
+	if _, err := s.w.Write([]byte(": " + text + "\n\n")); err != nil {
 		s.failed = true
 		return
 	}

@@ -3,15 +3,12 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	sdk "github.com/openai/openai-go"
 	"github.com/openai/openai-go/option"
-	"github.com/openai/openai-go/packages/param"
-	"github.com/openai/openai-go/shared"
 
 	"github.com/hearth-rpg/hearth/llm"
 )
@@ -21,7 +18,7 @@ import (
 // finishes (or the stream ends). An error from fn stops the call and is
 // returned as it is.
 func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (*llm.Response, error) {
-	params, err := p.params(req)
+	body, err := p.requestBody(req)
 	if err != nil {
 		return nil, err
 	}
@@ -29,12 +26,13 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 		fn = func(llm.Chunk) error { return nil }
 	}
 
-	// The SDK sends the request; the stream is decoded here. The SDK's
-	// own decoder (reflection over its generated types for every chunk)
-	// was half of the CPU a streamed token cost the whole server with
-	// 1,000 chats streaming (server's BenchmarkStreaming1000).
+	// The SDK sends the request (headers, middleware, errors), with the
+	// body encoded here; the stream is decoded here. The SDK's own decoder
+	// (reflection over its generated types for every chunk) was half of
+	// the CPU a streamed token cost the whole server with 1,000 chats
+	// streaming (server's BenchmarkStreaming1000).
 	var raw *http.Response
-	_, err = p.chat.New(ctx, params, option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
+	_, err = p.chat.New(ctx, sdk.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
 	if raw != nil && raw.Body != nil {
 		defer raw.Body.Close()
 	}
@@ -59,10 +57,11 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 			return nil, p.malformed("stream event is not a JSON object: %.100s", raw)
 		}
 		var chunk streamChunk
-		if err = json.Unmarshal(data, &chunk); err != nil {
+		if err = decodeChunk(data, &chunk); err != nil {
 			break
 		}
-		if len(chunk.Error) > 0 {
+		// "error": null is no error (encoding/json keeps the raw null).
+		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
 			err = fmt.Errorf("received error while streaming: %s", chunk.Error)
 			break
 		}
@@ -119,118 +118,6 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	resp.Message.Content = content.String()
 	resp.Message.ToolCalls = calls.list()
 	return resp, nil
-}
-
-// params builds the SDK request for req.
-func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
-	params := sdk.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
-		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
-	}
-	if req.Temperature != nil {
-		params.Temperature = param.NewOpt(*req.Temperature)
-	}
-	if req.MaxTokens > 0 {
-		params.MaxTokens = param.NewOpt(int64(req.MaxTokens))
-	}
-	for i, m := range req.Messages {
-		msg, err := message(m)
-		if err != nil {
-			return params, p.badRequest("message %d: %w", i, err)
-		}
-		params.Messages = append(params.Messages, msg)
-	}
-	for _, t := range req.Tools {
-		schema, err := toolSchema(t.Parameters)
-		if err != nil {
-			return params, p.badRequest("tool %q: %w", t.Name, err)
-		}
-		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			fd.Description = param.NewOpt(t.Description)
-		}
-		params.Tools = append(params.Tools, sdk.ChatCompletionToolParam{Function: fd})
-	}
-	if len(req.Schema) > 0 {
-		if !json.Valid(req.Schema) {
-			return params, p.badRequest("output schema is not valid JSON")
-		}
-		params.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-					Name: "output",
-					// Raw, so that the order of properties (which the
-					// model writes in) is kept.
-					Schema: req.Schema,
-					Strict: param.NewOpt(false),
-				},
-			},
-		}
-	}
-	return params, nil
-}
-
-// message converts one message.
-func message(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
-	if err := m.CheckImages(); err != nil {
-		return sdk.ChatCompletionMessageParamUnion{}, err
-	}
-	switch m.Role {
-	case llm.System:
-		return sdk.SystemMessage(m.Content), nil
-	case llm.User:
-		if len(m.Images) == 0 {
-			return sdk.UserMessage(m.Content), nil
-		}
-		// Images go as content parts beside the text, each a data: URL.
-		var parts []sdk.ChatCompletionContentPartUnionParam
-		if m.Content != "" {
-			parts = append(parts, sdk.TextContentPart(m.Content))
-		}
-		for _, im := range m.Images {
-			parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: im.DataURL()}))
-		}
-		return sdk.UserMessage(parts), nil
-	case llm.ToolRole:
-		if m.ToolCallID == "" {
-			return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool message without tool_call_id")
-		}
-		return sdk.ToolMessage(m.Content, m.ToolCallID), nil
-	case llm.Assistant:
-		var a sdk.ChatCompletionAssistantMessageParam
-		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = param.NewOpt(m.Content)
-		}
-		for _, tc := range m.ToolCalls {
-			args := string(tc.Arguments)
-			if args == "" {
-				args = "{}"
-			}
-			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallParam{
-				ID:       tc.ID,
-				Function: sdk.ChatCompletionMessageToolCallFunctionParam{Name: tc.Name, Arguments: args},
-			})
-		}
-		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
-	}
-	return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
-}
-
-// toolSchema converts a tool's JSON Schema to the SDK's map. Values stay
-// raw JSON so that nested objects keep their order of properties.
-func toolSchema(raw json.RawMessage) (shared.FunctionParameters, error) {
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return shared.FunctionParameters{"type": "object", "properties": map[string]any{}}, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("parameters are not a JSON object: %w", err)
-	}
-	schema := make(shared.FunctionParameters, len(fields))
-	for k, v := range fields {
-		schema[k] = v
-	}
-	return schema, nil
 }
 
 // badRequest is the error for a request this provider cannot send.

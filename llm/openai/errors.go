@@ -74,7 +74,28 @@ func (d *doneReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (d *doneReader) Close() error { return d.rc.Close() }
+// After [DONE] the rest of the body (a chunked body's terminator, which
+// servers send at once) is read in the background before closing, so the
+// connection goes back to the pool: closed unread, it is dropped, and
+// the next chat dials the server again. A server that sends more than
+// maxDrain or keeps the stream open past drainWait loses the connection.
+const (
+	maxDrain  = 4 << 10
+	drainWait = 5 * time.Second
+)
+
+func (d *doneReader) Close() error {
+	if !d.done {
+		return d.rc.Close()
+	}
+	go func() {
+		cut := time.AfterFunc(drainWait, func() { d.rc.Close() })
+		defer cut.Stop()
+		io.CopyN(io.Discard, d.rc, maxDrain)
+		d.rc.Close()
+	}()
+	return nil
+}
 
 // errorMessage finds the message in an error response: OpenAI's
 // {"error": {"message": ...}}, {"error": "..."}, vLLM's {"message": ...},

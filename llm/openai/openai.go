@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	sdk "github.com/openai/openai-go"
@@ -20,6 +21,8 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 type Provider struct {
 	name   string
 	apiKey string // only to scrub it from server messages
+
+	tools toolCache // the tools' JSON, encoded once
 
 	chat       sdk.ChatCompletionService
 	models     sdk.ModelService
@@ -94,6 +97,10 @@ func New(baseURL, apiKey string, opts ...Option) (*Provider, error) {
 	if apiKey != "" {
 		ro = append(ro, option.WithAPIKey(apiKey))
 	}
+	// Clipped: every SDK call appends its own options to this slice
+	// (append(r.Options[:], opts...)), and with spare capacity concurrent
+	// calls would write into the same array and swap their responses.
+	ro = slices.Clip(ro)
 	// The services are built directly rather than through sdk.NewClient,
 	// which would add OPENAI_API_KEY, OPENAI_ORG_ID and the like from the
 	// environment to every request.

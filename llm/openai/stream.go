@@ -9,16 +9,8 @@ import (
 
 // streamChunk is the part of a chat.completion.chunk Hearth reads.
 type streamChunk struct {
-	Choices []struct {
-		Index int64 `json:"index"`
-		Delta struct {
-			Content   string          `json:"content"`
-			Refusal   string          `json:"refusal"`
-			ToolCalls []deltaToolCall `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
+	Choices []chunkChoice `json:"choices"`
+	Usage   *struct {
 		PromptTokens        int64 `json:"prompt_tokens"`
 		CompletionTokens    int64 `json:"completion_tokens"`
 		PromptTokensDetails struct {
@@ -27,6 +19,17 @@ type streamChunk struct {
 	} `json:"usage"`
 	// Error is set when the server reports a failure inside the stream.
 	Error json.RawMessage `json:"error"`
+}
+
+// chunkChoice is one choice of a chunk.
+type chunkChoice struct {
+	Index int64 `json:"index"`
+	Delta struct {
+		Content   string          `json:"content"`
+		Refusal   string          `json:"refusal"`
+		ToolCalls []deltaToolCall `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason string `json:"finish_reason"`
 }
 
 // deltaToolCall is a piece of a streamed tool call.

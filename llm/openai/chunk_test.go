@@ -1,0 +1,99 @@
+package openai
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// chunkSamples are chunks as servers send them, and odd ones.
+var chunkSamples = []string{
+	// OpenAI
+	`{"id":"chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT","object":"chat.completion.chunk","created":1741569952,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_0d4c3a5a4a","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}`,
+	`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" jump drive"},"logprobs":null,"finish_reason":null}]}`,
+	`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`,
+	`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":12,"total_tokens":21,"prompt_tokens_details":{"cached_tokens":0}}}`,
+	// vLLM, llama.cpp, Ollama's OpenAI endpoint
+	`{"id":"cmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Dé 🎲"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":5,"total_tokens":6,"completion_tokens":1}}`,
+	`{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"x","reasoning_content":null}}],"created":1,"id":"c","model":"m","system_fingerprint":"b1","object":"chat.completion.chunk","timings":{"prompt_n":1,"predicted_per_second":41.5}}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"dice_roll","arguments":"{\"formula\":"}}]}}]}`,
+	`{"error":{"message":"overloaded","type":"server_error"}}`,
+	`{"error":null,"choices":[{"index":0,"delta":{"content":"a"}}]}`,
+	// Escapes, odd keys and values
+	`{"choices":[{"index":0,"delta":{"content":"line\nbreak \"quoted\" \u00e9 \ud83c\udfb2"}}]}`,
+	`{"Choices":[{"index":0,"delta":{"content":"a"}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"a"}}],"choices":[{"index":1}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"a","CONTENT":"b"}}]}`,
+	`{"choices":[{"index":1.0,"delta":{"content":"a"}}]}`,
+	`{"choices":[{"index":-0,"delta":null,"finish_reason":"length"}],"x":[1,-2.5e+3,true,false,null,{"y":[]}]}`,
+	`{"choices":null}`,
+	`{"choices":[]}`,
+	`{"choices":[null]}`,
+	`{"choices":[{"index":0,"delta":{"content":5}}]}`,
+	"{\"choices\":[{\"delta\":{\"content\":\"bad \xff utf-8\"}}]}",
+	` { "choices" : [ { "index" : 2 , "delta" : { "content" : "spaced" } } ] } `,
+	`{"choices":[{"index":0}]} x`,
+	`{"choices":[{"index":0}]`,
+	`{"x":01}`,
+	`{}`,
+}
+
+// The fast path reads the text chunks of every server above (and leaves
+// the rest to encoding/json).
+func TestTextChunksTakeTheFastPath(t *testing.T) {
+	for _, s := range chunkSamples[:6] {
+		var c streamChunk
+		if !decodeTextChunk([]byte(s), &c) && !json.Valid([]byte(s)) {
+			t.Errorf("not JSON: %s", s)
+		}
+		if s != chunkSamples[3] && s != chunkSamples[4] && !decodeTextChunk([]byte(s), &c) {
+			t.Errorf("a text chunk was left to encoding/json: %s", s)
+		}
+	}
+	for _, s := range chunkSamples {
+		checkChunk(t, []byte(s))
+	}
+}
+
+// FuzzDecodeChunk holds decodeChunk to encoding/json: the same chunk, or
+// an error where encoding/json gives one.
+func FuzzDecodeChunk(f *testing.F) {
+	for _, s := range chunkSamples {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkChunk(t, data) })
+}
+
+func checkChunk(t *testing.T, data []byte) {
+	t.Helper()
+	var want, got streamChunk
+	wantErr := json.Unmarshal(data, &want)
+	err := decodeChunk(data, &got)
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q: decodeChunk said %v, encoding/json %v", data, err, wantErr)
+	}
+	if err == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: decodeChunk read %+v, encoding/json %+v", data, got, want)
+	}
+}
+
+// BenchmarkChunkDecode decodes a text chunk as OpenAI sends it.
+func BenchmarkChunkDecode(b *testing.B) {
+	data := []byte(chunkSamples[1])
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte, *streamChunk) error
+	}{
+		{"encoding-json", func(d []byte, c *streamChunk) error { return json.Unmarshal(d, c) }},
+		{"provider", decodeChunk},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				var c streamChunk
+				if err := bc.decode(data, &c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

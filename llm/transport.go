@@ -1,0 +1,28 @@
+package llm
+
+import (
+	"net/http"
+	"time"
+)
+
+// ServerIdleConnsPerHost is how many idle connections ServerTransport
+// keeps to one model server. Go's default is 2: on a server with
+// hundreds of chats streaming from one model server at once, every chat
+// after those 2 opened a new TCP connection (and TLS session) to it.
+const ServerIdleConnsPerHost = 1024
+
+// ServerTransport is an HTTP transport sized for a server talking to
+// model servers: Go's default transport (proxy from the environment,
+// HTTP/2 where offered, the same dial and TLS timeouts) keeping up to
+// ServerIdleConnsPerHost idle connections per host, closed after 90 s
+// idle. A response's headers are awaited at most 10 minutes (a model
+// server loading a large model can take minutes); the body of a stream
+// is not limited.
+func ServerTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 4 * ServerIdleConnsPerHost
+	t.MaxIdleConnsPerHost = ServerIdleConnsPerHost
+	t.IdleConnTimeout = 90 * time.Second
+	t.ResponseHeaderTimeout = 10 * time.Minute
+	return t
+}
