@@ -22,6 +22,11 @@ type slab struct {
 	access []int8  // the chunk's access level, checked on every scan
 	data   []float32
 	slot   map[int64]int32
+	// Sign bits of each vector (vecmath.AppendSigns) and how many are
+	// set: what the approximate search estimates from (the few vectors
+	// in extra are always scored exactly, so only the base's are read).
+	signs []uint64
+	pop   []int32
 }
 
 func (s *slab) vec(i, dim int) []float32 {
@@ -36,6 +41,9 @@ func (s *slab) add(n int64, acc int8, v []float32) {
 	s.rows = append(s.rows, n)
 	s.access = append(s.access, acc)
 	s.data = append(s.data, v...)
+	var pop int
+	s.signs, pop = vecmath.AppendSigns(s.signs, v)
+	s.pop = append(s.pop, int32(pop))
 }
 
 // vectorCache is every stored vector as of one entry of lore_vector_log:
@@ -126,6 +134,8 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 			access: make([]int8, 0, count),
 			data:   make([]float32, 0, count*dim),
 			slot:   make(map[int64]int32, count),
+			signs:  make([]uint64, 0, count*vecmath.SignWords(dim)),
+			pop:    make([]int32, 0, count),
 		},
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT v.chunk, c.access, v.vec FROM lore_vectors v
@@ -151,6 +161,9 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 		if b.data, err = embedding.Decode(b.data, blob); err != nil {
 			return nil, fmt.Errorf("load the lore vector of row %d: %w", n, err)
 		}
+		var pop int
+		b.signs, pop = vecmath.AppendSigns(b.signs, b.data[len(b.data)-dim:])
+		b.pop = append(b.pop, int32(pop))
 		b.slot[n] = int32(len(b.rows))
 		b.rows = append(b.rows, n)
 		b.access = append(b.access, int8(acc))

@@ -1,0 +1,134 @@
+package sqliteindex
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/hearth-rpg/hearth/embedding"
+)
+
+// deadAndExtra marks about one base slot in twenty dead and adds extra
+// vectors, as catching up with writes does.
+func deadAndExtra(rng *rand.Rand, vc *vectorCache, extra int) {
+	n := len(vc.base.rows)
+	vc.dead = make([]uint64, (n+63)/64)
+	for i := 0; i < n; i += 1 + rng.IntN(40) {
+		vc.dead[i/64] |= 1 << (i % 64)
+		vc.ndead++
+	}
+	for i := range extra {
+		vc.extra.add(int64(3*n+10+i), int8(1+rng.IntN(4)), randomUnit(rng, vc.dim))
+	}
+}
+
+// TestSearchAllCandidates: with at least as many candidates as rows, the
+// approximate search re-ranks every readable row and so equals the exact
+// scan, hit for hit and bit for bit, with roles, filters, dead slots and
+// extra vectors, split across goroutines or not.
+func TestSearchAllCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tt := range []struct{ n, extra, dim int }{
+		{1, 0, 384},
+		{1000, 17, 5},
+		{parallelFrom + 3001, 9, 64},
+	} {
+		vc := randomCache(rng, tt.n, tt.dim)
+		deadAndExtra(rng, vc, tt.extra)
+		var pool sync.Pool
+		var allowed []int64
+		for i := range tt.n + tt.extra {
+			if rng.IntN(3) == 0 {
+				allowed = append(allowed, int64(3*i+1))
+			}
+		}
+		allowed = append(allowed, int64(3*tt.n+10)) // an extra row
+		for _, role := range []int{1, 4} {
+			for _, k := range []int{1, 10, 40} {
+				for _, filter := range [][]int64{nil, allowed} {
+					q := randomUnit(rng, tt.dim)
+					want := vc.scan(q, role, k, filter)
+					got := vc.search(q, role, k, filter, tt.n+tt.extra, &pool)
+					if len(got) == 0 && len(want) == 0 {
+						continue
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("n=%d role=%d k=%d filtered=%v: %v, exact %v", tt.n, role, k, filter != nil, got[:min(3, len(got))], want[:min(3, len(want))])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSearchFewCandidates holds the approximate search with few
+// candidates to what it promises: every hit readable and allowed, scored
+// exactly (the same bits as the exact scan), best first; and a query
+// close to one stored vector finds it first, however many rows there are
+// and however far down the estimate ranks the true best.
+func TestSearchFewCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n, dim = parallelFrom + 3001, 384
+	vc := randomCache(rng, n, dim)
+	deadAndExtra(rng, vc, 9)
+	var pool sync.Pool
+	var allowed []int64
+	for i := range n {
+		if i%2 == 0 {
+			allowed = append(allowed, int64(3*i+1))
+		}
+	}
+	in := map[int64]bool{}
+	for _, r := range allowed {
+		in[r] = true
+	}
+	for trial := range 40 {
+		role := 1 + trial%4
+		var filter []int64
+		if trial%3 == 0 {
+			filter = allowed
+		}
+		// A live readable slot to aim at, allowed by the filter.
+		var target int
+		for {
+			target = rng.IntN(n)
+			if !vc.isDead(target) && int(vc.base.access[target]) <= role && (filter == nil || in[vc.base.rows[target]]) {
+				break
+			}
+		}
+		q := make([]float32, dim)
+		for j, x := range vc.base.vec(target, dim) {
+			q[j] = x + 0.03*float32(rng.NormFloat64())
+		}
+		embedding.Normalize(q)
+		got := vc.search(q, role, 10, filter, 64, &pool)
+		if len(got) != 10 {
+			t.Fatalf("trial %d: %d hits, want 10", trial, len(got))
+		}
+		if got[0].n != vc.base.rows[target] {
+			t.Fatalf("trial %d: first hit row %d (%v), want the near-duplicate row %d", trial, got[0].n, got[0].score, vc.base.rows[target])
+		}
+		for i, h := range got {
+			s, acc, v := vc.base.slot[h.n], int8(0), []float32(nil)
+			if e, ok := vc.extra.slot[h.n]; ok {
+				acc, v = vc.extra.access[e], vc.extra.vec(int(e), dim)
+			} else {
+				if vc.isDead(int(s)) {
+					t.Fatalf("trial %d: row %d is dead", trial, h.n)
+				}
+				acc, v = vc.base.access[s], vc.base.vec(int(s), dim)
+			}
+			if int(acc) > role || filter != nil && !in[h.n] {
+				t.Fatalf("trial %d: row %d is not the role's or not allowed", trial, h.n)
+			}
+			if math.Float32bits(h.score) != math.Float32bits(embedding.Dot(q, v)) {
+				t.Fatalf("trial %d: row %d scored %v, exactly %v", trial, h.n, h.score, embedding.Dot(q, v))
+			}
+			if i > 0 && better(got[i-1], h) > 0 {
+				t.Fatalf("trial %d: hits out of order at %d", trial, i)
+			}
+		}
+	}
+}
