@@ -1,9 +1,11 @@
 package sqliteindex
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -64,7 +66,7 @@ func TestSearchAllCandidates(t *testing.T) {
 }
 
 // TestSearchFewCandidates holds the approximate search with few
-// candidates to what it promises: every hit readable and allowed, scored
+// candidates, on sparse queries (which it estimates), to what it promises: every hit readable and allowed, scored
 // exactly (the same bits as the exact scan), best first; and a query
 // close to one stored vector finds it first, however many rows there are
 // and however far down the estimate ranks the true best.
@@ -98,11 +100,22 @@ func TestSearchFewCandidates(t *testing.T) {
 				break
 			}
 		}
+		// The target's 24 largest dimensions: a sparse query, as the
+		// hashing embedder makes of a short text.
+		x := vc.base.vec(target, dim)
+		top := make([]int, dim)
+		for j := range top {
+			top[j] = j
+		}
+		slices.SortFunc(top, func(a, b int) int { return cmp.Compare(math.Abs(float64(x[b])), math.Abs(float64(x[a]))) })
 		q := make([]float32, dim)
-		for j, x := range vc.base.vec(target, dim) {
-			q[j] = x + 0.03*float32(rng.NormFloat64())
+		for _, j := range top[:24] {
+			q[j] = x[j]
 		}
 		embedding.Normalize(q)
+		if d, _ := estimateDims(q, new(approx)); d == nil {
+			t.Fatal("a 24-dimension query is scored exactly, not estimated")
+		}
 		got := vc.search(q, role, 10, filter, 64, &pool)
 		if len(got) != 10 {
 			t.Fatalf("trial %d: %d hits, want 10", trial, len(got))
@@ -130,5 +143,20 @@ func TestSearchFewCandidates(t *testing.T) {
 				t.Fatalf("trial %d: hits out of order at %d", trial, i)
 			}
 		}
+	}
+}
+
+// TestSearchDenseQuery: a query spread evenly over many dimensions is not
+// estimated but scored exactly, however few the candidates.
+func TestSearchDenseQuery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	vc := randomCache(rng, 5000, 384)
+	var pool sync.Pool
+	q := randomUnit(rng, 384)
+	if d, _ := estimateDims(q, new(approx)); d != nil {
+		t.Fatalf("a dense query is estimated from %d dimensions", len(d))
+	}
+	if got, want := vc.search(q, 4, 10, nil, 8, &pool), vc.scan(q, 4, 10, nil); !reflect.DeepEqual(got, want) {
+		t.Fatalf("dense query: %v, exact %v", got, want)
 	}
 }

@@ -19,7 +19,8 @@ import (
 // the GM (who reads every row), keeping the best 40 as a hybrid search
 // with limit 10 asks for. It reports recall@10 against the exact scan
 // (the share of the exact top 10 that the search's top 10 holds, over
-// every query) and p50/p99 wall and CPU time per search.
+// every query), the share of queries estimated rather than scored
+// exactly (see estimateDims), and p50/p99 wall and CPU time per search.
 //
 //	go test ./retrieve/sqliteindex -run '^$' -bench VectorRecall -benchtime 400x -count 1
 func BenchmarkVectorRecall(b *testing.B) {
@@ -52,11 +53,14 @@ func BenchmarkVectorRecall(b *testing.B) {
 		for i, q := range qs {
 			exact[i] = vc.scan(q, int(role), k, nil)
 		}
-		for _, c := range []int{0, 512, 1024, 2048, 4096, 8192} {
+		for _, c := range []int{0, 128, 256, 512, 1024, 2048} {
 			b.Run(fmt.Sprintf("%s/C=%d", role, c), func(b *testing.B) {
 				var pool sync.Pool
-				found, want := 0, 0
+				found, want, estimated := 0, 0, 0
 				for i, q := range qs {
+					if d, _ := estimateDims(q, new(approx)); d != nil {
+						estimated++
+					}
 					f, w := recallAt(exact[i], vc.search(q, int(role), k, nil, c, &pool), 10)
 					found += f
 					want += w
@@ -76,6 +80,7 @@ func BenchmarkVectorRecall(b *testing.B) {
 				lat.Report(b)
 				cpu.ReportCPU(b)
 				b.ReportMetric(float64(found)/float64(max(want, 1)), "recall@10")
+				b.ReportMetric(float64(estimated)/float64(len(qs)), "estimated")
 			})
 		}
 	}

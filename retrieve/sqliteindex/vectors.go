@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,11 +23,13 @@ type slab struct {
 	access []int8  // the chunk's access level, checked on every scan
 	data   []float32
 	slot   map[int64]int32
-	// Sign bits of each vector (vecmath.AppendSigns) and how many are
-	// set: what the approximate search estimates from (the few vectors
-	// in extra are always scored exactly, so only the base's are read).
-	signs []uint64
-	pop   []int32
+	// cols is every vector again, column by column (dimension d of slot
+	// r at cols[d*len(rows)+r]), each value scaled by scale to an int8:
+	// the approximate search's estimate reads only the columns of the
+	// query's largest dimensions. Only the base slab has them (see
+	// index); the few vectors in extra are always scored exactly.
+	cols  []int8
+	scale float32
 }
 
 func (s *slab) vec(i, dim int) []float32 {
@@ -41,9 +44,25 @@ func (s *slab) add(n int64, acc int8, v []float32) {
 	s.rows = append(s.rows, n)
 	s.access = append(s.access, acc)
 	s.data = append(s.data, v...)
-	var pop int
-	s.signs, pop = vecmath.AppendSigns(s.signs, v)
-	s.pop = append(s.pop, int32(pop))
+}
+
+// index builds s.cols from s.data, once every vector has been added.
+func (s *slab) index(dim int) {
+	var m float32
+	for _, x := range s.data {
+		m = max(m, x, -x)
+	}
+	s.scale = 1
+	if m > 0 {
+		s.scale = 127 / m
+	}
+	n := len(s.rows)
+	s.cols = make([]int8, n*dim)
+	for r := range n {
+		for d, x := range s.data[r*dim : (r+1)*dim] {
+			s.cols[d*n+r] = int8(math.Round(float64(x * s.scale)))
+		}
+	}
 }
 
 // vectorCache is every stored vector as of one entry of lore_vector_log:
@@ -134,8 +153,6 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 			access: make([]int8, 0, count),
 			data:   make([]float32, 0, count*dim),
 			slot:   make(map[int64]int32, count),
-			signs:  make([]uint64, 0, count*vecmath.SignWords(dim)),
-			pop:    make([]int32, 0, count),
 		},
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT v.chunk, c.access, v.vec FROM lore_vectors v
@@ -161,9 +178,6 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 		if b.data, err = embedding.Decode(b.data, blob); err != nil {
 			return nil, fmt.Errorf("load the lore vector of row %d: %w", n, err)
 		}
-		var pop int
-		b.signs, pop = vecmath.AppendSigns(b.signs, b.data[len(b.data)-dim:])
-		b.pop = append(b.pop, int32(pop))
 		b.slot[n] = int32(len(b.rows))
 		b.rows = append(b.rows, n)
 		b.access = append(b.access, int8(acc))
@@ -171,6 +185,7 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 	if err := rows.Err(); err != nil {
 		return nil, ix.explain("load the lore vectors", err)
 	}
+	vc.base.index(dim)
 	return vc, nil
 }
 
