@@ -63,7 +63,7 @@ func WithEmbedder(e embedding.Embedder) Option {
 }
 
 // WithVectorCandidates sets how many chunks a vector search scores
-// exactly, picked first by an estimate from one sign bit a dimension:
+// exactly, picked first by an estimate from the query's largest dimensions:
 // fewer is faster, more misses fewer of the true best. 0 scores every
 // chunk exactly. Without this option, DefaultVectorCandidates applies.
 func WithVectorCandidates(c int) Option {
