@@ -155,12 +155,7 @@ func highest(keys, rows, hist []int32, n int, o IndexOptions, out []int32) []int
 	if n < o.ExactBelow || n <= want {
 		want = n
 	}
-	cut, above := len(hist)-1, 0 // keys above cut number above
-	for cut >= 0 && above+int(hist[cut]) < want {
-		above += int(hist[cut])
-		cut--
-	}
-	atCut := want - above // how many keys equal to cut to keep
+	cut, atCut := vecmath.Cut(hist, want)
 	out = out[:0]
 	for i, k := range keys {
 		keep := int(k) > cut

@@ -1,5 +1,7 @@
 // Package vecmath computes float32 dot products for exact vector scans:
-// one pair, a run of rows stored end to end, or rows picked by index.
+// one pair, a run of rows stored end to end, or rows picked by index; and
+// the sign-bit estimate that picks candidates for an exact re-rank (one
+// bit a stored dimension, four a query dimension, AND and popcount).
 //
 // Every function gives bit-for-bit the same result on every platform:
 // element i is accumulated into lane i mod 4 in order, each product

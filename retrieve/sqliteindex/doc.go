@@ -9,8 +9,10 @@
 // be rebuilt from its sources; New shares the data directory's handle.
 //
 // A search narrows by metadata and by the reader's role in SQL, ranks the
-// survivors by BM25 and, when an embedder is configured, by an exact scan
-// over their vectors, fuses the two rankings and fits the result to the query's
+// survivors by BM25 and, when an embedder is configured, by vector
+// similarity (approx.go: the rows whose estimate from a few int8 columns
+// is highest, scored exactly; WithVectorCandidates(0) scans every vector
+// exactly), fuses the two rankings and fits the result to the query's
 // limit and token budget. When a query's rare words decide its top
 // matches, only the rows holding them are scored (rarefirst.go): BM25's
 // ranking, without scoring every row a common word matches. A chunk above the reader's role is never read
@@ -21,5 +23,8 @@
 // The vectors are kept in memory, loaded in full on first use. Triggers
 // log every chunk whose vector or access level changes (lore_vector_log),
 // so before each scan the cache reads just what changed since it was
-// built, whichever process wrote it; after many changes it reloads.
+// built, whichever process wrote it; after many changes it reloads. The
+// vectors loaded in full are also kept column by column as int8 (a
+// quarter of their size again) for the estimate; those changed since are
+// always scored exactly.
 package sqliteindex

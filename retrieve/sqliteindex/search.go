@@ -244,7 +244,7 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 			return nil, false, false, err
 		}
 	}
-	return vc.scan(vecs[0], role, k, allowed), true, false, nil
+	return vc.search(vecs[0], role, k, allowed, ix.cands, &ix.scratch), true, false, nil
 }
 
 // rowSet returns the rows that pass the role and a filter, ascending.

@@ -38,12 +38,17 @@ type Index struct {
 
 	vmu  sync.Mutex   // held while the vector cache catches up
 	vecs *vectorCache // nil until a vector search needs it
+
+	cands   int       // re-ranked candidates a vector search; 0: exact
+	scratch sync.Pool // *approx
 }
 
 var _ retrieve.Index = (*Index)(nil)
 
 type options struct {
-	emb embedding.Embedder
+	emb      embedding.Embedder
+	cands    int
+	candsSet bool
 }
 
 // Option configures Open.
@@ -57,6 +62,14 @@ func WithEmbedder(e embedding.Embedder) Option {
 	return func(o *options) { o.emb = e }
 }
 
+// WithVectorCandidates sets how many chunks a vector search scores
+// exactly, picked first by an estimate from the query's largest dimensions:
+// fewer is faster, more misses fewer of the true best. 0 scores every
+// chunk exactly. Without this option, DefaultVectorCandidates applies.
+func WithVectorCandidates(c int) Option {
+	return func(o *options) { o.cands, o.candsSet = max(c, 0), true }
+}
+
 // New serves the lore index from the shared handle h, whose migrations
 // must include Migrations. With an embedder, chunks with no vector in its
 // space are embedded before New returns. Close does not close h.
@@ -68,7 +81,10 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Index, error) {
 	if o.emb != nil && o.emb.Dim() <= 0 {
 		return nil, fmt.Errorf("open lore index %s: embedder %s has dimension %d", h.Path(), o.emb.Name(), o.emb.Dim())
 	}
-	ix := &Index{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), emb: o.emb}
+	ix := &Index{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), emb: o.emb, cands: DefaultVectorCandidates}
+	if o.candsSet {
+		ix.cands = o.cands
+	}
 	ix.stmts.db = ix.r
 	if err := ix.prepare(ctx); err != nil {
 		ix.Close()

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,6 +23,13 @@ type slab struct {
 	access []int8  // the chunk's access level, checked on every scan
 	data   []float32
 	slot   map[int64]int32
+	// cols is every vector again, column by column (dimension d of slot
+	// r at cols[d*len(rows)+r]), each value scaled by scale to an int8:
+	// the approximate search's estimate reads only the columns of the
+	// query's largest dimensions. Only the base slab has them (see
+	// index); the few vectors in extra are always scored exactly.
+	cols  []int8
+	scale float32
 }
 
 func (s *slab) vec(i, dim int) []float32 {
@@ -36,6 +44,25 @@ func (s *slab) add(n int64, acc int8, v []float32) {
 	s.rows = append(s.rows, n)
 	s.access = append(s.access, acc)
 	s.data = append(s.data, v...)
+}
+
+// index builds s.cols from s.data, once every vector has been added.
+func (s *slab) index(dim int) {
+	var m float32
+	for _, x := range s.data {
+		m = max(m, x, -x)
+	}
+	s.scale = 1
+	if m > 0 {
+		s.scale = 127 / m
+	}
+	n := len(s.rows)
+	s.cols = make([]int8, n*dim)
+	for r := range n {
+		for d, x := range s.data[r*dim : (r+1)*dim] {
+			s.cols[d*n+r] = int8(math.Round(float64(x * s.scale)))
+		}
+	}
 }
 
 // vectorCache is every stored vector as of one entry of lore_vector_log:
@@ -158,6 +185,7 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 	if err := rows.Err(); err != nil {
 		return nil, ix.explain("load the lore vectors", err)
 	}
+	vc.base.index(dim)
 	return vc, nil
 }
 

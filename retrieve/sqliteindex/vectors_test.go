@@ -17,6 +17,7 @@ func randomCache(rng *rand.Rand, n, dim int) *vectorCache {
 		row := int64(3*i + 1) // row numbers need not be dense
 		vc.base.add(row, int8(1+rng.IntN(4)), randomUnit(rng, dim))
 	}
+	vc.base.index(dim)
 	return vc
 }
 
