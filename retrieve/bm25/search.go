@@ -15,9 +15,10 @@ type Hit struct {
 // Search returns the k best documents for terms joined by OR, best
 // first, equal scores by ascending row. Each term is one phrase of
 // FTS5's BM25 and must be a single token (see Tokens): the caller
-// tokenizes. accept, when not nil, is asked about each candidate's row
-// before it is scored; rows it rejects are never ranked.
-func (ix *Index) Search(terms []string, k int, accept func(row int64) bool) []Hit {
+// tokenizes. accept, when not nil, is asked about each candidate before
+// it is scored, by its position in Rows; documents it rejects are never
+// ranked.
+func (ix *Index) Search(terms []string, k int, accept func(doc int) bool) []Hit {
 	if k <= 0 || ix.n == 0 || len(terms) == 0 {
 		return nil
 	}
@@ -107,7 +108,7 @@ func (c *cursor) blockBound(d uint32) (bound float64, next uint32) {
 
 type searcher struct {
 	ix     *Index
-	accept func(int64) bool
+	accept func(int) bool
 	k      int
 	top    []Hit // a heap, worst at 0
 }
@@ -213,7 +214,7 @@ func (s *searcher) run(terms []string) []Hit {
 		if d == done {
 			break
 		}
-		if s.accept != nil && !s.accept(ix.rows[d]) {
+		if s.accept != nil && !s.accept(int(d)) {
 			for _, c := range cs[essential:] {
 				if c.doc() == d {
 					c.next()

@@ -133,13 +133,15 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 				terms = append(terms, "absent")
 			}
 			k := 1 + r.IntN(50)
-			var accept func(int64) bool
+			var accept func(int) bool
+			var acceptRow func(int64) bool
 			if q%3 == 1 {
 				m := int64(2 + r.IntN(5))
-				accept = func(row int64) bool { return row%m != 0 }
+				acceptRow = func(row int64) bool { return row%m != 0 }
+				accept = func(d int) bool { return acceptRow(ix.Rows()[d]) }
 			}
 			got := ix.Search(terms, k, accept)
-			want := bruteForce(cp, rows, weights, terms, k, accept)
+			want := bruteForce(cp, rows, weights, terms, k, acceptRow)
 			if !sameHits(got, want) {
 				t.Fatalf("seed %d query %d %v k %d:\n got %v\nwant %v", seed, q, terms, k, got, want)
 			}

@@ -146,6 +146,9 @@ type ranked struct {
 // Otherwise, when a few rare words decide the top k, only the rows
 // holding them are scored (rareFirst).
 func (ix *Index) fullText(ctx context.Context, gen int64, text, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
+	if hits, ok, err := ix.memSearch(ctx, gen, text, role, f, cond, args, k); err != nil || ok {
+		return hits, err
+	}
 	if !selective(f) {
 		hits, ok, err := ix.rareFirst(ctx, gen, retrieve.Terms(text), role, cond, args, k, rareRows)
 		if err != nil || ok {

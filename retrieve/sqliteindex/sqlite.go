@@ -38,6 +38,8 @@ type Index struct {
 
 	vmu  sync.Mutex   // held while the vector cache catches up
 	vecs *vectorCache // nil until a vector search needs it
+
+	mem memText // full text in memory (memtext.go)
 }
 
 var _ retrieve.Index = (*Index)(nil)
@@ -70,6 +72,7 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Index, error) {
 	}
 	ix := &Index{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), emb: o.emb}
 	ix.stmts.db = ix.r
+	ix.mem.start()
 	if err := ix.prepare(ctx); err != nil {
 		ix.Close()
 		return nil, err
@@ -113,6 +116,7 @@ func (ix *Index) Path() string { return ix.path }
 // Close releases the index's statements, and closes the database when
 // Open opened it.
 func (ix *Index) Close() error {
+	ix.mem.close()
 	ix.vmu.Lock()
 	ix.vecs = nil
 	ix.vmu.Unlock()

@@ -1,0 +1,290 @@
+package sqliteindex
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/bm25"
+)
+
+// Full text in memory. FTS5 scores every row a query matches, and over
+// 100,000 chunks of real prose a question's words match most of them
+// (a BM25 in C at a few µs a row: hundreds of ms). The index also keeps
+// its full text in a retrieve/bm25 index, built from lore_chunks in the
+// background, which ranks exactly as FTS5's bm25(3.0, 1.0, 2.0) but
+// scores only the rows that can reach the top k.
+//
+// It serves a search only when it was built at the generation the
+// search reads (migrations/0003): any write, by this process or
+// another, makes it stale, FTS5 serves as before, and the next search
+// starts a rebuild. Until it is first built FTS5 serves too. A build
+// checks its token counts row by row against FTS5's own (lore_fts_docsize):
+// if the tokenizers ever disagree, the memory index is not used.
+
+// memText holds the newest built snapshot and the state of a build.
+type memText struct {
+	mu       sync.Mutex
+	snap     *memSnapshot
+	building bool
+	failed   error // the last build's error, kept until one succeeds
+	stats    memStats
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// memSnapshot is the full text of one generation of the index.
+type memSnapshot struct {
+	gen    int64
+	ix     *bm25.Index
+	access []uint8 // per document of ix, in ix.Rows() order
+}
+
+// memStats describes the last build, for benchmarks and tests.
+type memStats struct {
+	Docs, Terms     int
+	Postings, Bytes int64
+	Build           time.Duration
+}
+
+// Column weights of lore_fts's rank (migrations/0001).
+var ftsWeights = []float64{3, 1, 2}
+
+func (m *memText) start() {
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+}
+
+func (m *memText) close() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.wg.Wait()
+}
+
+// memSearch ranks text's terms over the memory index, applying the role
+// and filter to each candidate before it is scored. ok is false when the
+// memory index cannot answer for generation gen (not built, stale, or a
+// term that is not one token), and the caller asks FTS5.
+func (ix *Index) memSearch(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, cond string, args []any, k int) (_ []hit, ok bool, _ error) {
+	found, ok, err := ix.memRank(ctx, gen, text, role, f, cond, args, k)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	hits := make([]hit, len(found))
+	for i, h := range found {
+		hits[i] = hit{n: h.Row, score: float32(h.Score)}
+	}
+	return hits, true, nil
+}
+
+// memRank is memSearch with BM25's own scores.
+func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, cond string, args []any, k int) (_ []bm25.Hit, ok bool, _ error) {
+	snap := ix.memSnapshot(gen)
+	if snap == nil {
+		return nil, false, nil
+	}
+	var terms []string
+	for _, w := range retrieve.Terms(text) {
+		toks := bm25.Tokens(w)
+		if len(toks) != 1 {
+			return nil, false, nil // a phrase or nothing: FTS5's own reading
+		}
+		terms = append(terms, toks[0])
+	}
+	if len(terms) == 0 {
+		return nil, false, nil
+	}
+	accept := func(d int) bool { return int(snap.access[d]) <= role }
+	if !f.IsZero() {
+		// The filter is answered in SQL, as every other path answers it,
+		// and the rows it admits are marked by document.
+		rows, err := ix.rowSet(ctx, role, cond, args)
+		if err != nil {
+			return nil, false, err
+		}
+		allowed := make([]bool, snap.ix.Docs())
+		all := snap.ix.Rows()
+		j := 0
+		for _, r := range rows {
+			for j < len(all) && all[j] < r {
+				j++
+			}
+			if j < len(all) && all[j] == r {
+				allowed[j] = true
+			}
+		}
+		accept = func(d int) bool { return allowed[d] }
+	}
+	return snap.ix.Search(terms, k, accept), true, nil
+}
+
+// memSnapshot returns the snapshot built at gen, or nil; when there is
+// none it starts a build of the index as it now stands.
+func (ix *Index) memSnapshot(gen int64) *memSnapshot {
+	m := &ix.mem
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.snap != nil && m.snap.gen == gen {
+		return m.snap
+	}
+	if !m.building && m.ctx != nil && m.ctx.Err() == nil {
+		m.building = true
+		m.wg.Add(1)
+		go ix.buildMem()
+	}
+	return nil
+}
+
+func (ix *Index) buildMem() {
+	m := &ix.mem
+	defer m.wg.Done()
+	start := time.Now()
+	snap, err := ix.readMem(m.ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.building = false
+	if err != nil {
+		m.failed = err
+		return
+	}
+	m.failed = nil
+	if m.snap == nil || snap.gen >= m.snap.gen {
+		m.snap = snap
+		m.stats = memStats{Docs: snap.ix.Docs(), Terms: snap.ix.Terms(), Postings: snap.ix.Postings(),
+			Bytes: snap.ix.Bytes() + int64(len(snap.access)), Build: time.Since(start)}
+	}
+}
+
+// waitMem builds the memory index for the current generation and waits
+// for it, for tests and benchmarks.
+func (ix *Index) waitMem(ctx context.Context) error {
+	for {
+		gen, err := ix.generation(ctx)
+		if err != nil {
+			return err
+		}
+		if ix.memSnapshot(gen) != nil {
+			return nil
+		}
+		ix.mem.mu.Lock()
+		failed := ix.mem.failed
+		ix.mem.mu.Unlock()
+		if failed != nil {
+			return failed
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// readMem reads every chunk's full-text columns in one read transaction,
+// so the snapshot and its generation agree, and builds the index.
+func (ix *Index) readMem(ctx context.Context) (*memSnapshot, error) {
+	tx, err := ix.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, ix.explain("build the in-memory full text", err)
+	}
+	defer tx.Rollback()
+	var gen int64
+	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM lore_meta WHERE key = 'generation'`).Scan(&gen); err != nil {
+		return nil, ix.explain("build the in-memory full text", err)
+	}
+	bd, err := bm25.NewBuilder(ftsWeights...)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT n, heading, text, tags, access FROM lore_chunks ORDER BY n`)
+	if err != nil {
+		return nil, ix.explain("build the in-memory full text", err)
+	}
+	defer rows.Close()
+	var access []uint8
+	for rows.Next() {
+		var (
+			n                   int64
+			heading, text, tags string
+			level               int
+		)
+		if err := rows.Scan(&n, &heading, &text, &tags, &level); err != nil {
+			return nil, ix.explain("build the in-memory full text", err)
+		}
+		if err := bd.Add(n, heading, text, tags); err != nil {
+			return nil, err
+		}
+		access = append(access, uint8(min(max(level, 0), 255)))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ix.explain("build the in-memory full text", err)
+	}
+	mix := bd.Build()
+	if err := checkLengths(ctx, tx, mix); err != nil {
+		return nil, err
+	}
+	return &memSnapshot{gen: gen, ix: mix, access: access}, nil
+}
+
+// checkLengths compares each row's token count with FTS5's (its docsize
+// shadow table: one SQLite varint per column), so a tokenizer difference
+// is found when building rather than as a wrong ranking.
+func checkLengths(ctx context.Context, tx *sql.Tx, mix *bm25.Index) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, sz FROM lore_fts_docsize ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("build the in-memory full text: read FTS5's row sizes: %w", err)
+	}
+	defer rows.Close()
+	all := mix.Rows()
+	i := 0
+	for rows.Next() {
+		var id int64
+		var sz []byte
+		if err := rows.Scan(&id, &sz); err != nil {
+			return fmt.Errorf("build the in-memory full text: read FTS5's row sizes: %w", err)
+		}
+		if i >= len(all) || all[i] != id {
+			return fmt.Errorf("build the in-memory full text: FTS5 holds row %d, lore_chunks does not agree; rebuild the lore index", id)
+		}
+		total := 0
+		for len(sz) > 0 {
+			v, k := sqliteVarint(sz)
+			if k == 0 {
+				return fmt.Errorf("build the in-memory full text: row %d: bad size record", id)
+			}
+			total += int(v)
+			sz = sz[k:]
+		}
+		if got, _ := mix.Length(id); got != total {
+			return fmt.Errorf("build the in-memory full text: row %d has %d tokens here and %d in FTS5; full text stays with FTS5", id, got, total)
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("build the in-memory full text: read FTS5's row sizes: %w", err)
+	}
+	if i != len(all) {
+		return fmt.Errorf("build the in-memory full text: FTS5 has %d rows, lore_chunks %d; rebuild the lore index", i, len(all))
+	}
+	return nil
+}
+
+// sqliteVarint decodes SQLite's big-endian varint (1 to 9 bytes); k is
+// 0 when b ends first.
+func sqliteVarint(b []byte) (v uint64, k int) {
+	for i := 0; i < len(b); i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}

@@ -1,0 +1,207 @@
+package sqliteindex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/bm25"
+	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
+)
+
+// waitMemTest builds the memory index for the index as it stands.
+func waitMemTest(t testing.TB, ix *Index) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := ix.waitMem(ctx); err != nil {
+		t.Fatalf("build the in-memory full text: %v", err)
+	}
+}
+
+// ftsRank is FTS5's own ranking of text's terms with the role and
+// filter, every match scored, ties by row: the reference.
+func ftsRank(t testing.TB, ix *Index, text string, role int, f retrieve.Filter, k int) []bm25.Hit {
+	t.Helper()
+	cond, args := where(f)
+	rows, err := ix.r.Query(`SELECT lore_fts.rowid, -lore_fts.rank FROM lore_fts JOIN lore_chunks c ON c.n = lore_fts.rowid
+		WHERE lore_fts MATCH ? AND c.access <= ?`+cond+` ORDER BY lore_fts.rank, lore_fts.rowid LIMIT ?`,
+		append(append([]any{matchQuery(text), role}, args...), k)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []bm25.Hit
+	for rows.Next() {
+		var h bm25.Hit
+		if err := rows.Scan(&h.Row, &h.Score); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameRanking reports where two rankings differ: scores position by
+// position (relative 1e-9) and rows, except that rows of equal scores
+// may come in either order.
+func sameRanking(got, want []bm25.Hit) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d hits, want %d", len(got), len(want))
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	for i := range got {
+		if !near(got[i].Score, want[i].Score) {
+			return fmt.Sprintf("hit %d scores %.17g, want %.17g", i, got[i].Score, want[i].Score)
+		}
+		if got[i].Row == want[i].Row {
+			continue
+		}
+		tied := false
+		for j := range want {
+			tied = tied || want[j].Row == got[i].Row && near(want[j].Score, want[i].Score)
+		}
+		if !tied {
+			return fmt.Sprintf("hit %d is row %d, want %d (score %.17g)", i, got[i].Row, want[i].Row, want[i].Score)
+		}
+	}
+	return ""
+}
+
+// TestMemFullTextMatchesFTS5 checks the in-memory index's top k, rows
+// and scores, against FTS5 ranking every match, with roles and filters:
+// over real text (the SRD pack's and the PDFs' paragraphs, recombined by
+// retrievetest, with its 160 SRD queries) and over a generated corpus.
+func TestMemFullTextMatchesFTS5(t *testing.T) {
+	ctx := context.Background()
+	type set struct {
+		name    string
+		files   [][]chunk.Chunk
+		queries []string
+	}
+	var sets []set
+	real := retrievetest.Build(t, 4000, 20, 3)
+	var rq []string
+	for i, q := range retrievetest.Queries(t) {
+		if i%5 == 0 {
+			q.Text += fmt.Sprintf(" tag%02d", i%50) // the tags column, weighted 2
+		}
+		rq = append(rq, q.Text)
+	}
+	sets = append(sets, set{"real text", real.Files, rq})
+	c := newCorpus(21, 400)
+	var gq []string
+	for i := range 60 {
+		if i%2 == 0 {
+			gq = append(gq, c.text(3+i%20))
+		} else {
+			gq = append(gq, c.queryText(1+i%5))
+		}
+		if i%3 == 0 {
+			gq[i] += fmt.Sprintf(" tag%02d", i%50)
+		}
+	}
+	sets = append(sets, set{"generated", c.files(1500, 10), gq})
+	for _, s := range sets {
+		t.Run(s.name, func(t *testing.T) {
+			ix := openTest(t)
+			if err := fill(ctx, ix, s.files); err != nil {
+				t.Fatal(err)
+			}
+			waitMemTest(t, ix)
+			gen, err := ix.generation(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := s.files[3][0], s.files[len(s.files)/2][1]
+			filters := []retrieve.Filter{
+				{},
+				{Packs: []string{a.Pack}},
+				{ExcludePacks: []string{a.Pack, b.Pack}},
+				{ContentTypes: []string{a.ContentType}},
+				{Tags: a.Tags},
+				{EntityIDs: []string{a.EntityID, b.EntityID}},
+			}
+			compared, nonEmpty := 0, 0
+			for qi, text := range s.queries {
+				f := filters[qi%len(filters)]
+				for _, role := range []int{int(access.Player), int(access.GM)} {
+					for _, k := range []int{10, 40} {
+						cond, args := where(f)
+						got, ok, err := ix.memRank(ctx, gen, text, role, f, cond, args, k)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !ok {
+							continue
+						}
+						want := ftsRank(t, ix, text, role, f, k)
+						if d := sameRanking(got, want); d != "" {
+							t.Fatalf("%q, role %d, filter %+v, k %d: %s\n got %v\nwant %v", text, role, f, k, d, got, want)
+						}
+						compared++
+						if len(want) > 0 {
+							nonEmpty++
+						}
+					}
+				}
+			}
+			if compared < len(s.queries)*3 || nonEmpty < compared/2 {
+				t.Fatalf("compared %d rankings (%d non-empty) of %d queries; the test proves little", compared, nonEmpty, len(s.queries))
+			}
+		})
+	}
+}
+
+// TestMemTokensMatchFTS5 checks the Go tokenizer against FTS5's own
+// vocabulary over real text: every token FTS5 indexed, in as many rows,
+// and no other (fts5vocab), besides the row lengths every build checks.
+func TestMemTokensMatchFTS5(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t)
+	if err := fill(ctx, ix, retrievetest.Build(t, 6000, 20, 5).Files); err != nil {
+		t.Fatal(err)
+	}
+	waitMemTest(t, ix)
+	snap := ix.mem.snap
+	if _, err := ix.w.Exec(`CREATE VIRTUAL TABLE temp.lore_vocab USING fts5vocab(main, 'lore_fts', 'row')`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ix.w.Query(`SELECT term, doc FROM temp.lore_vocab`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	terms, bad := 0, 0
+	for rows.Next() {
+		var term string
+		var df int
+		if err := rows.Scan(&term, &df); err != nil {
+			t.Fatal(err)
+		}
+		terms++
+		if got := snap.ix.DocFreq(term); got != df {
+			if bad++; bad <= 10 {
+				t.Errorf("token %q: in %d rows here, %d in FTS5", term, got, df)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if terms != snap.ix.Terms() {
+		t.Errorf("%d distinct tokens here, %d in FTS5", snap.ix.Terms(), terms)
+	}
+	if terms < 5000 {
+		t.Fatalf("only %d tokens; the test proves little", terms)
+	}
+	t.Logf("%d tokens, %d rows agree", terms, snap.ix.Docs())
+}
