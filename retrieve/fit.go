@@ -1,7 +1,9 @@
 package retrieve
 
 import (
+	"iter"
 	"strings"
+	"unicode"
 
 	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/tokens"
@@ -39,13 +41,13 @@ func fit(passages []Passage, budget, limit int) Result {
 	var r Result
 	r.Considered = make([]Passage, len(passages))
 	copy(r.Considered, passages)
-	kept := make(map[string]bool, len(passages))
+	kept := make(map[uint64][]string, len(passages)) // by normalKey: the kept texts
 	for i := range r.Considered {
 		p := &r.Considered[i]
 		n := passageTokens(p.Chunk)
-		key := normalText(p.Chunk.Text)
+		key := normalKey(p.Chunk.Text)
 		switch {
-		case kept[key]:
+		case keptText(kept[key], p.Chunk.Text):
 			p.Trace.Cut = CutDuplicate
 		case limit > 0 && len(r.Passages) >= limit:
 			p.Trace.Cut = CutLimit
@@ -53,7 +55,7 @@ func fit(passages []Passage, budget, limit int) Result {
 			p.Trace.Cut = CutBudget
 		default:
 			p.Trace.Cut = Kept
-			kept[key] = true
+			kept[key] = append(kept[key], p.Chunk.Text)
 			r.Tokens += n
 			r.Passages = append(r.Passages, *p)
 		}
@@ -78,4 +80,64 @@ func passageTokens(c chunk.Chunk) int {
 // normalText is the text two passages must share to be duplicates.
 func normalText(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// normalKey hashes normalText(s) (FNV-1a over its runes) without
+// building it: Fit compares every candidate's text, dozens of passages
+// of a few KB per search.
+func normalKey(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for r := range normalRunes(s) {
+		h = (h ^ uint64(r)) * 1099511628211
+	}
+	return h
+}
+
+// keptText reports whether s is a duplicate of one of kept (texts with
+// s's normalKey).
+func keptText(kept []string, s string) bool {
+	for _, k := range kept {
+		if sameNormal(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameNormal reports normalText(a) == normalText(b).
+func sameNormal(a, b string) bool {
+	next, stop := iter.Pull(normalRunes(b))
+	defer stop()
+	for r := range normalRunes(a) {
+		if q, ok := next(); !ok || q != r {
+			return false
+		}
+	}
+	_, more := next()
+	return !more
+}
+
+// normalRunes yields normalText(s) rune by rune: lower case, words
+// separated by one space, no space at either end.
+func normalRunes(s string) iter.Seq[rune] {
+	return func(yield func(rune) bool) {
+		gap := false
+		started := false
+		for _, r := range s {
+			if unicode.IsSpace(r) {
+				gap = started
+				continue
+			}
+			if gap {
+				if !yield(' ') {
+					return
+				}
+				gap = false
+			}
+			started = true
+			if !yield(unicode.ToLower(r)) {
+				return
+			}
+		}
+	}
 }
