@@ -27,7 +27,8 @@ const (
 // Index. It is not safe for concurrent use.
 type Builder struct {
 	weights []int
-	terms   map[string]uint32
+	terms   map[string]uint32 // stemmed token -> term
+	folded  map[string]uint32 // unstemmed token -> term: stemming once per spelling
 	post    []*building
 	rows    []int64
 	lens    []uint32
@@ -66,7 +67,7 @@ func NewBuilder(weights ...float64) (*Builder, error) {
 		}
 		w[i] = int(x)
 	}
-	return &Builder{weights: w, terms: map[string]uint32{}, scratch: map[uint32]int{}}, nil
+	return &Builder{weights: w, terms: map[string]uint32{}, folded: map[string]uint32{}, scratch: map[uint32]int{}}, nil
 }
 
 // Add indexes one document: row is its key (ascending across calls),
@@ -87,13 +88,18 @@ func (bd *Builder) Add(row int64, cols ...string) error {
 	var length uint32
 	for c, text := range cols {
 		w := bd.weights[c]
-		Tokenize(text, func(tok []byte) {
+		fold(text, func(tok []byte) {
 			length++
-			id, ok := bd.terms[string(tok)]
+			id, ok := bd.folded[string(tok)]
 			if !ok {
-				id = uint32(len(bd.post))
-				bd.terms[string(tok)] = id
-				bd.post = append(bd.post, &building{})
+				spelling := string(tok)
+				st := stem(tok)
+				if id, ok = bd.terms[string(st)]; !ok {
+					id = uint32(len(bd.post))
+					bd.terms[string(st)] = id
+					bd.post = append(bd.post, &building{})
+				}
+				bd.folded[spelling] = id
 			}
 			f, seen := bd.scratch[id]
 			if !seen {
@@ -182,7 +188,7 @@ func (bd *Builder) Build() *Index {
 		ix.datOff[i+1] = uint64(len(ix.data))
 		bd.post[i] = nil
 	}
-	bd.post = nil
+	bd.post, bd.folded = nil, nil
 	return ix
 }
 

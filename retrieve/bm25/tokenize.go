@@ -19,6 +19,12 @@ import (
 // tokens against FTS5's own counts (the lore index checks every row's
 // length when it builds).
 func Tokenize(text string, emit func(tok []byte)) {
+	fold(text, func(tok []byte) { emit(stem(tok)) })
+}
+
+// fold calls emit with each token of text before stemming: unicode61's
+// tokens. emit may change the token's bytes.
+func fold(text string, emit func(tok []byte)) {
 	var buf [128]byte
 	tok := buf[:0]
 	in := false
@@ -33,7 +39,7 @@ func Tokenize(text string, emit func(tok []byte)) {
 				tok, in = append(tok, c+32), true
 			default:
 				if in {
-					emit(stem(tok))
+					emit(tok)
 					tok, in = buf[:0], false
 				}
 			}
@@ -48,13 +54,13 @@ func Tokenize(text string, emit func(tok []byte)) {
 			// A diacritic continues a token and folds to nothing.
 		default:
 			if in {
-				emit(stem(tok))
+				emit(tok)
 				tok, in = buf[:0], false
 			}
 		}
 	}
 	if in {
-		emit(stem(tok))
+		emit(tok)
 	}
 }
 
