@@ -26,15 +26,16 @@ const (
 // Builder collects documents in ascending row order and builds an
 // Index. It is not safe for concurrent use.
 type Builder struct {
-	weights []int
-	terms   map[string]uint32 // stemmed token -> term
-	folded  map[string]uint32 // unstemmed token -> term: stemming once per spelling
-	post    []*building
-	rows    []int64
-	lens    []uint32
-	tokens  int64
-	scratch map[uint32]int // term -> weighted frequency, reused per document
-	order   []uint32
+	weights  []int
+	terms    map[string]uint32 // stemmed token -> term
+	folded   map[string]uint32 // unstemmed token -> term: stemming once per spelling
+	post     []*building
+	rows     []int64
+	lens     []uint32
+	tokens   int64
+	scratch  map[uint32]int // term -> weighted frequency, reused per document
+	postings int64
+	order    []uint32
 }
 
 type building struct {
@@ -113,6 +114,7 @@ func (bd *Builder) Add(row int64, cols ...string) error {
 	for _, id := range bd.order {
 		bd.post[id].add(doc, uint32(bd.scratch[id]))
 	}
+	bd.postings += int64(len(bd.order))
 	bd.rows = append(bd.rows, row)
 	bd.lens = append(bd.lens, length)
 	bd.tokens += int64(length)
@@ -133,6 +135,9 @@ func (p *building) add(doc, freq uint32) {
 	p.df++
 	p.inBlk++
 }
+
+// Postings is the number of (term, document) pairs added so far.
+func (bd *Builder) Postings() int64 { return bd.postings }
 
 // Index is a built, immutable BM25 index.
 type Index struct {

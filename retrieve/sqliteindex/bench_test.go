@@ -322,7 +322,7 @@ func BenchmarkMemBuild(b *testing.B) {
 	var lat, cpu retrievetest.Latencies
 	for b.Loop() {
 		start, startCPU := time.Now(), cputime.Process()
-		snap, err := ix.readMem(ctx)
+		snap, _, err := ix.readMem(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}

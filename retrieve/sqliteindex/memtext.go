@@ -31,6 +31,7 @@ type memText struct {
 	snap     *memSnapshot
 	building bool
 	failed   error // the last build's error, kept until one succeeds
+	failedAt int64 // the generation it failed at: not tried again there
 	stats    memStats
 
 	ctx    context.Context // cancelled by Close
@@ -51,6 +52,11 @@ type memStats struct {
 	Postings, Bytes int64
 	Build           time.Duration
 }
+
+// maxMemPostings bounds the memory index (about 2.4 bytes a posting with
+// its vocabulary and per-row arrays: 100,000 chunks of 150–400 words are
+// 16 million postings, 36 MiB). Past it FTS5 serves alone.
+const maxMemPostings = 200_000_000
 
 // Column weights of lore_fts's rank (migrations/0001).
 var ftsWeights = []float64{3, 1, 2}
@@ -132,6 +138,9 @@ func (ix *Index) memSnapshot(gen int64) *memSnapshot {
 	if m.snap != nil && m.snap.gen == gen {
 		return m.snap
 	}
+	if m.failed != nil && m.failedAt == gen {
+		return nil // it failed at this generation: FTS5 serves until a write
+	}
 	if !m.building && m.ctx != nil && m.ctx.Err() == nil {
 		m.building = true
 		m.wg.Add(1)
@@ -144,12 +153,12 @@ func (ix *Index) buildMem() {
 	m := &ix.mem
 	defer m.wg.Done()
 	start := time.Now()
-	snap, err := ix.readMem(m.ctx)
+	snap, gen, err := ix.readMem(m.ctx)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.building = false
 	if err != nil {
-		m.failed = err
+		m.failed, m.failedAt = err, gen
 		return
 	}
 	m.failed = nil
@@ -187,23 +196,32 @@ func (ix *Index) waitMem(ctx context.Context) error {
 
 // readMem reads every chunk's full-text columns in one read transaction,
 // so the snapshot and its generation agree, and builds the index.
-func (ix *Index) readMem(ctx context.Context) (*memSnapshot, error) {
+// gen is the generation read (-1 when even that failed).
+func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen int64, _ error) {
+	snap, gen, err := ix.readMemAt(ctx)
+	if err != nil {
+		err = fmt.Errorf("%w (full text is served by FTS5 instead)", err)
+	}
+	return snap, gen, err
+}
+
+func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ error) {
+	gen = -1
 	tx, err := ix.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, ix.explain("build the in-memory full text", err)
+		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer tx.Rollback()
-	var gen int64
 	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM lore_meta WHERE key = 'generation'`).Scan(&gen); err != nil {
-		return nil, ix.explain("build the in-memory full text", err)
+		return nil, -1, ix.explain("build the in-memory full text", err)
 	}
 	bd, err := bm25.NewBuilder(ftsWeights...)
 	if err != nil {
-		return nil, err
+		return nil, gen, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT n, heading, text, tags, access FROM lore_chunks ORDER BY n`)
 	if err != nil {
-		return nil, ix.explain("build the in-memory full text", err)
+		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer rows.Close()
 	var access []uint8
@@ -214,21 +232,24 @@ func (ix *Index) readMem(ctx context.Context) (*memSnapshot, error) {
 			level               int
 		)
 		if err := rows.Scan(&n, &heading, &text, &tags, &level); err != nil {
-			return nil, ix.explain("build the in-memory full text", err)
+			return nil, gen, ix.explain("build the in-memory full text", err)
 		}
 		if err := bd.Add(n, heading, text, tags); err != nil {
-			return nil, err
+			return nil, gen, err
+		}
+		if bd.Postings() > maxMemPostings {
+			return nil, gen, fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", maxMemPostings)
 		}
 		access = append(access, uint8(min(max(level, 0), 255)))
 	}
 	if err := rows.Err(); err != nil {
-		return nil, ix.explain("build the in-memory full text", err)
+		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	mix := bd.Build()
 	if err := checkLengths(ctx, tx, mix); err != nil {
-		return nil, err
+		return nil, gen, err
 	}
-	return &memSnapshot{gen: gen, ix: mix, access: access}, nil
+	return &memSnapshot{gen: gen, ix: mix, access: access}, gen, nil
 }
 
 // checkLengths compares each row's token count with FTS5's (its docsize

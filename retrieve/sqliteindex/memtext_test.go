@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -204,4 +205,91 @@ func TestMemTokensMatchFTS5(t *testing.T) {
 		t.Fatalf("only %d tokens; the test proves little", terms)
 	}
 	t.Logf("%d tokens, %d rows agree", terms, snap.ix.Docs())
+}
+
+// TestMemFollowsWrites checks that a write makes the memory index stale
+// at once (a search right after sees the write, from FTS5) and that the
+// rebuilt index ranks the new contents as FTS5 does.
+func TestMemFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t)
+	c := newCorpus(31, 300)
+	files := c.files(300, 10)
+	if err := fill(ctx, ix, files); err != nil {
+		t.Fatal(err)
+	}
+	waitMemTest(t, ix)
+	// Rewrite one file with a word no chunk held.
+	f := files[7]
+	for i := range f {
+		f[i].Text += " zyzzogeton"
+		f[i].Access = access.Player
+	}
+	if err := ix.Upsert(ctx, f[0].Pack, f[0].File, "h2", f); err != nil {
+		t.Fatal(err)
+	}
+	q := retrieve.Query{Text: "zyzzogeton", Role: access.Player, Limit: 40}
+	if got := len(search(t, ix, q).Passages); got != len(f) {
+		t.Fatalf("right after the write: %d passages, want %d", got, len(f))
+	}
+	waitMemTest(t, ix)
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.memSnapshot(gen) == nil {
+		t.Fatal("no memory index for the generation after the write")
+	}
+	cond, args := where(retrieve.Filter{})
+	for _, text := range []string{"zyzzogeton", c.text(8) + " zyzzogeton", c.text(5)} {
+		got, ok, err := ix.memRank(ctx, gen, text, int(access.Player), retrieve.Filter{}, cond, args, 40)
+		if err != nil || !ok {
+			t.Fatalf("memRank: %v, %v", ok, err)
+		}
+		if d := sameRanking(got, ftsRank(t, ix, text, int(access.Player), retrieve.Filter{}, 40)); d != "" {
+			t.Fatalf("%q after the write: %s", text, d)
+		}
+	}
+	ix.results = resultCache{}
+	if got := len(search(t, ix, q).Passages); got != len(f) {
+		t.Fatalf("from the rebuilt index: %d passages, want %d", got, len(f))
+	}
+}
+
+// TestMemStepsAsideWhenFTS5Disagrees makes FTS5's record of one row's
+// length disagree with the Go tokenizer: the build must fail saying so,
+// not be retried at that generation, and FTS5 must go on serving.
+func TestMemStepsAsideWhenFTS5Disagrees(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t)
+	c := newCorpus(32, 300)
+	if err := fill(ctx, ix, c.files(100, 10)); err != nil {
+		t.Fatal(err)
+	}
+	// One varint per column: heading, text, tags.
+	if _, err := ix.w.Exec(`UPDATE lore_fts_docsize SET sz = X'017F01' WHERE id = (SELECT min(id) FROM lore_fts_docsize)`); err != nil {
+		t.Fatal(err)
+	}
+	err := ix.waitMem(ctx)
+	if err == nil || !strings.Contains(err.Error(), "in FTS5; full text stays with FTS5") {
+		t.Fatalf("build: %v, want the length disagreement", err)
+	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.memSnapshot(gen) != nil {
+		t.Fatal("a memory index was built")
+	}
+	ix.mem.mu.Lock()
+	building := ix.mem.building
+	ix.mem.mu.Unlock()
+	if building {
+		t.Fatal("the failed build is being tried again at the same generation")
+	}
+	text := c.text(6)
+	r := search(t, ix, retrieve.Query{Text: text, Role: access.GM, Limit: 10})
+	if len(r.Passages) == 0 {
+		t.Fatalf("%q found nothing with FTS5 serving", text)
+	}
 }

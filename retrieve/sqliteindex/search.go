@@ -145,6 +145,10 @@ type ranked struct {
 //
 // Otherwise, when a few rare words decide the top k, only the rows
 // holding them are scored (rareFirst).
+//
+// All of that is the fallback: while the in-memory index (memtext.go)
+// is built for the generation being searched, it answers instead, with
+// the same scores.
 func (ix *Index) fullText(ctx context.Context, gen int64, text, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
 	if hits, ok, err := ix.memSearch(ctx, gen, text, role, f, cond, args, k); err != nil || ok {
 		return hits, err
