@@ -100,6 +100,7 @@ func BenchmarkSearch(b *testing.B) {
 		filter retrieve.Filter
 	}{
 		{"fulltext", false, retrieve.Filter{}},
+		{"fulltext-one-pack", false, retrieve.Filter{Packs: []string{"pack03"}}},
 		{"hybrid", true, retrieve.Filter{}},
 		{"hybrid-one-pack", true, retrieve.Filter{Packs: []string{"pack03"}}},
 	} {

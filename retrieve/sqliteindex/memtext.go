@@ -169,8 +169,13 @@ func (ix *Index) buildMem() {
 	}
 }
 
-// waitMem builds the memory index for the current generation and waits
-// for it, for tests and benchmarks.
+// WaitFullText waits until the in-memory full text serves the index as
+// it now stands, building it if need be: for tools, tests and
+// benchmarks that must measure it rather than FTS5. It returns the
+// build's error when it cannot be built (FTS5 then serves).
+func (ix *Index) WaitFullText(ctx context.Context) error { return ix.waitMem(ctx) }
+
+// waitMem is WaitFullText.
 func (ix *Index) waitMem(ctx context.Context) error {
 	for {
 		gen, err := ix.generation(ctx)
