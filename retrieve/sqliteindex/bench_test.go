@@ -329,7 +329,7 @@ func BenchmarkMemBuild(b *testing.B) {
 		}
 		lat = append(lat, time.Since(start))
 		cpu = append(cpu, cputime.Process()-startCPU)
-		b.ReportMetric(float64(snap.ix.Bytes()+int64(len(snap.access)))/float64(snap.ix.Postings()), "B/posting")
+		b.ReportMetric(float64(snap.bytes())/float64(snap.ix.Postings()), "B/posting")
 	}
 	lat.Report(b)
 	cpu.ReportCPU(b)

@@ -44,6 +44,124 @@ type memSnapshot struct {
 	gen    int64
 	ix     *bm25.Index
 	access []uint8 // per document of ix, in ix.Rows() order
+	// The columns filter.go tests by value, per document, as ids into
+	// cols[i].names: pack, content type, corpus, location, faction.
+	cols [memCols]memColumn
+}
+
+const (
+	colPack = iota
+	colContentType
+	colCorpus
+	colLocation
+	colFaction
+	memCols
+)
+
+// memColumn is one text column, its values interned.
+type memColumn struct {
+	ids   map[string]uint32
+	names []string
+	of    []uint32 // per document
+}
+
+func (c *memColumn) add(v string) {
+	id, ok := c.ids[v]
+	if !ok {
+		if c.ids == nil {
+			c.ids = map[string]uint32{}
+		}
+		id = uint32(len(c.names))
+		c.ids[v] = id
+		c.names = append(c.names, v)
+	}
+	c.of = append(c.of, id)
+}
+
+// admit marks the ids of the values listed (SQL's IN over the column).
+func (c *memColumn) admit(vals []string) []bool {
+	ok := make([]bool, len(c.names))
+	for _, v := range vals {
+		if id, found := c.ids[v]; found {
+			ok[id] = true
+		}
+	}
+	return ok
+}
+
+// memFilter is filter.go's condition over a snapshot's columns: the
+// fields held per document are tested in Go; the set-valued ones
+// (entities, threads, tags) are asked of SQL, which gives a handful of
+// rows for them.
+func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f retrieve.Filter) (func(d int) bool, error) {
+	g := f.Normalized()
+	type test struct {
+		col  *memColumn
+		ok   []bool
+		want bool // the value must be among ok (false: must not be)
+	}
+	var tests []test
+	in := func(col int, vals []string, want bool) {
+		if len(vals) > 0 {
+			tests = append(tests, test{&snap.cols[col], snap.cols[col].admit(vals), want})
+		}
+	}
+	in(colPack, g.Packs, true)
+	in(colPack, g.ExcludePacks, false)
+	in(colContentType, g.ContentTypes, true)
+	var corpora []string
+	for _, c := range g.Corpora {
+		corpora = append(corpora, string(c))
+	}
+	in(colCorpus, corpora, true)
+	if g.Location != "" {
+		in(colLocation, []string{g.Location}, true)
+	}
+	if g.Faction != "" {
+		in(colFaction, []string{g.Faction}, true)
+	}
+	var allowed []bool
+	if keys := (retrieve.Filter{EntityIDs: g.EntityIDs, Threads: g.Threads, Tags: g.Tags, TagMatch: g.TagMatch}); !keys.IsZero() {
+		cond, args := where(keys)
+		rows, err := ix.rowSet(ctx, role, cond, args)
+		if err != nil {
+			return nil, err
+		}
+		allowed = make([]bool, snap.ix.Docs())
+		all := snap.ix.Rows()
+		j := 0
+		for _, r := range rows {
+			for j < len(all) && all[j] < r {
+				j++
+			}
+			if j < len(all) && all[j] == r {
+				allowed[j] = true
+			}
+		}
+	}
+	return func(d int) bool {
+		if int(snap.access[d]) > role || allowed != nil && !allowed[d] {
+			return false
+		}
+		for _, t := range tests {
+			if t.ok[t.col.of[d]] != t.want {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+// bytes estimates the snapshot's memory.
+func (s *memSnapshot) bytes() int64 {
+	n := s.ix.Bytes() + int64(len(s.access))
+	for _, c := range s.cols {
+		n += int64(len(c.of)) * 4
+		for _, v := range c.names {
+			n += int64(len(v)) + 16 + 24
+		}
+	}
+	return n
 }
 
 // memStats describes the last build, for benchmarks and tests.
@@ -76,8 +194,8 @@ func (m *memText) close() {
 // and filter to each candidate before it is scored. ok is false when the
 // memory index cannot answer for generation gen (not built, stale, or a
 // term that is not one token), and the caller asks FTS5.
-func (ix *Index) memSearch(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, cond string, args []any, k int) (_ []hit, ok bool, _ error) {
-	found, ok, err := ix.memRank(ctx, gen, text, role, f, cond, args, k)
+func (ix *Index) memSearch(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, k int) (_ []hit, ok bool, _ error) {
+	found, ok, err := ix.memRank(ctx, gen, text, role, f, k)
 	if !ok || err != nil {
 		return nil, ok, err
 	}
@@ -89,7 +207,7 @@ func (ix *Index) memSearch(ctx context.Context, gen int64, text string, role int
 }
 
 // memRank is memSearch with BM25's own scores.
-func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, cond string, args []any, k int) (_ []bm25.Hit, ok bool, _ error) {
+func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
 	snap := ix.memSnapshot(gen)
 	if snap == nil {
 		return nil, false, nil
@@ -105,26 +223,9 @@ func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, 
 	if len(terms) == 0 {
 		return nil, false, nil
 	}
-	accept := func(d int) bool { return int(snap.access[d]) <= role }
-	if !f.IsZero() {
-		// The filter is answered in SQL, as every other path answers it,
-		// and the rows it admits are marked by document.
-		rows, err := ix.rowSet(ctx, role, cond, args)
-		if err != nil {
-			return nil, false, err
-		}
-		allowed := make([]bool, snap.ix.Docs())
-		all := snap.ix.Rows()
-		j := 0
-		for _, r := range rows {
-			for j < len(all) && all[j] < r {
-				j++
-			}
-			if j < len(all) && all[j] == r {
-				allowed[j] = true
-			}
-		}
-		accept = func(d int) bool { return allowed[d] }
+	accept, err := ix.memFilter(ctx, snap, role, f)
+	if err != nil {
+		return nil, false, err
 	}
 	return snap.ix.Search(terms, k, accept), true, nil
 }
@@ -165,7 +266,7 @@ func (ix *Index) buildMem() {
 	if m.snap == nil || snap.gen >= m.snap.gen {
 		m.snap = snap
 		m.stats = memStats{Docs: snap.ix.Docs(), Terms: snap.ix.Terms(), Postings: snap.ix.Postings(),
-			Bytes: snap.ix.Bytes() + int64(len(snap.access)), Build: time.Since(start)}
+			Bytes: snap.bytes(), Build: time.Since(start)}
 	}
 }
 
@@ -224,19 +325,21 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 	if err != nil {
 		return nil, gen, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT n, heading, text, tags, access FROM lore_chunks ORDER BY n`)
+	rows, err := tx.QueryContext(ctx, `SELECT n, heading, text, tags, access, pack, content_type, corpus, location, faction FROM lore_chunks ORDER BY n`)
 	if err != nil {
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer rows.Close()
-	var access []uint8
+	snap := &memSnapshot{gen: gen}
 	for rows.Next() {
 		var (
 			n                   int64
 			heading, text, tags string
 			level               int
+			vals                [memCols]string
 		)
-		if err := rows.Scan(&n, &heading, &text, &tags, &level); err != nil {
+		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[colPack], &vals[colContentType], &vals[colCorpus],
+			&vals[colLocation], &vals[colFaction]); err != nil {
 			return nil, gen, ix.explain("build the in-memory full text", err)
 		}
 		if err := bd.Add(n, heading, text, tags); err != nil {
@@ -245,7 +348,10 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 		if bd.Postings() > maxMemPostings {
 			return nil, gen, fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", maxMemPostings)
 		}
-		access = append(access, uint8(min(max(level, 0), 255)))
+		snap.access = append(snap.access, uint8(min(max(level, 0), 255)))
+		for i, v := range vals {
+			snap.cols[i].add(v)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, gen, ix.explain("build the in-memory full text", err)
@@ -254,7 +360,8 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 	if err := checkLengths(ctx, tx, mix); err != nil {
 		return nil, gen, err
 	}
-	return &memSnapshot{gen: gen, ix: mix, access: access}, gen, nil
+	snap.ix = mix
+	return snap, gen, nil
 }
 
 // checkLengths compares each row's token count with FTS5's (its docsize

@@ -130,14 +130,18 @@ func TestMemFullTextMatchesFTS5(t *testing.T) {
 				{ContentTypes: []string{a.ContentType}},
 				{Tags: a.Tags},
 				{EntityIDs: []string{a.EntityID, b.EntityID}},
+				{Location: a.Location},
+				{Corpora: []chunk.Corpus{""}},
+				{Corpora: []chunk.Corpus{chunk.History}},
+				{Packs: []string{a.Pack, b.Pack, "nowhere"}, Tags: b.Tags, TagMatch: retrieve.All},
+				{ExcludePacks: []string{b.Pack}, ContentTypes: []string{a.ContentType, b.ContentType}, Location: b.Location},
 			}
 			compared, nonEmpty := 0, 0
 			for qi, text := range s.queries {
 				f := filters[qi%len(filters)]
 				for _, role := range []int{int(access.Player), int(access.GM)} {
 					for _, k := range []int{10, 40} {
-						cond, args := where(f)
-						got, ok, err := ix.memRank(ctx, gen, text, role, f, cond, args, k)
+						got, ok, err := ix.memRank(ctx, gen, text, role, f, k)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -240,9 +244,8 @@ func TestMemFollowsWrites(t *testing.T) {
 	if ix.memSnapshot(gen) == nil {
 		t.Fatal("no memory index for the generation after the write")
 	}
-	cond, args := where(retrieve.Filter{})
 	for _, text := range []string{"zyzzogeton", c.text(8) + " zyzzogeton", c.text(5)} {
-		got, ok, err := ix.memRank(ctx, gen, text, int(access.Player), retrieve.Filter{}, cond, args, 40)
+		got, ok, err := ix.memRank(ctx, gen, text, int(access.Player), retrieve.Filter{}, 40)
 		if err != nil || !ok {
 			t.Fatalf("memRank: %v, %v", ok, err)
 		}

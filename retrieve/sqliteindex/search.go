@@ -150,7 +150,7 @@ type ranked struct {
 // is built for the generation being searched, it answers instead, with
 // the same scores.
 func (ix *Index) fullText(ctx context.Context, gen int64, text, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
-	if hits, ok, err := ix.memSearch(ctx, gen, text, role, f, cond, args, k); err != nil || ok {
+	if hits, ok, err := ix.memSearch(ctx, gen, text, role, f, k); err != nil || ok {
 		return hits, err
 	}
 	if !selective(f) {
