@@ -208,7 +208,7 @@ func (ix *Index) memSearch(ctx context.Context, gen int64, text string, role int
 
 // memRank is memSearch with BM25's own scores.
 func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
-	snap := ix.memSnapshot(gen)
+	snap := ix.memSnapshot(ctx, gen)
 	if snap == nil {
 		return nil, false, nil
 	}
@@ -230,24 +230,56 @@ func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, 
 	return snap.ix.Search(terms, k, accept), true, nil
 }
 
-// memSnapshot returns the snapshot built at gen, or nil; when there is
-// none it starts a build of the index as it now stands.
-func (ix *Index) memSnapshot(gen int64) *memSnapshot {
+// memSnapshot returns the snapshot of generation gen, or nil, starting a
+// build when there is none. A small index (memSyncRows chunks or fewer,
+// a fraction of a second) is built at once, in the search that asks, so
+// its searches do not change ranking with a build's timing; a larger
+// one in the background while the fallback serves.
+func (ix *Index) memSnapshot(ctx context.Context, gen int64) *memSnapshot {
 	m := &ix.mem
+	m.mu.Lock()
+	if m.snap != nil && m.snap.gen == gen {
+		snap := m.snap
+		m.mu.Unlock()
+		return snap
+	}
+	if m.failed != nil && m.failedAt == gen || m.building || m.ctx == nil || m.ctx.Err() != nil {
+		m.mu.Unlock()
+		return nil
+	}
+	m.building = true
+	m.wg.Add(1)
+	size := -1
+	if m.snap != nil {
+		size = m.snap.ix.Docs()
+	}
+	m.mu.Unlock()
+	if size < 0 {
+		size = ix.countChunks(ctx)
+	}
+	if size > memSyncRows {
+		go ix.buildMem()
+		return nil
+	}
+	ix.buildMem()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.snap != nil && m.snap.gen == gen {
 		return m.snap
 	}
-	if m.failed != nil && m.failedAt == gen {
-		return nil // it failed at this generation: FTS5 serves until a write
-	}
-	if !m.building && m.ctx != nil && m.ctx.Err() == nil {
-		m.building = true
-		m.wg.Add(1)
-		go ix.buildMem()
-	}
 	return nil
+}
+
+// memSyncRows is the largest index built in the search that asks.
+const memSyncRows = 5000
+
+// countChunks counts the chunks, or returns memSyncRows+1 when it cannot.
+func (ix *Index) countChunks(ctx context.Context) int {
+	var n int
+	if err := ix.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM lore_chunks`).Scan(&n); err != nil {
+		return memSyncRows + 1
+	}
+	return n
 }
 
 func (ix *Index) buildMem() {
@@ -283,7 +315,7 @@ func (ix *Index) waitMem(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if ix.memSnapshot(gen) != nil {
+		if ix.memSnapshot(ctx, gen) != nil {
 			return nil
 		}
 		ix.mem.mu.Lock()

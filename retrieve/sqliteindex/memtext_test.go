@@ -241,7 +241,7 @@ func TestMemFollowsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.memSnapshot(gen) == nil {
+	if ix.memSnapshot(ctx, gen) == nil {
 		t.Fatal("no memory index for the generation after the write")
 	}
 	for _, text := range []string{"zyzzogeton", c.text(8) + " zyzzogeton", c.text(5)} {
@@ -281,7 +281,7 @@ func TestMemStepsAsideWhenFTS5Disagrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.memSnapshot(gen) != nil {
+	if ix.memSnapshot(ctx, gen) != nil {
 		t.Fatal("a memory index was built")
 	}
 	ix.mem.mu.Lock()
