@@ -21,7 +21,9 @@ import (
 // It serves a search only when it was built at the generation the
 // search reads (migrations/0003): any write, by this process or
 // another, makes it stale, FTS5 serves as before, and the next search
-// starts a rebuild. Until it is first built FTS5 serves too. A build
+// starts a rebuild (in that search for an index of up to memSyncRows
+// chunks; in the background for a larger one, FTS5 serving until it is
+// ready). A build
 // checks its token counts row by row against FTS5's own (lore_fts_docsize):
 // if the tokenizers ever disagree, the memory index is not used.
 
