@@ -27,9 +27,11 @@
 // lore_chunks per generation of the index (lore_meta's counter, bumped
 // in every writing transaction, read in the same repeatable-read
 // transaction as the rows), so a write by any server makes every
-// server's copy stale at its next search. An index of up to 5,000 chunks
-// is built in the search that finds it stale; a larger one in the
-// background, and until it is ready the ranking below serves.
+// server's copy stale at its next search. It is built when the index
+// opens and when a search finds it stale: at once for up to 5,000
+// chunks (a fraction of a second), so small indexes never rank by
+// anything else; in the background for more, and until it is ready the
+// ranking below serves.
 //
 // # The fallback: how it differs from BM25
 //

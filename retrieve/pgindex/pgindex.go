@@ -111,6 +111,11 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 	}
 	ix.log.Info("lore index: vector search", "mode", string(ix.mode), "how", ix.VectorSearch())
 	ix.mem.start()
+	// Build the in-memory full text: now when the index is small, in the
+	// background when not (the tsvector ranking serves until it is).
+	if gen, err := ix.generation(ctx); err == nil {
+		ix.memSnapshot(ctx, gen)
+	}
 	return ix, nil
 }
 

@@ -21,9 +21,7 @@ import (
 // It serves a search only when it was built at the generation the
 // search reads (migrations/0003): any write, by this process or
 // another, makes it stale, FTS5 serves as before, and the next search
-// starts a rebuild (in that search for an index of up to memSyncRows
-// chunks; in the background for a larger one, FTS5 serving until it is
-// ready). A build
+// starts a rebuild in the background; New starts the first. A build
 // checks its token counts row by row against FTS5's own (lore_fts_docsize):
 // if the tokenizers ever disagree, the memory index is not used.
 
@@ -233,55 +231,23 @@ func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, 
 }
 
 // memSnapshot returns the snapshot of generation gen, or nil, starting a
-// build when there is none. A small index (memSyncRows chunks or fewer,
-// a fraction of a second) is built at once, in the search that asks, so
-// its searches do not change ranking with a build's timing; a larger
-// one in the background while the fallback serves.
+// build in the background when there is none. FTS5 serves meanwhile,
+// with the same scores, so a search does not wait for a build (the first
+// scene of a game is searched while the index is still being built).
 func (ix *Index) memSnapshot(ctx context.Context, gen int64) *memSnapshot {
 	m := &ix.mem
-	m.mu.Lock()
-	if m.snap != nil && m.snap.gen == gen {
-		snap := m.snap
-		m.mu.Unlock()
-		return snap
-	}
-	if m.failed != nil && m.failedAt == gen || m.building || m.ctx == nil || m.ctx.Err() != nil {
-		m.mu.Unlock()
-		return nil
-	}
-	m.building = true
-	m.wg.Add(1)
-	size := -1
-	if m.snap != nil {
-		size = m.snap.ix.Docs()
-	}
-	m.mu.Unlock()
-	if size < 0 {
-		size = ix.countChunks(ctx)
-	}
-	if size > memSyncRows {
-		go ix.buildMem()
-		return nil
-	}
-	ix.buildMem()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.snap != nil && m.snap.gen == gen {
 		return m.snap
 	}
-	return nil
-}
-
-// memSyncRows is the largest index built in the search that asks.
-const memSyncRows = 5000
-
-// countChunks counts the chunks, or returns memSyncRows+1 when it cannot.
-func (ix *Index) countChunks(ctx context.Context) int {
-	var n int
-	if err := ix.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM lore_chunks`).Scan(&n); err != nil {
-		return memSyncRows + 1
+	if m.failed != nil && m.failedAt == gen || m.building || m.ctx == nil || m.ctx.Err() != nil {
+		return nil
 	}
-	return n
+	m.building = true
+	m.wg.Add(1)
+	go ix.buildMem()
+	return nil
 }
 
 func (ix *Index) buildMem() {

@@ -81,6 +81,10 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Index, error) {
 		ix.Close()
 		return nil, err
 	}
+	// Start building the in-memory full text; FTS5 serves until it is.
+	if gen, err := ix.generation(ctx); err == nil {
+		ix.memSnapshot(ctx, gen)
+	}
 	return ix, nil
 }
 
