@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // FTS5's BM25 parameters (fts5_aux.c).
@@ -153,6 +154,8 @@ type Index struct {
 	nTok     int64
 	n        int
 	postings int64
+
+	cursors sync.Pool // of *cursor, reused across searches
 }
 
 // Build finishes the index. The Builder must not be used after.

@@ -106,6 +106,15 @@ func (c *cursor) blockBound(d uint32) (bound float64, next uint32) {
 	return c.w * float64(blk.max) * (1 + 1e-9), blk.last + 1
 }
 
+// getCursor reuses a cursor: each holds two decoded blocks (1 KiB), and
+// a scene's search has one for each of its twenty or thirty words.
+func (ix *Index) getCursor() *cursor {
+	if c, ok := ix.cursors.Get().(*cursor); ok {
+		return c
+	}
+	return new(cursor)
+}
+
 type searcher struct {
 	ix     *Index
 	accept func(int) bool
@@ -166,7 +175,9 @@ func (s *searcher) run(terms []string) []Hit {
 		}
 		c := byTerm[id]
 		if c == nil {
-			c = &cursor{blocks: ix.blocks[ix.blkOff[id]:ix.blkOff[id+1]], data: ix.data[ix.datOff[id]:ix.datOff[id+1]], dec: -1}
+			c = ix.getCursor()
+			defer ix.cursors.Put(c)
+			*c = cursor{blocks: ix.blocks[ix.blkOff[id]:ix.blkOff[id+1]], data: ix.data[ix.datOff[id]:ix.datOff[id+1]], dec: -1, phrase: c.phrase[:0]}
 			byTerm[id] = c
 			cs = append(cs, c)
 		}

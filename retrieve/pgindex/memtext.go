@@ -3,6 +3,7 @@ package pgindex
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -157,11 +158,13 @@ func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f r
 	if g.Faction != "" {
 		in(colFaction, []string{g.Faction}, true)
 	}
-	var allowed []bool
+	var keyed bool
+	var allowed []int64 // ascending
 	if keys := (retrieve.Filter{EntityIDs: g.EntityIDs, Threads: g.Threads, Tags: g.Tags, TagMatch: g.TagMatch}); !keys.IsZero() {
 		var q query
 		q.add(`SELECT c.n FROM lore_chunks c WHERE`)
 		q.where(role, keys)
+		q.add(` ORDER BY c.n`)
 		rows, err := ix.h.Pool().Query(ctx, q.b.String(), q.args...)
 		if err != nil {
 			return nil, ix.explain("filter the lore index's full text", err)
@@ -170,26 +173,17 @@ func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f r
 		if err != nil {
 			return nil, ix.explain("filter the lore index's full text", err)
 		}
-		allowed = make([]bool, snap.ix.Docs())
-		all := snap.ix.Rows()
-		for _, n := range ns {
-			lo, hi := 0, len(all)
-			for lo < hi {
-				mid := (lo + hi) / 2
-				if all[mid] < n {
-					lo = mid + 1
-				} else {
-					hi = mid
-				}
-			}
-			if lo < len(all) && all[lo] == n {
-				allowed[lo] = true
-			}
-		}
+		keyed, allowed = true, ns
 	}
+	all := snap.ix.Rows()
 	return func(d int) bool {
-		if int(snap.access[d]) > role || allowed != nil && !allowed[d] {
+		if int(snap.access[d]) > role {
 			return false
+		}
+		if keyed {
+			if _, ok := slices.BinarySearch(allowed, all[d]); !ok {
+				return false
+			}
 		}
 		for _, t := range tests {
 			if t.ok[t.col.of[d]] != t.want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -120,28 +121,25 @@ func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f r
 	if g.Faction != "" {
 		in(colFaction, []string{g.Faction}, true)
 	}
-	var allowed []bool
+	var keyed bool
+	var allowed []int64 // ascending
 	if keys := (retrieve.Filter{EntityIDs: g.EntityIDs, Threads: g.Threads, Tags: g.Tags, TagMatch: g.TagMatch}); !keys.IsZero() {
 		cond, args := where(keys)
 		rows, err := ix.rowSet(ctx, role, cond, args)
 		if err != nil {
 			return nil, err
 		}
-		allowed = make([]bool, snap.ix.Docs())
-		all := snap.ix.Rows()
-		j := 0
-		for _, r := range rows {
-			for j < len(all) && all[j] < r {
-				j++
-			}
-			if j < len(all) && all[j] == r {
-				allowed[j] = true
-			}
-		}
+		keyed, allowed = true, rows
 	}
+	all := snap.ix.Rows()
 	return func(d int) bool {
-		if int(snap.access[d]) > role || allowed != nil && !allowed[d] {
+		if int(snap.access[d]) > role {
 			return false
+		}
+		if keyed {
+			if _, ok := slices.BinarySearch(allowed, all[d]); !ok {
+				return false
+			}
 		}
 		for _, t := range tests {
 			if t.ok[t.col.of[d]] != t.want {
