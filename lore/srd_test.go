@@ -71,6 +71,10 @@ func srdIndex(t testing.TB, e embedding.Embedder) *sqliteindex.Index {
 	if _, err := lore.IndexPack(ctx, ix, p, tok, nil); err != nil {
 		t.Fatal(err)
 	}
+	// Rank with the in-memory full text, as a server does once it is built.
+	if err := ix.WaitFullText(ctx); err != nil {
+		t.Fatal(err)
+	}
 	return ix
 }
 

@@ -122,6 +122,10 @@ func BenchmarkSearch100k(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { ix.Close() })
+			// Rank with the in-memory full text, as a server does once built.
+			if err := ix.WaitFullText(ctx); err != nil {
+				b.Fatal(err)
+			}
 			return ix
 		}
 	}
@@ -132,6 +136,9 @@ func BenchmarkSearch100k(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { ix.Close() })
+			if err := ix.WaitFullText(ctx); err != nil {
+				b.Fatal(err)
+			}
 			return ix
 		}
 	}

@@ -18,11 +18,24 @@
 // iterative (hnsw.iterative_scan = strict_order), so a narrow filter
 // still yields its k nearest rows.
 //
-// # How ranking differs from BM25
+// # Full text: BM25 in memory
 //
 // Both backends search for the same terms (retrieve.Terms) ORed
-// together. SQLite ranks with FTS5's BM25 (k1 1.2, b 0.75; heading 3,
-// tags 2, text 1). PostgreSQL has no BM25, and its ts_rank knows nothing
+// together, and both rank them by the same BM25: FTS5's tokens and
+// scores (k1 1.2, b 0.75; heading 3, tags 2, text 1) computed by the
+// in-memory index of retrieve/bm25 (memtext.go). It is built from
+// lore_chunks per generation of the index (lore_meta's counter, bumped
+// in every writing transaction, read in the same repeatable-read
+// transaction as the rows), so a write by any server makes every
+// server's copy stale at its next search. It is built when the index
+// opens and when a search finds it stale: at once for up to 5,000
+// chunks (a fraction of a second), so small indexes never rank by
+// anything else; in the background for more, and until it is ready the
+// ranking below serves.
+//
+// # The fallback: how it differs from BM25
+//
+// PostgreSQL has no BM25, and its ts_rank knows nothing
 // of how rare a word is, so a chunk saying "creature" five times would
 // outrank one naming the rare word asked about. pgindex therefore scores
 // a chunk as the sum over the query's terms of
@@ -58,7 +71,8 @@
 //     which chunks (a few hundred tokens) never reach.
 //
 // The SRD question set measures the difference (TestSRDRecall in this
-// package runs both backends on it; BENCHMARKS.md has the figures).
+// package runs both backends and both rankings on it; BENCHMARKS.md has
+// the figures: this fallback scored better on that set than BM25 does).
 //
 // # Vectors
 //

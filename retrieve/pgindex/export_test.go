@@ -60,3 +60,11 @@ func (ix *Index) FullTextHits(ctx context.Context, text string, k int, bound int
 	}
 	return out, err
 }
+
+// SetMemFullText turns the in-memory full text on or off, so a test can
+// measure the tsvector ranking it falls back to.
+func (ix *Index) SetMemFullText(on bool) {
+	ix.mem.mu.Lock()
+	ix.mem.off = !on
+	ix.mem.mu.Unlock()
+}

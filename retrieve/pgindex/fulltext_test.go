@@ -72,6 +72,7 @@ func TestFullTextBoundedCandidates(t *testing.T) {
 	}
 	ctx := context.Background()
 	ix := open(t)
+	ix.SetMemFullText(false) // the bounded tsvector ranking is under test
 	var cs []chunk.Chunk
 	for i := range 3500 {
 		cs = append(cs, chunk.Chunk{Ordinal: i, Text: fmt.Sprintf("the torch burns low in hall %d", i)})

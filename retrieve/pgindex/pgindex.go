@@ -43,7 +43,8 @@ type Index struct {
 	iterative bool
 	pgvector  string // the extension's version, "" when absent
 	tstats    termStats
-	efSearch  int // hnsw.ef_search, before raising it to the candidates wanted; 0 with VectorsPGExact
+	efSearch  int     // hnsw.ef_search, before raising it to the candidates wanted; 0 with VectorsPGExact
+	mem       memText // full text in memory (memtext.go)
 }
 
 var _ retrieve.Index = (*Index)(nil)
@@ -109,6 +110,12 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 		}
 	}
 	ix.log.Info("lore index: vector search", "mode", string(ix.mode), "how", ix.VectorSearch())
+	ix.mem.start()
+	// Build the in-memory full text: now when the index is small, in the
+	// background when not (the tsvector ranking serves until it is).
+	if gen, err := ix.generation(ctx); err == nil {
+		ix.memSnapshot(ctx, gen)
+	}
 	return ix, nil
 }
 
@@ -130,6 +137,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Index, error) {
 
 // Close closes the handle when Open opened it.
 func (ix *Index) Close() error {
+	ix.mem.close()
 	if ix.own {
 		ix.own = false
 		return ix.h.Close()

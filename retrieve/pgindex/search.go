@@ -193,7 +193,21 @@ func (q *query) match(terms []string, op string) {
 // normalisation: see doc.go), summed. Equal scores go by chunk id, so the
 // order does not depend on insertion order. Past rankRows matches only a
 // bounded candidate set is ranked (termstats.go).
+//
+// All of that is the fallback: once the in-memory index (memtext.go) is
+// built for the index's generation, it ranks instead, by exact BM25.
 func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) ([]hit, error) {
+	found, ok, err := ix.memRank(ctx, terms, role, f, k)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		hits := make([]hit, len(found))
+		for i, h := range found {
+			hits[i] = hit{n: h.Row, score: h.Score}
+		}
+		return hits, nil
+	}
 	return ix.fullTextBound(ctx, terms, role, f, k, rankRows)
 }
 

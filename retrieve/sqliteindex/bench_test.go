@@ -100,6 +100,7 @@ func BenchmarkSearch(b *testing.B) {
 		filter retrieve.Filter
 	}{
 		{"fulltext", false, retrieve.Filter{}},
+		{"fulltext-one-pack", false, retrieve.Filter{Packs: []string{"pack03"}}},
 		{"hybrid", true, retrieve.Filter{}},
 		{"hybrid-one-pack", true, retrieve.Filter{Packs: []string{"pack03"}}},
 	} {
@@ -113,9 +114,27 @@ func BenchmarkSearch(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer ix.Close()
+			// A server builds the in-memory full text once, in the
+			// background, when it opens the index; wait for it here.
+			if err := ix.waitMem(ctx); err != nil {
+				b.Fatal(err)
+			}
+			reportMem(b, ix)
 			retrievetest.BenchSearch(b, ix, qs, bc.filter)
 		})
 	}
+}
+
+// reportMem adds the in-memory full text's size and build time.
+func reportMem(b *testing.B, ix *Index) {
+	ix.mem.mu.Lock()
+	st := ix.mem.stats
+	ix.mem.mu.Unlock()
+	b.ReportMetric(float64(st.Bytes)/(1<<20), "memtext-MiB")
+	b.ReportMetric(float64(st.Bytes)/float64(max(st.Postings, 1)), "memtext-B/posting")
+	b.ReportMetric(st.Build.Seconds(), "memtext-build-s")
+	b.Logf("in-memory full text: %d rows, %d tokens, %d postings, %.1f MiB, built in %v",
+		st.Docs, st.Terms, st.Postings, float64(st.Bytes)/(1<<20), st.Build.Round(time.Millisecond))
 }
 
 // BenchmarkVectorScan is the exact scan alone: one 384-dimension query
@@ -289,4 +308,29 @@ func BenchmarkFullTextCommonWords(b *testing.B) {
 			b.ReportMetric(float64(answered)/float64(i), "rare-first-share")
 		})
 	}
+}
+
+// BenchmarkMemBuild builds the in-memory full text of the 100,000-chunk
+// fixture from its rows: what a process pays once when it opens the
+// index, and again after each change to it (memtext.go).
+func BenchmarkMemBuild(b *testing.B) {
+	ctx := context.Background()
+	ix, err := Open(ctx, benchIndex(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	var lat, cpu retrievetest.Latencies
+	for b.Loop() {
+		start, startCPU := time.Now(), cputime.Process()
+		snap, _, err := ix.readMem(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+		cpu = append(cpu, cputime.Process()-startCPU)
+		b.ReportMetric(float64(snap.bytes())/float64(snap.ix.Postings()), "B/posting")
+	}
+	lat.Report(b)
+	cpu.ReportCPU(b)
 }

@@ -13,9 +13,14 @@
 // similarity (approx.go: the rows whose estimate from a few int8 columns
 // is highest, scored exactly; WithVectorCandidates(0) scans every vector
 // exactly), fuses the two rankings and fits the result to the query's
-// limit and token budget. When a query's rare words decide its top
-// matches, only the rows holding them are scored (rarefirst.go): BM25's
-// ranking, without scoring every row a common word matches. A chunk above the reader's role is never read
+// limit and token budget. BM25 is ranked by an in-memory index
+// (retrieve/bm25, memtext.go) that gives FTS5's scores exactly but skips
+// the rows that cannot reach the top k; it is built in the background
+// when the index opens and again after each change, and FTS5 serves
+// meanwhile. There, when a query's rare words decide its top matches,
+// only the rows holding them are scored (rarefirst.go): BM25's ranking,
+// without scoring every row a common word matches. A chunk above the
+// reader's role is never read
 // from the database into a result. The package must not decide what a
 // role may see (access.Level.CanSee does) or how chunks are made (the
 // chunk, campaign and ingest packages do).

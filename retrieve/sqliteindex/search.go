@@ -145,7 +145,14 @@ type ranked struct {
 //
 // Otherwise, when a few rare words decide the top k, only the rows
 // holding them are scored (rareFirst).
+//
+// All of that is the fallback: while the in-memory index (memtext.go)
+// is built for the generation being searched, it answers instead, with
+// the same scores.
 func (ix *Index) fullText(ctx context.Context, gen int64, text, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
+	if hits, ok, err := ix.memSearch(ctx, gen, text, role, f, k); err != nil || ok {
+		return hits, err
+	}
 	if !selective(f) {
 		hits, ok, err := ix.rareFirst(ctx, gen, retrieve.Terms(text), role, cond, args, k, rareRows)
 		if err != nil || ok {

@@ -41,6 +41,8 @@ type Index struct {
 
 	cands   int       // re-ranked candidates a vector search; 0: exact
 	scratch sync.Pool // *approx
+
+	mem memText // full text in memory (memtext.go)
 }
 
 var _ retrieve.Index = (*Index)(nil)
@@ -86,6 +88,7 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Index, error) {
 		ix.cands = o.cands
 	}
 	ix.stmts.db = ix.r
+	ix.mem.start()
 	if err := ix.prepare(ctx); err != nil {
 		ix.Close()
 		return nil, err
@@ -93,6 +96,10 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Index, error) {
 	if err := ix.syncEmbeddings(ctx); err != nil {
 		ix.Close()
 		return nil, err
+	}
+	// Start building the in-memory full text; FTS5 serves until it is.
+	if gen, err := ix.generation(ctx); err == nil {
+		ix.memSnapshot(ctx, gen)
 	}
 	return ix, nil
 }
@@ -129,6 +136,7 @@ func (ix *Index) Path() string { return ix.path }
 // Close releases the index's statements, and closes the database when
 // Open opened it.
 func (ix *Index) Close() error {
+	ix.mem.close()
 	ix.vmu.Lock()
 	ix.vecs = nil
 	ix.vmu.Unlock()

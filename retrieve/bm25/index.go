@@ -1,0 +1,292 @@
+package bm25
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+)
+
+// FTS5's BM25 parameters (fts5_aux.c).
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// blockSize is how many postings share one block and its bound.
+const blockSize = 128
+
+// Limits, so a corrupt or hostile input cannot exhaust memory silently.
+const (
+	MaxDocs    = 1 << 31 // documents in one index
+	MaxColumns = 16
+	maxFreq    = 1 << 30 // weighted frequency of a term in one document
+)
+
+// Builder collects documents in ascending row order and builds an
+// Index. It is not safe for concurrent use.
+type Builder struct {
+	weights  []int
+	terms    map[string]uint32 // stemmed token -> term
+	folded   map[string]uint32 // unstemmed token -> term: stemming once per spelling
+	post     []*building
+	rows     []int64
+	lens     []uint32
+	tokens   int64
+	scratch  map[uint32]int // term -> weighted frequency, reused per document
+	postings int64
+	order    []uint32
+}
+
+type building struct {
+	data   []byte
+	blocks []block
+	df     uint32
+	last   uint32 // last document added
+	inBlk  int
+}
+
+// block is one run of up to blockSize postings.
+type block struct {
+	first, last uint32  // documents
+	off         uint32  // start in the term's data
+	max         float32 // largest term-frequency factor in the block, rounded up
+}
+
+// NewBuilder starts an index whose documents have len(weights)
+// columns, each weighted as FTS5's bm25() arguments weight them. The
+// weights must be whole numbers (weighted frequencies are kept as
+// integers, which keeps scores exact).
+func NewBuilder(weights ...float64) (*Builder, error) {
+	if len(weights) == 0 || len(weights) > MaxColumns {
+		return nil, fmt.Errorf("bm25: %d column weights; give 1 to %d", len(weights), MaxColumns)
+	}
+	w := make([]int, len(weights))
+	for i, x := range weights {
+		if x < 0 || x != math.Trunc(x) || x > 1000 {
+			return nil, fmt.Errorf("bm25: column %d's weight %v is not a whole number from 0 to 1000", i, x)
+		}
+		w[i] = int(x)
+	}
+	return &Builder{weights: w, terms: map[string]uint32{}, folded: map[string]uint32{}, scratch: map[uint32]int{}}, nil
+}
+
+// Add indexes one document: row is its key (ascending across calls),
+// cols its columns' text.
+func (bd *Builder) Add(row int64, cols ...string) error {
+	if len(cols) != len(bd.weights) {
+		return fmt.Errorf("bm25: row %d has %d columns; the index has %d", row, len(cols), len(bd.weights))
+	}
+	if n := len(bd.rows); n > 0 && row <= bd.rows[n-1] {
+		return fmt.Errorf("bm25: row %d added after row %d; rows must ascend", row, bd.rows[n-1])
+	}
+	if len(bd.rows) >= MaxDocs {
+		return fmt.Errorf("bm25: more than %d documents", MaxDocs)
+	}
+	doc := uint32(len(bd.rows))
+	clear(bd.scratch)
+	bd.order = bd.order[:0]
+	var length uint32
+	for c, text := range cols {
+		w := bd.weights[c]
+		fold(text, func(tok []byte) {
+			length++
+			id, ok := bd.folded[string(tok)]
+			if !ok {
+				spelling := string(tok)
+				st := stem(tok)
+				if id, ok = bd.terms[string(st)]; !ok {
+					id = uint32(len(bd.post))
+					bd.terms[string(st)] = id
+					bd.post = append(bd.post, &building{})
+				}
+				bd.folded[spelling] = id
+			}
+			f, seen := bd.scratch[id]
+			if !seen {
+				bd.order = append(bd.order, id)
+			}
+			if f < maxFreq {
+				bd.scratch[id] = f + w
+			}
+		})
+	}
+	for _, id := range bd.order {
+		bd.post[id].add(doc, uint32(bd.scratch[id]))
+	}
+	bd.postings += int64(len(bd.order))
+	bd.rows = append(bd.rows, row)
+	bd.lens = append(bd.lens, length)
+	bd.tokens += int64(length)
+	return nil
+}
+
+func (p *building) add(doc, freq uint32) {
+	if p.df == 0 || p.inBlk == blockSize {
+		p.blocks = append(p.blocks, block{first: doc, off: uint32(len(p.data))})
+		p.inBlk = 0
+		p.data = binary.AppendUvarint(p.data, uint64(doc))
+	} else {
+		p.data = binary.AppendUvarint(p.data, uint64(doc-p.last))
+	}
+	p.data = binary.AppendUvarint(p.data, uint64(freq))
+	p.blocks[len(p.blocks)-1].last = doc
+	p.last = doc
+	p.df++
+	p.inBlk++
+}
+
+// Postings is the number of (term, document) pairs added so far.
+func (bd *Builder) Postings() int64 { return bd.postings }
+
+// Index is a built, immutable BM25 index.
+type Index struct {
+	terms    map[string]uint32
+	df       []uint32
+	blkOff   []uint32 // term i's blocks are blocks[blkOff[i]:blkOff[i+1]]
+	blocks   []block
+	datOff   []uint64 // term i's postings are data[datOff[i]:datOff[i+1]]
+	data     []byte
+	rows     []int64
+	norm     []float64 // k1 × (1 − b + b × length / avgdl), per document
+	lens     []uint32  // tokens per document
+	nTok     int64
+	n        int
+	postings int64
+
+	cursors sync.Pool // of *cursor, reused across searches
+}
+
+// Build finishes the index. The Builder must not be used after.
+func (bd *Builder) Build() *Index {
+	ix := &Index{terms: bd.terms, rows: bd.rows, lens: bd.lens, n: len(bd.rows), nTok: bd.tokens}
+	ix.df = make([]uint32, len(bd.post))
+	ix.blkOff = make([]uint32, len(bd.post)+1)
+	ix.datOff = make([]uint64, len(bd.post)+1)
+	var nb, nd int
+	for _, p := range bd.post {
+		nb += len(p.blocks)
+		nd += len(p.data)
+	}
+	ix.blocks = make([]block, 0, nb)
+	ix.data = make([]byte, 0, nd)
+	ix.norm = make([]float64, ix.n)
+	avgdl := float64(ix.nTok) / float64(ix.n)
+	for d, l := range bd.lens {
+		ix.norm[d] = k1 * (1 - b + b*float64(l)/avgdl)
+	}
+	var docs, freqs [blockSize]uint32
+	for i, p := range bd.post {
+		ix.df[i] = p.df
+		ix.postings += int64(p.df)
+		base := uint32(len(ix.data))
+		ix.data = append(ix.data, p.data...)
+		for _, blk := range p.blocks {
+			n := decode(p.data[blk.off:], &docs, &freqs)
+			best := 0.0
+			for j := range n {
+				best = max(best, tfFactor(float64(freqs[j]), ix.norm[docs[j]]))
+			}
+			blk.max = roundUp(best)
+			blk.off += base - uint32(ix.datOff[i])
+			ix.blocks = append(ix.blocks, blk)
+		}
+		ix.blkOff[i+1] = uint32(len(ix.blocks))
+		ix.datOff[i+1] = uint64(len(ix.data))
+		bd.post[i] = nil
+	}
+	bd.post, bd.folded = nil, nil
+	return ix
+}
+
+// decode reads one block's postings; the first document is stored
+// whole and the rest as gaps.
+func decode(data []byte, docs, freqs *[blockSize]uint32) int {
+	var doc uint32
+	i := 0
+	for n := 0; n < blockSize; n++ {
+		if i >= len(data) {
+			return n
+		}
+		v, k := binary.Uvarint(data[i:])
+		i += k
+		if n == 0 {
+			doc = uint32(v)
+		} else {
+			doc += uint32(v)
+		}
+		f, k2 := binary.Uvarint(data[i:])
+		i += k2
+		docs[n], freqs[n] = doc, uint32(f)
+	}
+	return blockSize
+}
+
+// tfFactor is BM25's term-frequency factor as FTS5 computes it.
+func tfFactor(f, norm float64) float64 {
+	return (f * (k1 + 1.0)) / (f + norm)
+}
+
+// roundUp returns x as a float32 no smaller than x.
+func roundUp(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// idf is FTS5's inverse document frequency, floored at 1e-6.
+func idf(n, df int) float64 {
+	v := math.Log((float64(n) - float64(df) + 0.5) / (float64(df) + 0.5))
+	if v <= 0 {
+		return 1e-6
+	}
+	return v
+}
+
+// Docs is the number of documents indexed.
+func (ix *Index) Docs() int { return ix.n }
+
+// Tokens is the number of tokens indexed, over every column.
+func (ix *Index) Tokens() int64 { return ix.nTok }
+
+// Postings is the number of (term, document) pairs.
+func (ix *Index) Postings() int64 { return ix.postings }
+
+// Terms is the number of distinct tokens.
+func (ix *Index) Terms() int { return len(ix.df) }
+
+// DocFreq is the number of documents holding token t.
+func (ix *Index) DocFreq(t string) int {
+	id, ok := ix.terms[t]
+	if !ok {
+		return 0
+	}
+	return int(ix.df[id])
+}
+
+// Length returns the number of tokens in the document at row, and
+// whether it is indexed.
+func (ix *Index) Length(row int64) (int, bool) {
+	d, ok := slices.BinarySearch(ix.rows, row)
+	if !ok {
+		return 0, false
+	}
+	return int(ix.lens[d]), true
+}
+
+// Rows returns the indexed rows, ascending; the slice is the index's own.
+func (ix *Index) Rows() []int64 { return ix.rows }
+
+// Bytes estimates the index's memory: postings, blocks, per-document
+// arrays and the vocabulary.
+func (ix *Index) Bytes() int64 {
+	n := int64(len(ix.data)) + int64(len(ix.blocks))*16 + int64(len(ix.df))*(4+4+8) +
+		int64(len(ix.rows))*(8+8+4)
+	for t := range ix.terms {
+		n += int64(len(t)) + 16 + 4 + 8 // string header and bytes, id, map slot
+	}
+	return n
+}

@@ -1,0 +1,350 @@
+package pgindex
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/bm25"
+	"github.com/jackc/pgx/v5"
+)
+
+// Full text in memory: the same retrieve/bm25 index the SQLite backend
+// ranks from, built here from lore_chunks (heading, text and tags,
+// weighted 3, 1 and 2 as on SQLite), so both backends rank full text by
+// the same exact BM25 with FTS5's tokens. It is built in the background
+// when a search first finds none for the index's generation (lore_meta's
+// counter, bumped in every writing transaction: any server's write makes
+// every server's copy stale at once), in a repeatable-read transaction
+// that reads the generation with the rows. Until it is built, and while
+// it is stale, the tsvector ranking (search.go, termstats.go) serves.
+
+// maxMemPostings bounds the memory index (about 2.5 bytes a posting):
+// past it the tsvector ranking serves alone.
+const maxMemPostings = 200_000_000
+
+type memText struct {
+	mu       sync.Mutex
+	snap     *memSnapshot
+	building bool
+	failed   error
+	failedAt string // the generation a build failed at: not tried again there
+	off      bool   // for tests: rank with tsvectors only
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+type memSnapshot struct {
+	gen    string
+	ix     *bm25.Index
+	access []uint8
+	// pack, content type, corpus, location, faction per document, interned
+	cols [memCols]memColumn
+}
+
+const (
+	colPack = iota
+	colContentType
+	colCorpus
+	colLocation
+	colFaction
+	memCols
+)
+
+type memColumn struct {
+	ids   map[string]uint32
+	names []string
+	of    []uint32
+}
+
+func (c *memColumn) add(v string) {
+	id, ok := c.ids[v]
+	if !ok {
+		if c.ids == nil {
+			c.ids = map[string]uint32{}
+		}
+		id = uint32(len(c.names))
+		c.ids[v] = id
+		c.names = append(c.names, v)
+	}
+	c.of = append(c.of, id)
+}
+
+func (c *memColumn) admit(vals []string) []bool {
+	ok := make([]bool, len(c.names))
+	for _, v := range vals {
+		if id, found := c.ids[v]; found {
+			ok[id] = true
+		}
+	}
+	return ok
+}
+
+func (m *memText) start() { m.ctx, m.cancel = context.WithCancel(context.Background()) }
+
+func (m *memText) close() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.wg.Wait()
+}
+
+// generation reads lore_meta's counter ("" before any write).
+func (ix *Index) generation(ctx context.Context) (string, error) {
+	var gen string
+	err := ix.h.Pool().QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), '')`).Scan(&gen)
+	return gen, err
+}
+
+// memRank ranks terms over the memory index with the role and filter;
+// ok is false when it has none for the current generation, or a term is
+// not one token.
+func (ix *Index) memRank(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, false, ix.explain("search the lore index's full text", err)
+	}
+	snap := ix.memSnapshot(ctx, gen)
+	if snap == nil {
+		return nil, false, nil
+	}
+	var toks []string
+	for _, w := range terms {
+		t := bm25.Tokens(w)
+		if len(t) != 1 {
+			return nil, false, nil
+		}
+		toks = append(toks, t[0])
+	}
+	accept, err := ix.memFilter(ctx, snap, role, f)
+	if err != nil {
+		return nil, false, err
+	}
+	return snap.ix.Search(toks, k, accept), true, nil
+}
+
+// memFilter is the WHERE clause of search.go over a snapshot: the
+// per-row columns in Go, entities (id or reference), threads and tags
+// through SQL, which names the few rows they admit.
+func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f retrieve.Filter) (func(int) bool, error) {
+	g := f.Normalized()
+	type test struct {
+		col  *memColumn
+		ok   []bool
+		want bool
+	}
+	var tests []test
+	in := func(col int, vals []string, want bool) {
+		if len(vals) > 0 {
+			tests = append(tests, test{&snap.cols[col], snap.cols[col].admit(vals), want})
+		}
+	}
+	in(colPack, g.Packs, true)
+	in(colPack, g.ExcludePacks, false)
+	in(colContentType, g.ContentTypes, true)
+	var corpora []string
+	for _, c := range g.Corpora {
+		corpora = append(corpora, string(c))
+	}
+	in(colCorpus, corpora, true)
+	if g.Location != "" {
+		in(colLocation, []string{g.Location}, true)
+	}
+	if g.Faction != "" {
+		in(colFaction, []string{g.Faction}, true)
+	}
+	var keyed bool
+	var allowed []int64 // ascending
+	if keys := (retrieve.Filter{EntityIDs: g.EntityIDs, Threads: g.Threads, Tags: g.Tags, TagMatch: g.TagMatch}); !keys.IsZero() {
+		var q query
+		q.add(`SELECT c.n FROM lore_chunks c WHERE`)
+		q.where(role, keys)
+		q.add(` ORDER BY c.n`)
+		rows, err := ix.h.Pool().Query(ctx, q.b.String(), q.args...)
+		if err != nil {
+			return nil, ix.explain("filter the lore index's full text", err)
+		}
+		ns, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return nil, ix.explain("filter the lore index's full text", err)
+		}
+		keyed, allowed = true, ns
+	}
+	all := snap.ix.Rows()
+	return func(d int) bool {
+		if int(snap.access[d]) > role {
+			return false
+		}
+		if keyed {
+			if _, ok := slices.BinarySearch(allowed, all[d]); !ok {
+				return false
+			}
+		}
+		for _, t := range tests {
+			if t.ok[t.col.of[d]] != t.want {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+// memSnapshot returns the snapshot of generation gen, or nil, starting a
+// build when there is none. A small index (memSyncRows chunks or fewer,
+// a fraction of a second) is built at once, in the search that asks, so
+// its searches do not change ranking with a build's timing; a larger
+// one in the background while the fallback serves.
+func (ix *Index) memSnapshot(ctx context.Context, gen string) *memSnapshot {
+	m := &ix.mem
+	m.mu.Lock()
+	if !m.off && m.snap != nil && m.snap.gen == gen {
+		snap := m.snap
+		m.mu.Unlock()
+		return snap
+	}
+	if m.off || m.failed != nil && m.failedAt == gen || m.building || m.ctx == nil || m.ctx.Err() != nil {
+		m.mu.Unlock()
+		return nil
+	}
+	m.building = true
+	m.wg.Add(1)
+	size := -1
+	if m.snap != nil {
+		size = m.snap.ix.Docs()
+	}
+	m.mu.Unlock()
+	if size < 0 {
+		size = ix.countChunks(ctx)
+	}
+	if size > memSyncRows {
+		go ix.buildMem()
+		return nil
+	}
+	ix.buildMem()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.snap != nil && m.snap.gen == gen {
+		return m.snap
+	}
+	return nil
+}
+
+// memSyncRows is the largest index built in the search that asks.
+const memSyncRows = 5000
+
+// countChunks counts the chunks, or returns memSyncRows+1 when it cannot.
+func (ix *Index) countChunks(ctx context.Context) int {
+	var n int
+	if err := ix.h.Pool().QueryRow(ctx, `SELECT count(*) FROM lore_chunks`).Scan(&n); err != nil {
+		return memSyncRows + 1
+	}
+	return n
+}
+
+func (ix *Index) buildMem() {
+	m := &ix.mem
+	defer m.wg.Done()
+	start := time.Now()
+	snap, gen, err := ix.readMem(m.ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.building = false
+	if err != nil {
+		m.failed, m.failedAt = err, gen
+		ix.log.Warn("lore index: in-memory full text not built; PostgreSQL's ranking serves", "err", err)
+		return
+	}
+	m.failed = nil
+	m.snap = snap
+	ix.log.Info("lore index: in-memory full text built", "chunks", snap.ix.Docs(), "postings", snap.ix.Postings(),
+		"bytes", snap.ix.Bytes(), "took", time.Since(start).Round(time.Millisecond))
+}
+
+// WaitFullText waits until the in-memory full text serves the index as
+// it now stands, building it if need be: for tools, tests and
+// benchmarks. It returns the build's error when it cannot be built.
+func (ix *Index) WaitFullText(ctx context.Context) error {
+	for {
+		gen, err := ix.generation(ctx)
+		if err != nil {
+			return err
+		}
+		if ix.memSnapshot(ctx, gen) != nil {
+			return nil
+		}
+		ix.mem.mu.Lock()
+		off := ix.mem.off
+		ix.mem.mu.Unlock()
+		if off {
+			return fmt.Errorf("the in-memory full text is turned off")
+		}
+		ix.mem.mu.Lock()
+		failed := ix.mem.failed
+		ix.mem.mu.Unlock()
+		if failed != nil {
+			return failed
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// readMem reads the generation and every chunk's full-text columns in
+// one repeatable-read transaction and builds the index.
+func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err error) {
+	gen = "?"
+	tx, err := ix.h.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, gen, ix.explain("build the in-memory full text", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), '')`).Scan(&gen); err != nil {
+		return nil, "?", ix.explain("build the in-memory full text", err)
+	}
+	bd, err := bm25.NewBuilder(3, 1, 2)
+	if err != nil {
+		return nil, gen, err
+	}
+	rows, err := tx.Query(ctx, `SELECT n, heading, text, array_to_string(tags, ' '), access, pack, content_type, corpus, location, faction
+		FROM lore_chunks ORDER BY n`)
+	if err != nil {
+		return nil, gen, ix.explain("build the in-memory full text", err)
+	}
+	defer rows.Close()
+	snap := &memSnapshot{gen: gen}
+	var (
+		n                   int64
+		heading, text, tags string
+		level               int16
+		vals                [memCols]string
+	)
+	for rows.Next() {
+		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[colPack], &vals[colContentType], &vals[colCorpus],
+			&vals[colLocation], &vals[colFaction]); err != nil {
+			return nil, gen, ix.explain("build the in-memory full text", err)
+		}
+		if err := bd.Add(n, heading, text, tags); err != nil {
+			return nil, gen, err
+		}
+		if bd.Postings() > maxMemPostings {
+			return nil, gen, fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", maxMemPostings)
+		}
+		snap.access = append(snap.access, uint8(min(max(level, 0), 255)))
+		for i, v := range vals {
+			snap.cols[i].add(v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, gen, ix.explain("build the in-memory full text", err)
+	}
+	snap.ix = bd.Build()
+	return snap, gen, nil
+}
