@@ -113,6 +113,22 @@ func (s *shard) estimateRange(p []uint64, f *filter, rows []int32, narrowed bool
 	w := words(s.dim)
 	span := 15 * s.dim
 	count := 0
+	if !narrowed && f.all {
+		// Every live row is estimated: read the sign bits in one batch,
+		// then turn each row's sum into its key.
+		vecmath.EstimateRows(keys[lo:hi], p, s.bits[lo*w:hi*w], w)
+		for i := lo; i < hi; i++ {
+			if !s.live[i] {
+				keys[i] = -1
+				continue
+			}
+			k := 2*keys[i] - 15*int32(s.pop[i]) + int32(span)
+			keys[i] = k
+			hist[k]++
+			count++
+		}
+		return count
+	}
 	for i := lo; i < hi; i++ {
 		row := int32(i)
 		if narrowed {
