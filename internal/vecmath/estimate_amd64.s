@@ -44,3 +44,64 @@ word:
 	DECQ R8
 	JNZ  row
 	RET
+
+// func estimateRows8AVX512(out *int32, p, signs *uint64, w, n int, idx *[8]int64)
+// w ≥ 1 and n a positive multiple of 8. Eight rows at a time, one to a
+// lane: word j of each is gathered (idx[k] = k·w), ANDed with each of the
+// four planes of word j and counted with VPOPCNTQ, one accumulator a
+// plane; the sums are weighted 1, 2, 4, 8 at the end, as estimateRowsAsm
+// weights them (exact integer arithmetic, so the same results).
+TEXT ·estimateRows8AVX512(SB), NOSPLIT, $0-48
+	MOVQ      out+0(FP), DI
+	MOVQ      p+8(FP), SI
+	MOVQ      signs+16(FP), DX
+	MOVQ      w+24(FP), CX
+	MOVQ      n+32(FP), R8
+	MOVQ      idx+40(FP), AX
+	VMOVDQU64 (AX), Z31
+	MOVQ      CX, R11
+	SHLQ      $6, R11 // bytes in eight rows
+
+block:
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	MOVQ   SI, R9
+	MOVQ   DX, R12
+	MOVQ   CX, R10
+
+word:
+	KXNORB       K1, K1, K1
+	VPGATHERQQ   (R12)(Z31*8), K1, Z4
+	VPANDQ.BCST  (R9), Z4, Z5
+	VPOPCNTQ     Z5, Z5
+	VPADDQ       Z5, Z0, Z0
+	VPANDQ.BCST  8(R9), Z4, Z6
+	VPOPCNTQ     Z6, Z6
+	VPADDQ       Z6, Z1, Z1
+	VPANDQ.BCST  16(R9), Z4, Z7
+	VPOPCNTQ     Z7, Z7
+	VPADDQ       Z7, Z2, Z2
+	VPANDQ.BCST  24(R9), Z4, Z8
+	VPOPCNTQ     Z8, Z8
+	VPADDQ       Z8, Z3, Z3
+	ADDQ         $8, R12
+	ADDQ         $32, R9
+	DECQ         R10
+	JNZ          word
+
+	VPSLLQ    $1, Z1, Z1
+	VPSLLQ    $2, Z2, Z2
+	VPSLLQ    $3, Z3, Z3
+	VPADDQ    Z1, Z0, Z0
+	VPADDQ    Z3, Z2, Z2
+	VPADDQ    Z2, Z0, Z0
+	VPMOVQD   Z0, Y0
+	VMOVDQU   Y0, (DI)
+	ADDQ      $32, DI
+	ADDQ      R11, DX
+	SUBQ      $8, R8
+	JNZ       block
+	VZEROUPPER
+	RET

@@ -18,7 +18,7 @@ func TestEstimateRows(t *testing.T) {
 			q[i] = float32(r.NormFloat64())
 		}
 		p := QueryPlanes(q)
-		for _, n := range []int{1, 2, 7, 300} {
+		for _, n := range []int{1, 2, 7, 8, 16, 300} {
 			signs := make([]uint64, n*w)
 			for i := range signs {
 				signs[i] = r.Uint64()
