@@ -116,14 +116,17 @@ func (s *shard) estimateRange(p []uint64, f *filter, rows []int32, narrowed bool
 	if !narrowed && f.all {
 		// Every live row is estimated: read the sign bits in one batch,
 		// then turn each row's sum into its key.
-		vecmath.EstimateRows(keys[lo:hi], p, s.bits[lo*w:hi*w], w)
-		for i := lo; i < hi; i++ {
-			if !s.live[i] {
-				keys[i] = -1
+		ks := keys[lo:hi]
+		vecmath.EstimateRows(ks, p, s.bits[lo*w:hi*w], w)
+		live, pop := s.live[lo:hi], s.pop[lo:hi] // as long as ks: no bounds checks below
+		live, pop = live[:len(ks)], pop[:len(ks)]
+		for i, k := range ks {
+			if !live[i] {
+				ks[i] = -1
 				continue
 			}
-			k := 2*keys[i] - 15*int32(s.pop[i]) + int32(span)
-			keys[i] = k
+			k = 2*k - 15*int32(pop[i]) + int32(span)
+			ks[i] = k
 			hist[k]++
 			count++
 		}
