@@ -295,9 +295,10 @@ func TestLexicalTerms(t *testing.T) {
 	}
 }
 
-// TestEstimatesSplitAgree checks that the estimate pass split into parts
-// (sizes not dividing evenly, removed rows, a filter checked row by row,
-// and the narrowed form) gives the keys, histogram and count of one pass.
+// TestEstimatesSplitAgree checks that every key is its row's estimate and
+// that the estimate pass split into parts (sizes not dividing evenly,
+// removed rows, a filter checked row by row, and the narrowed form) gives
+// the keys, histogram and count of one pass.
 func TestEstimatesSplitAgree(t *testing.T) {
 	const n, dim = 20011, 40
 	r := rand.New(rand.NewPCG(9, 13))
@@ -340,6 +341,22 @@ func TestEstimatesSplitAgree(t *testing.T) {
 		q := &Query{Vector: randomUnit(r, dim)}
 		var one scratch
 		wantKeys := slices.Clone(s.estimates(q, &f, rows, narrowed, size, 1, &one))
+		// Each key is the row's estimate, however the pass reads the rows
+		// (all at once when nothing is filtered, else row by row).
+		p, w := planes(q.Vector), words(dim)
+		for i, k := range wantKeys {
+			row := int32(i)
+			if narrowed {
+				row = rows[i]
+			}
+			want := int32(-1)
+			if s.live[row] && s.pass(&f, row) {
+				want = int32(estimate(p, s.bits[int(row)*w:int(row+1)*w], int(s.pop[row])) + 15*dim)
+			}
+			if k != want {
+				t.Fatalf("%s: row %d has key %d, want %d", tc.name, row, k, want)
+			}
+		}
 		for _, parts := range []int{2, 3, 7} {
 			var sc scratch
 			keys := s.estimates(q, &f, rows, narrowed, size, parts, &sc)

@@ -113,6 +113,25 @@ func (s *shard) estimateRange(p []uint64, f *filter, rows []int32, narrowed bool
 	w := words(s.dim)
 	span := 15 * s.dim
 	count := 0
+	if !narrowed && f.all {
+		// Every live row is estimated: read the sign bits in one batch,
+		// then turn each row's sum into its key.
+		ks := keys[lo:hi]
+		vecmath.EstimateRows(ks, p, s.bits[lo*w:hi*w], w)
+		live, pop := s.live[lo:hi], s.pop[lo:hi] // as long as ks: no bounds checks below
+		live, pop = live[:len(ks)], pop[:len(ks)]
+		for i, k := range ks {
+			if !live[i] {
+				ks[i] = -1
+				continue
+			}
+			k = 2*k - 15*int32(pop[i]) + int32(span)
+			ks[i] = k
+			hist[k]++
+			count++
+		}
+		return count
+	}
 	for i := lo; i < hi; i++ {
 		row := int32(i)
 		if narrowed {

@@ -9,4 +9,9 @@
 // (l0+l1)+(l2+l3). On amd64 the many-row functions score eight rows at
 // a time with SSE, one 4-lane register a row, which is the same
 // arithmetic in the same order; elsewhere they loop in Go.
+//
+// EstimateRows, the estimate over a block of rows, is integer arithmetic
+// and so exact however it is computed: on amd64 it counts eight rows at
+// once with AVX-512 VPOPCNTQ where the CPU has it, else one row at a time
+// with POPCNT, else in Go.
 package vecmath

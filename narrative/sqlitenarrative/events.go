@@ -332,10 +332,18 @@ func (db *DB) index(ctx context.Context, playthrough string) (*narrative.Index, 
 }
 
 // catchUp adds the playthrough's events after l.last to l, in ID order.
+// The caller holds db.loading.
 // Committed events form a prefix of the IDs (one writer at a time), so
 // nothing is skipped. shared says l is in db.idx, read by recalls.
 func (db *DB) catchUp(ctx context.Context, playthrough string, l *loaded, shared bool) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+eventColumns+` FROM narrative_events WHERE playthrough = ? AND id > ? ORDER BY id`, playthrough, l.last)
+	if db.newer == nil {
+		stmt, err := db.r.PrepareContext(ctx, `SELECT `+eventColumns+` FROM narrative_events WHERE playthrough = ? AND id > ? ORDER BY id`)
+		if err != nil {
+			return db.explain("load memories", err)
+		}
+		db.newer = stmt
+	}
+	rows, err := db.newer.QueryContext(ctx, playthrough, l.last)
 	if err != nil {
 		return db.explain("load memories", err)
 	}

@@ -37,6 +37,10 @@ type DB struct {
 	loading sync.Mutex
 	mu      sync.RWMutex       // guards idx and each index
 	idx     map[string]*loaded // by playthrough, once loaded
+	// newer reads a playthrough's events after an ID: every recall asks
+	// it, so it is prepared once (under loading) rather than parsed each
+	// time.
+	newer *sql.Stmt
 }
 
 var _ narrative.Store = (*DB)(nil)
@@ -144,6 +148,12 @@ func (db *DB) Path() string { return db.path }
 // Close closes the database when Open opened it; over a shared handle it
 // does nothing.
 func (db *DB) Close() error {
+	db.loading.Lock()
+	if db.newer != nil {
+		db.newer.Close()
+		db.newer = nil
+	}
+	db.loading.Unlock()
 	if db.own {
 		return db.h.Close()
 	}
