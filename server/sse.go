@@ -65,7 +65,7 @@ func (s *sse) send(e agent.Event) {
 	if !s.started {
 		b, err := e.MarshalJSON()
 		if err != nil {
-			b = encodeFailed
+			b = []byte(encodeFailed)
 		}
 		s.early = append(s.early, b)
 		return
@@ -87,7 +87,7 @@ func (s *sse) send(e agent.Event) {
 }
 
 // encodeFailed stands in for an event that could not be encoded.
-var encodeFailed = []byte(`{"type":"error","message":"an event could not be encoded","recoverable":false}`)
+const encodeFailed = `{"type":"error","message":"an event could not be encoded","recoverable":false}`
 
 // write writes one data line; s.mu is held.
 func (s *sse) write(b []byte) {
