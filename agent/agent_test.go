@@ -392,3 +392,34 @@ func TestEventJSON(t *testing.T) {
 		}
 	}
 }
+
+// AppendJSON's fast path for content must write what MarshalJSON writes,
+// for every text: the ones it takes and the ones it hands on.
+func TestAppendJSONMatchesMarshal(t *testing.T) {
+	for _, text := range []string{"", "hi ", "The jump drive", `say "no"`, `a\b`, "<b>&</b>", "tab\there", "line\n", "\x7f", "é", "\u2028", "\xff", "\x00"} {
+		checkAppendJSON(t, agent.Event{Type: agent.Content, Text: text})
+	}
+	checkAppendJSON(t, agent.Event{Type: agent.ToolStatus, Message: "Searching"})
+	checkAppendJSON(t, agent.Event{Type: agent.Done, Usage: &llm.Usage{PromptTokens: 5}})
+}
+
+func checkAppendJSON(t *testing.T, e agent.Event) {
+	t.Helper()
+	want, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.AppendJSON([]byte("data: "))
+	if err != nil || string(got) != "data: "+string(want) {
+		t.Errorf("AppendJSON(%q) = %s, %v; want data: %s", e.Text, got, err, want)
+	}
+}
+
+func FuzzAppendJSON(f *testing.F) {
+	for _, s := range []string{"hi ", `"`, "<", "\u2028", "\xff", "a\\b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		checkAppendJSON(t, agent.Event{Type: agent.Content, Text: text})
+	})
+}

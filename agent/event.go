@@ -55,6 +55,37 @@ type Event struct {
 	Dropped, Kept, ContextLength int
 }
 
+// AppendJSON appends the event's encoding (exactly MarshalJSON's) to b.
+// A content event, one for every token of every stream, is written
+// without encoding/json's reflection and fresh buffer when its text needs
+// no escaping: on a server streaming to many clients the garbage of each
+// token is what brings the next collection, and its assists, nearer.
+func (e Event) AppendJSON(b []byte) ([]byte, error) {
+	if e.Type == Content && plainJSON(e.Text) {
+		b = append(b, `{"type":"content","text":"`...)
+		b = append(b, e.Text...)
+		return append(b, `"}`...), nil
+	}
+	j, err := e.MarshalJSON()
+	if err != nil {
+		return b, err
+	}
+	return append(b, j...), nil
+}
+
+// plainJSON reports whether encoding/json writes s unchanged between
+// quotes: printable ASCII without a quote, a backslash or the characters
+// it escapes for HTML. Anything else takes encoding/json's path.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
 // MarshalJSON encodes the event as its SSE data.
 func (e Event) MarshalJSON() ([]byte, error) {
 	switch e.Type {

@@ -56,21 +56,29 @@ func (s *sse) start() {
 }
 
 // send writes one event as a data line; after a failed write (the client
-// went away) it does nothing. The event's own encoding is written as it
-// is (json.Marshal would check and compact it again for every token): it
-// is compact JSON, without the newlines that would end a data line.
+// went away) it does nothing. The event is encoded straight into the
+// stream's kept line (a token's event allocates nothing): it is compact
+// JSON, without the newlines that would end a data line.
 func (s *sse) send(e agent.Event) {
-	b, err := e.MarshalJSON()
-	if err != nil {
-		b = []byte(`{"type":"error","message":"an event could not be encoded","recoverable":false}`)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started {
+		b, err := e.MarshalJSON()
+		if err != nil {
+			b = []byte(encodeFailed)
+		}
 		s.early = append(s.early, b)
 		return
 	}
-	s.write(b)
+	if s.failed {
+		return
+	}
+	line, err := e.AppendJSON(append(s.line[:0], "data: "...))
+	if err != nil {
+		line = append(append(line[:0], "data: "...), encodeFailed...)
+	}
+	s.line = append(line, "\n\n"...)
+	s.writeLine()
 	if !s.failed {
 		if err := s.rc.Flush(); err != nil {
 			s.failed = true
@@ -78,13 +86,22 @@ func (s *sse) send(e agent.Event) {
 	}
 }
 
+// encodeFailed stands in for an event that could not be encoded.
+const encodeFailed = `{"type":"error","message":"an event could not be encoded","recoverable":false}`
+
 // write writes one data line; s.mu is held.
 func (s *sse) write(b []byte) {
 	if s.failed {
 		return
 	}
-	s.extendDeadline()
 	s.line = append(append(append(s.line[:0], "data: "...), b...), "\n\n"...)
+	s.writeLine()
+}
+
+// writeLine writes s.line, then lets go of a long line's buffer; s.mu is
+// held and no write has failed.
+func (s *sse) writeLine() {
+	s.extendDeadline()
 	if _, err := s.w.Write(s.line); err != nil {
 		s.failed = true
 	}

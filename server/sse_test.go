@@ -22,6 +22,8 @@ func TestSSEWritesEachEventAsOneDataLine(t *testing.T) {
 		{Type: agent.Content, Text: "The jump drive "},
 		{Type: agent.Content, Text: "needs\nan <Engineer> & \"check\"\r\n\u2028 é 🎲 \xff"},
 		{Type: agent.ToolCall, ID: "c1", Tool: "dice_roll", Args: json.RawMessage("{\n  \"formula\": \"2d6 <3>\"\n}")},
+		{Type: agent.Content, Text: "Roll it. "},
+		{Type: agent.Content, Text: "A <b>\"quoted\"</b> & \\ token\t"},
 		{Type: agent.ToolCall, ID: "c2", Tool: "ping"},
 		{Type: agent.ToolResult, ID: "c1", Tool: "dice_roll", Summary: "7\n(2d6)"},
 		{Type: agent.Error, Message: "line one\nline two", Recoverable: true},
@@ -69,5 +71,26 @@ func TestSSEWritesEachEventAsOneDataLine(t *testing.T) {
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Errorf("Content-Type %q", ct)
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps nothing, so that what an
+// event costs the stream is all that is counted.
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+func (w *discardWriter) Flush()                      {}
+
+// A token's event allocates nothing on its way to the client: with a
+// thousand streams, each token's garbage brings the next collection
+// (and the stalls of its assists) nearer for all of them.
+func TestSSETokenAllocatesNothing(t *testing.T) {
+	s := newSSE(&discardWriter{h: http.Header{}})
+	s.start()
+	e := agent.Event{Type: agent.Content, Text: "needs an Engineer "}
+	if n := testing.AllocsPerRun(100, func() { s.send(e) }); n != 0 {
+		t.Errorf("a content event costs %v allocations, want 0", n)
 	}
 }

@@ -43,6 +43,9 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 		events  int
 	)
 	var stream *eventReader
+	// One chunk value serves the whole stream, so that a token's chunk
+	// does not allocate its choices anew.
+	var chunk streamChunk
 	if err == nil {
 		stream = newEvents(raw.Body)
 	}
@@ -56,7 +59,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 		if raw := bytes.TrimSpace(data); len(raw) == 0 || raw[0] != '{' {
 			return nil, p.malformed("stream event is not a JSON object: %.100s", raw)
 		}
-		var chunk streamChunk
+		chunk.reset()
 		if err = decodeChunk(data, &chunk); err != nil {
 			break
 		}

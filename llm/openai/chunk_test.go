@@ -97,3 +97,35 @@ func BenchmarkChunkDecode(b *testing.B) {
 		})
 	}
 }
+
+// Chunks decoded one after another into the same value read as if each
+// were decoded into a fresh one, and a text chunk then allocates only its
+// text.
+func TestChunkReuse(t *testing.T) {
+	var c streamChunk
+	for _, s := range chunkSamples {
+		c.reset()
+		var want streamChunk
+		wantErr := json.Unmarshal([]byte(s), &want)
+		if err := decodeChunk([]byte(s), &c); (err == nil) != (wantErr == nil) {
+			t.Fatalf("%s: %v, encoding/json %v", s, err, wantErr)
+		} else if err != nil {
+			continue
+		}
+		if len(want.Choices) == 0 && len(c.Choices) == 0 {
+			want.Choices, c.Choices = nil, nil // empty either way
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Fatalf("%s: after earlier chunks read %+v, want %+v", s, c, want)
+		}
+	}
+	data := []byte(chunkSamples[1])
+	if n := testing.AllocsPerRun(100, func() {
+		c.reset()
+		if err := decodeChunk(data, &c); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 1 {
+		t.Errorf("a text chunk costs %v allocations, want at most 1 (its text)", n)
+	}
+}

@@ -95,16 +95,25 @@ type cachedTool struct {
 	json                    []byte
 }
 
-// encode returns the tools as a JSON array.
+// encode returns the tools as a JSON array, in one allocation of its
+// size: growing it tool by tool made a chat's start throw away about
+// twice the array.
 func (c *toolCache) encode(tools []llm.Tool) ([]byte, error) {
-	out := []byte{'['}
+	each := make([][]byte, len(tools))
+	size := 2 + len(tools)
 	for i, t := range tools {
-		if i > 0 {
-			out = append(out, ',')
-		}
 		b, err := c.tool(t)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		each[i] = b
+		size += len(b)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i, b := range each {
+		if i > 0 {
+			out = append(out, ',')
 		}
 		out = append(out, b...)
 	}

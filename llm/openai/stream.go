@@ -21,6 +21,15 @@ type streamChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
+// reset empties c for the next chunk of a stream, keeping the array its
+// choices were decoded into (cleared, so that it keeps no earlier text
+// alive).
+func (c *streamChunk) reset() {
+	choices := c.Choices[:cap(c.Choices)]
+	clear(choices)
+	*c = streamChunk{Choices: choices[:0]}
+}
+
 // chunkChoice is one choice of a chunk.
 type chunkChoice struct {
 	Index int64 `json:"index"`
