@@ -217,6 +217,13 @@ export class GameView {
     const opening = setTimeout(() => { if (ws.readyState === WebSocket.CONNECTING) ws.close(); }, CONNECT_TIMEOUT);
     ws.onopen = () => {
       clearTimeout(opening);
+      // A socket this view has given up (closed, or replaced by a newer
+      // one) must not mark the view live: the page would show "Live" over
+      // a connection nothing reads.
+      if (this.ws !== ws || this.closed) {
+        ws.close(1000, "superseded");
+        return;
+      }
       this.retry = 0;
       replace(this.conn, this.t("game.connected"));
       this.conn.dataset.state = "open";

@@ -85,6 +85,10 @@ func serveEnv(t *testing.T, prep func(data string), env ...string) hearth {
 		t.Fatalf("no key in %s", out)
 	}
 	// The default rate limits: a page's many requests a view fit them.
+	// At info the server logs what happens to a game's clients (a slow
+	// one dropped, a game taken over), which a failed wait needs; the log
+	// is shown only when the test fails.
+	env = append([]string{"HEARTH__LOG__LEVEL=info"}, env...)
 	url := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) }, Env: env}.Start(t)
 	return hearth{url: url, key: key, data: data}
 }
