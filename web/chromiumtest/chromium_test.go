@@ -148,9 +148,16 @@ func browseAs(t *testing.T, name string) context.Context {
 		dctx, cancel := context.WithTimeout(tab, 20*time.Second)
 		defer cancel()
 		var where string
-		err := chromedp.Run(dctx, chromedp.Evaluate(`location.href + "\n" + document.title + "\n" +
-			((document.getElementById("alert") || {}).textContent || "") + "\n" +
-			((document.getElementById("main") || {}).innerHTML || "").slice(0, 3000)`, &where))
+		// The start and the end of the view: a game's log and status are
+		// at the top, its scene images and tools at the bottom.
+		err := chromedp.Run(dctx, chromedp.Evaluate(`(() => {
+			const main = (document.getElementById("main") || {}).innerHTML || "";
+			const action = document.getElementById("action");
+			return location.href + "\n" + document.title + "\n" +
+				"alert: " + ((document.getElementById("alert") || {}).textContent || "") + "\n" +
+				"action box: " + (action ? JSON.stringify(action.value) : "none") + "\n" +
+				(main.length <= 6000 ? main : main.slice(0, 3000) + "\n…\n" + main.slice(-3000));
+		})()`, &where))
 		if err != nil {
 			t.Logf("%s: where the page was is unknown: %v", name, err)
 			return
@@ -160,10 +167,17 @@ func browseAs(t *testing.T, name string) context.Context {
 	return ctx
 }
 
+// run runs the actions in order; a failure names the step, so a wait
+// that ran out says which wait it was.
 func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {
 	t.Helper()
-	if err := chromedp.Run(ctx, actions...); err != nil {
-		t.Fatalf("%s: %v", what, err)
+	for i, a := range actions {
+		if err := chromedp.Run(ctx, a); err != nil {
+			if len(actions) == 1 {
+				t.Fatalf("%s: %v", what, err)
+			}
+			t.Fatalf("%s, step %d of %d (%T): %v", what, i+1, len(actions), a, err)
+		}
 	}
 }
 
