@@ -3,12 +3,12 @@ package pgindex
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/bm25"
+	"github.com/hearth-rpg/hearth/retrieve/memtext"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -40,49 +40,9 @@ type memText struct {
 }
 
 type memSnapshot struct {
-	gen    string
-	ix     *bm25.Index
-	access []uint8
-	// pack, content type, corpus, location, faction per document, interned
-	cols [memCols]memColumn
-}
-
-const (
-	colPack = iota
-	colContentType
-	colCorpus
-	colLocation
-	colFaction
-	memCols
-)
-
-type memColumn struct {
-	ids   map[string]uint32
-	names []string
-	of    []uint32
-}
-
-func (c *memColumn) add(v string) {
-	id, ok := c.ids[v]
-	if !ok {
-		if c.ids == nil {
-			c.ids = map[string]uint32{}
-		}
-		id = uint32(len(c.names))
-		c.ids[v] = id
-		c.names = append(c.names, v)
-	}
-	c.of = append(c.of, id)
-}
-
-func (c *memColumn) admit(vals []string) []bool {
-	ok := make([]bool, len(c.names))
-	for _, v := range vals {
-		if id, found := c.ids[v]; found {
-			ok[id] = true
-		}
-	}
-	return ok
+	gen  string
+	ix   *bm25.Index
+	cols memtext.Columns // access level and filter columns per document
 }
 
 func (m *memText) start() { m.ctx, m.cancel = context.WithCancel(context.Background()) }
@@ -132,35 +92,9 @@ func (ix *Index) memRank(ctx context.Context, terms []string, role int, f retrie
 // per-row columns in Go, entities (id or reference), threads and tags
 // through SQL, which names the few rows they admit.
 func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f retrieve.Filter) (func(int) bool, error) {
-	g := f.Normalized()
-	type test struct {
-		col  *memColumn
-		ok   []bool
-		want bool
-	}
-	var tests []test
-	in := func(col int, vals []string, want bool) {
-		if len(vals) > 0 {
-			tests = append(tests, test{&snap.cols[col], snap.cols[col].admit(vals), want})
-		}
-	}
-	in(colPack, g.Packs, true)
-	in(colPack, g.ExcludePacks, false)
-	in(colContentType, g.ContentTypes, true)
-	var corpora []string
-	for _, c := range g.Corpora {
-		corpora = append(corpora, string(c))
-	}
-	in(colCorpus, corpora, true)
-	if g.Location != "" {
-		in(colLocation, []string{g.Location}, true)
-	}
-	if g.Faction != "" {
-		in(colFaction, []string{g.Faction}, true)
-	}
-	var keyed bool
 	var allowed []int64 // ascending
-	if keys := (retrieve.Filter{EntityIDs: g.EntityIDs, Threads: g.Threads, Tags: g.Tags, TagMatch: g.TagMatch}); !keys.IsZero() {
+	keys := memtext.Keyed(f)
+	if !keys.IsZero() {
 		var q query
 		q.add(`SELECT c.n FROM lore_chunks c WHERE`)
 		q.where(role, keys)
@@ -173,25 +107,9 @@ func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f r
 		if err != nil {
 			return nil, ix.explain("filter the lore index's full text", err)
 		}
-		keyed, allowed = true, ns
+		allowed = ns
 	}
-	all := snap.ix.Rows()
-	return func(d int) bool {
-		if int(snap.access[d]) > role {
-			return false
-		}
-		if keyed {
-			if _, ok := slices.BinarySearch(allowed, all[d]); !ok {
-				return false
-			}
-		}
-		for _, t := range tests {
-			if t.ok[t.col.of[d]] != t.want {
-				return false
-			}
-		}
-		return true
-	}, nil
+	return snap.cols.Accept(role, f, snap.ix.Rows(), !keys.IsZero(), allowed), nil
 }
 
 // memSnapshot returns the snapshot of generation gen, or nil, starting a
@@ -324,11 +242,11 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err e
 		n                   int64
 		heading, text, tags string
 		level               int16
-		vals                [memCols]string
+		vals                [memtext.NumColumns]string
 	)
 	for rows.Next() {
-		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[colPack], &vals[colContentType], &vals[colCorpus],
-			&vals[colLocation], &vals[colFaction]); err != nil {
+		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[memtext.Pack], &vals[memtext.ContentType], &vals[memtext.Corpus],
+			&vals[memtext.Location], &vals[memtext.Faction]); err != nil {
 			return nil, gen, ix.explain("build the in-memory full text", err)
 		}
 		if err := bd.Add(n, heading, text, tags); err != nil {
@@ -337,10 +255,7 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err e
 		if bd.Postings() > maxMemPostings {
 			return nil, gen, fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", maxMemPostings)
 		}
-		snap.access = append(snap.access, uint8(min(max(level, 0), 255)))
-		for i, v := range vals {
-			snap.cols[i].add(v)
-		}
+		snap.cols.Add(int(level), vals)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, gen, ix.explain("build the in-memory full text", err)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/bm25"
+	"github.com/hearth-rpg/hearth/retrieve/memtext"
 )
 
 // Full text in memory. FTS5 scores every row a query matches, and over
@@ -42,52 +42,9 @@ type memText struct {
 
 // memSnapshot is the full text of one generation of the index.
 type memSnapshot struct {
-	gen    int64
-	ix     *bm25.Index
-	access []uint8 // per document of ix, in ix.Rows() order
-	// The columns filter.go tests by value, per document, as ids into
-	// cols[i].names: pack, content type, corpus, location, faction.
-	cols [memCols]memColumn
-}
-
-const (
-	colPack = iota
-	colContentType
-	colCorpus
-	colLocation
-	colFaction
-	memCols
-)
-
-// memColumn is one text column, its values interned.
-type memColumn struct {
-	ids   map[string]uint32
-	names []string
-	of    []uint32 // per document
-}
-
-func (c *memColumn) add(v string) {
-	id, ok := c.ids[v]
-	if !ok {
-		if c.ids == nil {
-			c.ids = map[string]uint32{}
-		}
-		id = uint32(len(c.names))
-		c.ids[v] = id
-		c.names = append(c.names, v)
-	}
-	c.of = append(c.of, id)
-}
-
-// admit marks the ids of the values listed (SQL's IN over the column).
-func (c *memColumn) admit(vals []string) []bool {
-	ok := make([]bool, len(c.names))
-	for _, v := range vals {
-		if id, found := c.ids[v]; found {
-			ok[id] = true
-		}
-	}
-	return ok
+	gen  int64
+	ix   *bm25.Index
+	cols memtext.Columns // access level and filter columns per document
 }
 
 // memFilter is filter.go's condition over a snapshot's columns: the
@@ -95,72 +52,21 @@ func (c *memColumn) admit(vals []string) []bool {
 // (entities, threads, tags) are asked of SQL, which gives a handful of
 // rows for them.
 func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f retrieve.Filter) (func(d int) bool, error) {
-	g := f.Normalized()
-	type test struct {
-		col  *memColumn
-		ok   []bool
-		want bool // the value must be among ok (false: must not be)
-	}
-	var tests []test
-	in := func(col int, vals []string, want bool) {
-		if len(vals) > 0 {
-			tests = append(tests, test{&snap.cols[col], snap.cols[col].admit(vals), want})
-		}
-	}
-	in(colPack, g.Packs, true)
-	in(colPack, g.ExcludePacks, false)
-	in(colContentType, g.ContentTypes, true)
-	var corpora []string
-	for _, c := range g.Corpora {
-		corpora = append(corpora, string(c))
-	}
-	in(colCorpus, corpora, true)
-	if g.Location != "" {
-		in(colLocation, []string{g.Location}, true)
-	}
-	if g.Faction != "" {
-		in(colFaction, []string{g.Faction}, true)
-	}
-	var keyed bool
 	var allowed []int64 // ascending
-	if keys := (retrieve.Filter{EntityIDs: g.EntityIDs, Threads: g.Threads, Tags: g.Tags, TagMatch: g.TagMatch}); !keys.IsZero() {
+	keys := memtext.Keyed(f)
+	if !keys.IsZero() {
 		cond, args := where(keys)
 		rows, err := ix.rowSet(ctx, role, cond, args)
 		if err != nil {
 			return nil, err
 		}
-		keyed, allowed = true, rows
+		allowed = rows
 	}
-	all := snap.ix.Rows()
-	return func(d int) bool {
-		if int(snap.access[d]) > role {
-			return false
-		}
-		if keyed {
-			if _, ok := slices.BinarySearch(allowed, all[d]); !ok {
-				return false
-			}
-		}
-		for _, t := range tests {
-			if t.ok[t.col.of[d]] != t.want {
-				return false
-			}
-		}
-		return true
-	}, nil
+	return snap.cols.Accept(role, f, snap.ix.Rows(), !keys.IsZero(), allowed), nil
 }
 
 // bytes estimates the snapshot's memory.
-func (s *memSnapshot) bytes() int64 {
-	n := s.ix.Bytes() + int64(len(s.access))
-	for _, c := range s.cols {
-		n += int64(len(c.of)) * 4
-		for _, v := range c.names {
-			n += int64(len(v)) + 16 + 24
-		}
-	}
-	return n
-}
+func (s *memSnapshot) bytes() int64 { return s.ix.Bytes() + s.cols.Bytes() }
 
 // memStats describes the last build, for benchmarks and tests.
 type memStats struct {
@@ -334,10 +240,10 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 			n                   int64
 			heading, text, tags string
 			level               int
-			vals                [memCols]string
+			vals                [memtext.NumColumns]string
 		)
-		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[colPack], &vals[colContentType], &vals[colCorpus],
-			&vals[colLocation], &vals[colFaction]); err != nil {
+		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[memtext.Pack], &vals[memtext.ContentType], &vals[memtext.Corpus],
+			&vals[memtext.Location], &vals[memtext.Faction]); err != nil {
 			return nil, gen, ix.explain("build the in-memory full text", err)
 		}
 		if err := bd.Add(n, heading, text, tags); err != nil {
@@ -346,10 +252,7 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 		if bd.Postings() > maxMemPostings {
 			return nil, gen, fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", maxMemPostings)
 		}
-		snap.access = append(snap.access, uint8(min(max(level, 0), 255)))
-		for i, v := range vals {
-			snap.cols[i].add(v)
-		}
+		snap.cols.Add(level, vals)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, gen, ix.explain("build the in-memory full text", err)

@@ -1,0 +1,132 @@
+package memtext
+
+import (
+	"slices"
+
+	"github.com/hearth-rpg/hearth/retrieve"
+)
+
+// The columns a filter tests by value, in the order Add takes them.
+const (
+	Pack = iota
+	ContentType
+	Corpus
+	Location
+	Faction
+	NumColumns
+)
+
+// Columns are the per-document access levels and filter columns, in the
+// order the documents were added to the bm25 index.
+type Columns struct {
+	access []uint8
+	cols   [NumColumns]column
+}
+
+// Add appends one document: its access level (clamped to 0..255) and its
+// values for the columns above.
+func (c *Columns) Add(access int, vals [NumColumns]string) {
+	c.access = append(c.access, uint8(min(max(access, 0), 255)))
+	for i, v := range vals {
+		c.cols[i].add(v)
+	}
+}
+
+// Bytes estimates the columns' memory.
+func (c *Columns) Bytes() int64 {
+	n := int64(len(c.access))
+	for _, col := range c.cols {
+		n += int64(len(col.of)) * 4
+		for _, v := range col.names {
+			n += int64(len(v)) + 16 + 24
+		}
+	}
+	return n
+}
+
+// Keyed is the part of f the database must answer: its entities, threads
+// and tags. IsZero on the result says there is none.
+func Keyed(f retrieve.Filter) retrieve.Filter {
+	g := f.Normalized()
+	return retrieve.Filter{EntityIDs: g.EntityIDs, Threads: g.Threads, Tags: g.Tags, TagMatch: g.TagMatch}
+}
+
+// Accept returns the test a document must pass for a reader of role
+// under f: its access level, the columns f names and, when keyed, its
+// row number among allowed (ascending: the rows the database found for
+// Keyed(f)). rows are the documents' row numbers (bm25.Index.Rows).
+func (c *Columns) Accept(role int, f retrieve.Filter, rows []int64, keyed bool, allowed []int64) func(d int) bool {
+	g := f.Normalized()
+	type test struct {
+		col  *column
+		ok   []bool // by value id
+		want bool   // the value must be among ok (false: must not be)
+	}
+	var tests []test
+	in := func(col int, vals []string, want bool) {
+		if len(vals) > 0 {
+			tests = append(tests, test{&c.cols[col], c.cols[col].admit(vals), want})
+		}
+	}
+	in(Pack, g.Packs, true)
+	in(Pack, g.ExcludePacks, false)
+	in(ContentType, g.ContentTypes, true)
+	var corpora []string
+	for _, x := range g.Corpora {
+		corpora = append(corpora, string(x))
+	}
+	in(Corpus, corpora, true)
+	if g.Location != "" {
+		in(Location, []string{g.Location}, true)
+	}
+	if g.Faction != "" {
+		in(Faction, []string{g.Faction}, true)
+	}
+	return func(d int) bool {
+		if int(c.access[d]) > role {
+			return false
+		}
+		if keyed {
+			if _, ok := slices.BinarySearch(allowed, rows[d]); !ok {
+				return false
+			}
+		}
+		for _, t := range tests {
+			if t.ok[t.col.of[d]] != t.want {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// column is one text column, its values interned.
+type column struct {
+	ids   map[string]uint32
+	names []string
+	of    []uint32 // per document
+}
+
+func (c *column) add(v string) {
+	id, ok := c.ids[v]
+	if !ok {
+		if c.ids == nil {
+			c.ids = map[string]uint32{}
+		}
+		id = uint32(len(c.names))
+		c.ids[v] = id
+		c.names = append(c.names, v)
+	}
+	c.of = append(c.of, id)
+}
+
+// admit marks the ids of the values listed (SQL's IN over the column).
+func (c *column) admit(vals []string) []bool {
+	ok := make([]bool, len(c.names))
+	for _, v := range vals {
+		if id, found := c.ids[v]; found {
+			ok[id] = true
+		}
+	}
+	return ok
+}
