@@ -1,9 +1,11 @@
 package memtext
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/bm25"
 )
 
 // The columns a filter tests by value, in the order Add takes them.
@@ -130,3 +132,45 @@ func (c *column) admit(vals []string) []bool {
 	}
 	return ok
 }
+
+// MaxPostings bounds an in-memory full text (about 2.5 bytes a posting
+// with its vocabulary and per-document arrays: 100,000 chunks of 150–400
+// words are 16 million postings, 38 MiB). Past it the database's own
+// full text serves alone.
+const MaxPostings = 200_000_000
+
+// Weights are the lore index's full-text column weights, heading, text
+// and tags: SQLite's lore_fts rank is bm25(3.0, 1.0, 2.0).
+var Weights = [3]float64{3, 1, 2}
+
+// Builder builds the index and its columns together, document by
+// document, in row order.
+type Builder struct {
+	bd   *bm25.Builder
+	cols Columns
+}
+
+// NewBuilder starts a build with the lore index's weights.
+func NewBuilder() (*Builder, error) {
+	bd, err := bm25.NewBuilder(Weights[:]...)
+	if err != nil {
+		return nil, err
+	}
+	return &Builder{bd: bd}, nil
+}
+
+// Add adds one chunk: its row number, its heading, text and tags, its
+// access level and its filter columns. It fails past MaxPostings.
+func (b *Builder) Add(row int64, heading, text, tags string, access int, vals [NumColumns]string) error {
+	if err := b.bd.Add(row, heading, text, tags); err != nil {
+		return err
+	}
+	if b.bd.Postings() > MaxPostings {
+		return fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", MaxPostings)
+	}
+	b.cols.Add(access, vals)
+	return nil
+}
+
+// Build returns the index and the columns of the documents added.
+func (b *Builder) Build() (*bm25.Index, Columns) { return b.bd.Build(), b.cols }

@@ -22,10 +22,6 @@ import (
 // that reads the generation with the rows. Until it is built, and while
 // it is stale, the tsvector ranking (search.go, termstats.go) serves.
 
-// maxMemPostings bounds the memory index (about 2.5 bytes a posting):
-// past it the tsvector ranking serves alone.
-const maxMemPostings = 200_000_000
-
 type memText struct {
 	mu       sync.Mutex
 	snap     *memSnapshot
@@ -227,7 +223,7 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err e
 	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), '')`).Scan(&gen); err != nil {
 		return nil, "?", ix.explain("build the in-memory full text", err)
 	}
-	bd, err := bm25.NewBuilder(3, 1, 2)
+	bd, err := memtext.NewBuilder()
 	if err != nil {
 		return nil, gen, err
 	}
@@ -249,17 +245,13 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err e
 			&vals[memtext.Location], &vals[memtext.Faction]); err != nil {
 			return nil, gen, ix.explain("build the in-memory full text", err)
 		}
-		if err := bd.Add(n, heading, text, tags); err != nil {
+		if err := bd.Add(n, heading, text, tags, int(level), vals); err != nil {
 			return nil, gen, err
 		}
-		if bd.Postings() > maxMemPostings {
-			return nil, gen, fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", maxMemPostings)
-		}
-		snap.cols.Add(int(level), vals)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
-	snap.ix = bd.Build()
+	snap.ix, snap.cols = bd.Build()
 	return snap, gen, nil
 }

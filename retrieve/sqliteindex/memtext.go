@@ -75,14 +75,6 @@ type memStats struct {
 	Build           time.Duration
 }
 
-// maxMemPostings bounds the memory index (about 2.4 bytes a posting with
-// its vocabulary and per-row arrays: 100,000 chunks of 150–400 words are
-// 16 million postings, 36 MiB). Past it FTS5 serves alone.
-const maxMemPostings = 200_000_000
-
-// Column weights of lore_fts's rank (migrations/0001).
-var ftsWeights = []float64{3, 1, 2}
-
 func (m *memText) start() {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 }
@@ -225,7 +217,7 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM lore_meta WHERE key = 'generation'`).Scan(&gen); err != nil {
 		return nil, -1, ix.explain("build the in-memory full text", err)
 	}
-	bd, err := bm25.NewBuilder(ftsWeights...)
+	bd, err := memtext.NewBuilder()
 	if err != nil {
 		return nil, gen, err
 	}
@@ -246,18 +238,15 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 			&vals[memtext.Location], &vals[memtext.Faction]); err != nil {
 			return nil, gen, ix.explain("build the in-memory full text", err)
 		}
-		if err := bd.Add(n, heading, text, tags); err != nil {
+		if err := bd.Add(n, heading, text, tags, level, vals); err != nil {
 			return nil, gen, err
 		}
-		if bd.Postings() > maxMemPostings {
-			return nil, gen, fmt.Errorf("build the in-memory full text: more than %d postings, past its memory bound", maxMemPostings)
-		}
-		snap.cols.Add(level, vals)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
-	mix := bd.Build()
+	mix, cols := bd.Build()
+	snap.cols = cols
 	if err := checkLengths(ctx, tx, mix); err != nil {
 		return nil, gen, err
 	}
