@@ -139,10 +139,6 @@ func (c *column) admit(vals []string) []bool {
 // full text serves alone.
 const MaxPostings = 200_000_000
 
-// Weights are the lore index's full-text column weights, heading, text
-// and tags: SQLite's lore_fts rank is bm25(3.0, 1.0, 2.0).
-var Weights = [3]float64{3, 1, 2}
-
 // Builder builds the index and its columns together, document by
 // document, in row order.
 type Builder struct {
@@ -150,9 +146,10 @@ type Builder struct {
 	cols Columns
 }
 
-// NewBuilder starts a build with the lore index's weights.
+// NewBuilder starts a build weighting heading, text and tags as the
+// lore index's FTS5 rank does: bm25(3.0, 1.0, 2.0).
 func NewBuilder() (*Builder, error) {
-	bd, err := bm25.NewBuilder(Weights[:]...)
+	bd, err := bm25.NewBuilder(3, 1, 2)
 	if err != nil {
 		return nil, err
 	}
