@@ -40,6 +40,8 @@ type Store struct {
 	mu     sync.Mutex
 	stmts  map[string]*sql.Stmt // the hot statements, prepared on first use
 	closed bool
+
+	saves saveQueue
 }
 
 var _ assistant.Conversations = (*Store)(nil)
@@ -155,7 +157,9 @@ const saveSQL = `INSERT INTO assistant_conversations (id, user_id, created_at, u
 		ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, messages = excluded.messages, metadata = excluded.metadata
 		WHERE assistant_conversations.user_id = excluded.user_id`
 
-// Save implements assistant.Conversations.
+// Save implements assistant.Conversations: the save is queued and
+// committed with the others waiting (see commit), and Save returns once
+// its own row is committed.
 func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
 	msgs, err := json.Marshal(conv.Messages)
 	if err != nil {
@@ -165,18 +169,12 @@ func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
 	if err != nil {
 		return err
 	}
-	st, err := c.stmt(ctx, c.w, saveSQL)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("save conversation %s: %w", conv.ID, err)
 	}
-	res, err := st.ExecContext(ctx, conv.ID, conv.UserID, conv.Created.UTC().Format(timeFormat), conv.Updated.UTC().Format(timeFormat), string(msgs), string(meta))
-	if err != nil {
-		return fmt.Errorf("save conversation %s: %w", conv.ID, err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return assistant.ErrNotFound
-	}
-	return nil
+	return c.save(ctx, &pendingSave{ctx: ctx, id: conv.ID, args: []any{conv.ID, conv.UserID,
+		conv.Created.UTC().Format(timeFormat), conv.Updated.UTC().Format(timeFormat), string(msgs), string(meta)},
+		done: make(chan saveResult, 1)})
 }
 
 // List implements assistant.Conversations.
