@@ -139,8 +139,12 @@ func (c *Store) saveAll(ctx context.Context, batch []*pendingSave) (errs []error
 	defer tx.Rollback()
 	ts := tx.StmtContext(ctx, st)
 	errs = make([]error, len(batch))
+	// The transaction ends if ctx does (database/sql rolls it back); its
+	// statements need not watch ctx too, which cost the driver a
+	// goroutine each.
+	sctx := context.WithoutCancel(ctx)
 	for i, p := range batch {
-		res, err := ts.ExecContext(ctx, p.args...)
+		res, err := ts.ExecContext(sctx, p.args...)
 		if err != nil {
 			return nil, err
 		}
