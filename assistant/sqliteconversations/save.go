@@ -3,6 +3,7 @@ package sqliteconversations
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,7 +53,15 @@ func (c *Store) save(ctx context.Context, p *pendingSave) error {
 	q.leading = true
 	q.mu.Unlock()
 	if !lead {
-		r := <-p.done
+		var r saveResult
+		select {
+		case r = <-p.done:
+		case <-ctx.Done():
+			var left bool
+			if r, left = q.leave(p); left {
+				return fmt.Errorf("save conversation %s: %w", p.id, ctx.Err())
+			}
+		}
 		if !r.lead {
 			return r.err
 		}
@@ -73,6 +82,29 @@ func (c *Store) save(ctx context.Context, p *pendingSave) error {
 	}
 	q.mu.Unlock()
 	return (<-p.done).err
+}
+
+// leave takes p out of the queue when its caller gives up waiting, and
+// reports whether it did. A save already in a batch, or handed the lead
+// (which must not be lost), is not taken out: its result, or the lead,
+// comes from p.done.
+func (q *saveQueue) leave(p *pendingSave) (saveResult, bool) {
+	q.mu.Lock()
+	select {
+	case r := <-p.done: // the lead, sent under q.mu, or a result
+		q.mu.Unlock()
+		return r, false
+	default:
+	}
+	if i := slices.Index(q.waiting, p); i >= 0 {
+		// Still waiting, so nothing will be sent to it: the lead goes
+		// to a waiting save under q.mu, results to saves in a batch.
+		q.waiting = slices.Delete(q.waiting, i, i+1)
+		q.mu.Unlock()
+		return saveResult{}, true
+	}
+	q.mu.Unlock()
+	return <-p.done, false // in a batch being committed
 }
 
 // commit writes batch, in one transaction when it holds more than one

@@ -153,3 +153,61 @@ func TestConcurrentSaves(t *testing.T) {
 		t.Errorf("after the saves: leading %v, %d waiting; want no leader and none waiting", leading, waiting)
 	}
 }
+
+// A save whose caller gives up while it waits for the writer leaves the
+// queue with its context's error and is not written; the saves behind it
+// are, and the store goes on saving.
+func TestSaveGivesUpWhileQueued(t *testing.T) {
+	ctx := context.Background()
+	c, err := Open(ctx, filepath.Join(t.TempDir(), "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hold, err := c.w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var first, gaveUp, after error
+	wg.Go(func() { first = c.Save(ctx, conversation("first", "bob", "leads")) })
+	for n, leading := c.waiting(); !leading || n > 0; n, leading = c.waiting() {
+		time.Sleep(time.Millisecond)
+	}
+	short, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { gaveUp = c.Save(short, conversation("gave-up", "bob", "never")); close(done) }()
+	for n, _ := c.waiting(); n < 1; n, _ = c.waiting() {
+		time.Sleep(time.Millisecond)
+	}
+	wg.Go(func() { after = c.Save(ctx, conversation("after", "bob", "later")) })
+	for n, _ := c.waiting(); n < 2; n, _ = c.waiting() {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done // while the writer is still held
+	if !errors.Is(gaveUp, context.Canceled) {
+		t.Errorf("the save given up: %v, want context.Canceled", gaveUp)
+	}
+	if n, _ := c.waiting(); n != 1 {
+		t.Errorf("%d saves wait, want 1", n)
+	}
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if first != nil || after != nil {
+		t.Fatalf("the other saves: %v, %v", first, after)
+	}
+	for _, id := range []string{"first", "after"} {
+		if _, err := c.Get(ctx, "bob", id); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+	if _, err := c.Get(ctx, "bob", "gave-up"); !errors.Is(err, assistant.ErrNotFound) {
+		t.Errorf("the save given up was written: %v", err)
+	}
+	if err := c.Save(ctx, conversation("next", "bob", "again")); err != nil {
+		t.Errorf("a save after: %v", err)
+	}
+}
