@@ -91,8 +91,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	r.SetMaxOpenConns(readers)
 	// All of them stay open when idle: database/sql keeps two by default,
 	// so a burst of requests closed the others and opened new ones
-	// (connection setup, and every prepared statement parsed again).
+	// (connection setup, and every prepared statement parsed again). A
+	// reader unused for minutes is closed, with its page cache.
 	r.SetMaxIdleConns(readers)
+	r.SetConnMaxIdleTime(5 * time.Minute)
 	db.r = r
 	return db, nil
 }
