@@ -2,13 +2,17 @@ package sqliteconversations_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hearth-rpg/hearth/assistant"
 	"github.com/hearth-rpg/hearth/assistant/conversationtest"
 	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
+	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/llm"
 )
@@ -52,5 +56,34 @@ func TestClosedStoreOnSharedHandle(t *testing.T) {
 	}
 	if err := h.Writer().PingContext(ctx); err != nil {
 		t.Errorf("the shared handle was closed with the store: %v", err)
+	}
+}
+
+// BenchmarkSave saves conversations (a question and a 1 KB answer) from
+// 16 goroutines at once per core, as chats ending together do.
+func BenchmarkSave(b *testing.B) {
+	ctx := context.Background()
+	c, err := sqliteconversations.Open(ctx, filepath.Join(b.TempDir(), "hearth.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	answer := strings.Repeat("The jump drive needs a full tank. ", 30)
+	var n atomic.Int64
+	b.SetParallelism(16)
+	cpu0 := cputime.Process()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			now := time.Now()
+			conv := assistant.Conversation{ID: fmt.Sprintf("c%d", n.Add(1)), UserID: "u1", Created: now, Updated: now,
+				Messages: []llm.Message{{Role: llm.User, Content: "describe the jump drive"}, {Role: llm.Assistant, Content: answer}}}
+			if err := c.Save(ctx, conv); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if cputime.Supported {
+		b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/1000/float64(b.N), "cpu-µs/save")
 	}
 }
