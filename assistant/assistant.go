@@ -131,6 +131,7 @@ type Assistant struct {
 	o       Options
 	counter *tokens.Counter
 	prompt  *prompt.Template
+	prompts promptCache // rendered system prompts
 
 	mu     sync.Mutex
 	active map[string]*Active
@@ -378,12 +379,70 @@ func (as *Assistant) systemPrompt(user auth.User, req Request, role access.Level
 			external = append(external, t.Name)
 		}
 	}
-	roleName := map[access.Level]string{access.Player: "a player", access.Trusted: "a trusted player",
-		access.Assistant: "an assistant game master", access.GM: "the game master"}[role]
-	return as.prompt.Render(map[string]any{
+	key := promptKey{name: name, role: role, tools: strings.Join(Names(tools), ", "), external: strings.Join(external, ", ")}
+	// Only prompts with the server's own system are kept: a client's
+	// schema may name any system, and the cache stays small.
+	cache := system == as.o.System
+	if cache {
+		if p, ok := as.prompts.get(key); ok {
+			return p, nil
+		}
+	}
+	var roleName string
+	switch role {
+	case access.Player:
+		roleName = "a player"
+	case access.Trusted:
+		roleName = "a trusted player"
+	case access.Assistant:
+		roleName = "an assistant game master"
+	case access.GM:
+		roleName = "the game master"
+	}
+	p, err := as.prompt.Render(map[string]any{
 		"UserName": name, "RoleName": roleName, "Player": role < access.Assistant, "System": system,
-		"Tools": strings.Join(Names(tools), ", "), "External": strings.Join(external, ", "),
+		"Tools": key.tools, "External": key.external,
 	})
+	if err == nil && cache {
+		as.prompts.put(key, p)
+	}
+	return p, err
+}
+
+// maxPrompts bounds the rendered system prompts kept: one a user, role
+// and tool set in use.
+const maxPrompts = 256
+
+// promptKey is what a system prompt is rendered from, besides the
+// server's system.
+type promptKey struct {
+	name            string
+	role            access.Level
+	tools, external string
+}
+
+// promptCache keeps rendered system prompts: the template is fixed when
+// the assistant is made, so a prompt depends on its key alone, and need
+// not be rendered (text/template, a 4 KB string) for every chat.
+type promptCache struct {
+	mu sync.Mutex
+	m  map[promptKey]string
+}
+
+func (c *promptCache) get(k promptKey) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[k]
+	return p, ok
+}
+
+func (c *promptCache) put(k promptKey, p string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxPrompts {
+		c.m = map[promptKey]string{} // all start again: they are cheap to render
+	}
+	c.m[k] = p
 }
 
 // history splits the earlier messages into those left out and the latest

@@ -197,7 +197,13 @@ var (
 // Tools returns the Seneschal tool set for caller: the internal tools bound
 // to the caller's role, then the external ones the client runs.
 func (tb *Toolbox) Tools(c Caller) []agent.Tool {
-	var tools []agent.Tool
+	// Room for all at once: grown tool by tool, a chat's start threw away
+	// a few copies of the list.
+	n := 4 + len(externalTools())
+	if tb.Traveller != nil {
+		n += travellerTools
+	}
+	tools := make([]agent.Tool, 0, n)
 	if tb.Search != nil {
 		tools = append(tools, agent.Tool{
 			Tool: llm.Tool{Name: DocumentSearch, Description: "Search the game's documents (rulebooks, setting books, scenarios) for passages about something. Results cite document title, page and document_id.",
@@ -239,7 +245,7 @@ func (tb *Toolbox) Tools(c Caller) []agent.Tool {
 	if tb.Traveller != nil {
 		tools = append(tools, tb.Traveller.tools(tb, c)...)
 	}
-	return append(tools, ExternalTools()...)
+	return append(tools, externalTools()...)
 }
 
 // ExternalTools are the tools the client runs with the user's own Foundry

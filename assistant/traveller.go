@@ -68,6 +68,9 @@ var (
 	skillSchema = sync.OnceValue(func() json.RawMessage { return schema[skillParams](nil) })
 )
 
+// travellerTools is how many tools Traveller.tools gives at most.
+const travellerTools = 3
+
 func (t *Traveller) tools(tb *Toolbox, c Caller) []agent.Tool {
 	tools := []agent.Tool{
 		{Tool: llm.Tool{Name: TravellerUWPParse, Description: "Decode a Traveller world's UWP: starport, size, atmosphere, hydrographics, population, government, law and tech level with what each means, and its trade codes.",

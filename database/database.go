@@ -177,10 +177,11 @@ func openSQLite(ctx context.Context, dir string, o options) (_ *DB, err error) {
 	if err != nil {
 		return nil, err
 	}
-	games := sqlitestore.New(h)
-	db := &DB{backend: SQLite, sqlite: h, Games: games, Conversations: sqliteconversations.New(h),
+	games, convs := sqlitestore.New(h), sqliteconversations.New(h)
+	db := &DB{backend: SQLite, sqlite: h, Games: games, Conversations: convs,
 		Characters: sqlitecharacters.New(h), Images: sqliteimages.New(h)}
-	db.closers = append(db.closers, h.Close, games.Close) // games' prepared statements before the handle
+	// The stores' prepared statements are closed before the handle.
+	db.closers = append(db.closers, h.Close, games.Close, convs.Close)
 	defer func() {
 		if err != nil {
 			db.Close()

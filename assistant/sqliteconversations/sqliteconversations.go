@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hearth-rpg/hearth/assistant"
@@ -35,6 +36,12 @@ type Store struct {
 	own bool    // Close closes h: it was opened by Open
 	w   *sql.DB // the one writer
 	r   *sql.DB // the readers
+
+	mu     sync.Mutex
+	stmts  map[string]*sql.Stmt // the hot statements, prepared on first use
+	closed bool
+
+	saves saveQueue
 }
 
 var _ assistant.Conversations = (*Store)(nil)
@@ -42,7 +49,7 @@ var _ assistant.Conversations = (*Store)(nil)
 // New keeps conversations in the shared handle h, whose migrations must
 // include Migrations. Close does not close h.
 func New(h *sqlitedb.DB) *Store {
-	return &Store{h: h, w: h.Writer(), r: h.Reader()}
+	return &Store{h: h, w: h.Writer(), r: h.Reader(), stmts: map[string]*sql.Stmt{}}
 }
 
 // Open opens (creating if needed) the conversation tables in
@@ -58,23 +65,66 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return c, nil
 }
 
-// Close closes the database when Open opened it.
+// Close closes the prepared statements, and the database when Open
+// opened it.
 func (c *Store) Close() error {
-	if c.own {
-		return c.h.Close()
+	c.mu.Lock()
+	var errs []error
+	for q, st := range c.stmts {
+		errs = append(errs, st.Close())
+		delete(c.stmts, q)
 	}
-	return nil
+	c.closed = true
+	c.mu.Unlock()
+	if c.own {
+		errs = append(errs, c.h.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// stmt returns query prepared on pool, preparing it on first use;
+// database/sql prepares it again, once, on each connection of the pool
+// that runs it (the writer has one). Parsing the save's upsert on every
+// call was half of what saving a conversation cost a chat.
+func (c *Store) stmt(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	st, ok := c.stmts[query]
+	c.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	st, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		st.Close()
+		return nil, errors.New("the conversation store is closed")
+	}
+	if prev, ok := c.stmts[query]; ok { // prepared meanwhile by another call
+		st.Close()
+		return prev, nil
+	}
+	c.stmts[query] = st
+	return st, nil
 }
 
 const timeFormat = time.RFC3339Nano
+
+const getSQL = `SELECT id, user_id, created_at, updated_at, messages, metadata
+		FROM assistant_conversations WHERE id = ? AND user_id = ?`
 
 // Get implements assistant.Conversations.
 func (c *Store) Get(ctx context.Context, userID, id string) (assistant.Conversation, error) {
 	var conv assistant.Conversation
 	var created, updated, msgs, meta string
-	err := c.r.QueryRowContext(ctx, `SELECT id, user_id, created_at, updated_at, messages, metadata
-		FROM assistant_conversations WHERE id = ? AND user_id = ?`, id, userID).
-		Scan(&conv.ID, &conv.UserID, &created, &updated, &msgs, &meta)
+	st, err := c.stmt(ctx, c.r, getSQL)
+	if err != nil {
+		return conv, fmt.Errorf("read conversation %s: %w", id, err)
+	}
+	err = st.QueryRowContext(ctx, id, userID).Scan(&conv.ID, &conv.UserID, &created, &updated, &msgs, &meta)
 	if errors.Is(err, sql.ErrNoRows) {
 		return conv, assistant.ErrNotFound
 	}
@@ -101,7 +151,15 @@ func (c *Store) Exists(ctx context.Context, id string) (bool, error) {
 	return n > 0, nil
 }
 
-// Save implements assistant.Conversations.
+// saveSQL creates a conversation or updates its owner's.
+const saveSQL = `INSERT INTO assistant_conversations (id, user_id, created_at, updated_at, messages, metadata)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, messages = excluded.messages, metadata = excluded.metadata
+		WHERE assistant_conversations.user_id = excluded.user_id`
+
+// Save implements assistant.Conversations: the save is queued and
+// committed with the others waiting (see commit), and Save returns once
+// its own row is committed.
 func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
 	msgs, err := json.Marshal(conv.Messages)
 	if err != nil {
@@ -111,18 +169,12 @@ func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.w.ExecContext(ctx, `INSERT INTO assistant_conversations (id, user_id, created_at, updated_at, messages, metadata)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, messages = excluded.messages, metadata = excluded.metadata
-		WHERE assistant_conversations.user_id = excluded.user_id`,
-		conv.ID, conv.UserID, conv.Created.UTC().Format(timeFormat), conv.Updated.UTC().Format(timeFormat), string(msgs), string(meta))
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("save conversation %s: %w", conv.ID, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return assistant.ErrNotFound
-	}
-	return nil
+	return c.save(ctx, &pendingSave{ctx: ctx, id: conv.ID, args: []any{conv.ID, conv.UserID,
+		conv.Created.UTC().Format(timeFormat), conv.Updated.UTC().Format(timeFormat), string(msgs), string(meta)},
+		done: make(chan saveResult, 1)})
 }
 
 // List implements assistant.Conversations.

@@ -233,3 +233,18 @@ func TestSessionTokenIsNotStored(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAuthenticate is a request's key check against the SQLite file,
+// with a request's cancellable context: the read every API request makes.
+func BenchmarkAuthenticate(b *testing.B) {
+	kr := open(b, "")
+	key, _ := userWithKey(b, kr, "ann", access.GM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := kr.Authenticate(ctx, key); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -87,7 +87,14 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	r.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	readers := max(4, runtime.NumCPU())
+	r.SetMaxOpenConns(readers)
+	// All of them stay open when idle: database/sql keeps two by default,
+	// so a burst of requests closed the others and opened new ones
+	// (connection setup, and every prepared statement parsed again). A
+	// reader unused for minutes is closed, with its page cache.
+	r.SetMaxIdleConns(readers)
+	r.SetConnMaxIdleTime(5 * time.Minute)
 	db.r = r
 	return db, nil
 }

@@ -2,6 +2,7 @@ package sqlitedb_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,37 @@ func TestOpenExplains(t *testing.T) {
 	_, err := open(t, path, set("a", map[string]string{"0001_x.sql": `CREATE TABLE a (x INTEGER);`}))
 	if err == nil || !strings.Contains(err.Error(), "not a Hearth database") {
 		t.Errorf("opening a text file: %v", err)
+	}
+}
+
+// A burst of reads that takes every reader connection leaves them all
+// open: closing and reopening them (database/sql keeps two idle by
+// default) cost a burst of requests their setup and prepared statements.
+func TestReadersStayOpenWhenIdle(t *testing.T) {
+	db, err := open(t, filepath.Join(t.TempDir(), "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r := db.Reader()
+	n := r.Stats().MaxOpenConnections
+	if n < 4 {
+		t.Fatalf("%d readers, want at least 4", n)
+	}
+	for range 3 {
+		var conns []*sql.Conn
+		for range n {
+			c, err := r.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	if s := r.Stats(); s.MaxIdleClosed != 0 || s.Idle != n || s.OpenConnections != n {
+		t.Errorf("after three bursts: %d idle of %d open, %d closed for being idle; want all %d kept open", s.Idle, s.OpenConnections, s.MaxIdleClosed, n)
 	}
 }

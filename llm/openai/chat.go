@@ -7,9 +7,6 @@ import (
 	"net/http"
 	"strings"
 
-	sdk "github.com/openai/openai-go"
-	"github.com/openai/openai-go/option"
-
 	"github.com/hearth-rpg/hearth/llm"
 )
 
@@ -32,7 +29,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	// the CPU a streamed token cost the whole server with 1,000 chats
 	// streaming (server's BenchmarkStreaming1000).
 	var raw *http.Response
-	_, err = p.chat.New(ctx, sdk.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
+	err = p.api.Post(ctx, "chat/completions", body, &raw)
 	if raw != nil && raw.Body != nil {
 		defer raw.Body.Close()
 	}

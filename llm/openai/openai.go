@@ -24,7 +24,10 @@ type Provider struct {
 
 	tools toolCache // the tools' JSON, encoded once
 
-	chat       sdk.ChatCompletionService
+	// api sends chat requests, with the body encoded here: a client
+	// with only these options, since the chat service would also encode
+	// its empty typed parameters for every chat.
+	api        sdk.Client
 	models     sdk.ModelService
 	embeddings sdk.EmbeddingService
 }
@@ -104,7 +107,7 @@ func New(baseURL, apiKey string, opts ...Option) (*Provider, error) {
 	// The services are built directly rather than through sdk.NewClient,
 	// which would add OPENAI_API_KEY, OPENAI_ORG_ID and the like from the
 	// environment to every request.
-	p.chat = sdk.NewChatCompletionService(ro...)
+	p.api = sdk.Client{Options: ro}
 	p.models = sdk.NewModelService(ro...)
 	p.embeddings = sdk.NewEmbeddingService(ro...)
 	return p, nil

@@ -95,29 +95,20 @@ type cachedTool struct {
 	json                    []byte
 }
 
-// encode returns the tools as a JSON array, in one allocation of its
-// size: growing it tool by tool made a chat's start throw away about
-// twice the array.
-func (c *toolCache) encode(tools []llm.Tool) ([]byte, error) {
-	each := make([][]byte, len(tools))
-	size := 2 + len(tools)
+// encode returns each tool's JSON, from the cache; size is their
+// length as a JSON array.
+func (c *toolCache) encode(tools []llm.Tool) (each [][]byte, size int, err error) {
+	each = make([][]byte, len(tools))
+	size = 2 + len(tools)
 	for i, t := range tools {
 		b, err := c.tool(t)
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+			return nil, 0, fmt.Errorf("tool %q: %w", t.Name, err)
 		}
 		each[i] = b
 		size += len(b)
 	}
-	out := make([]byte, 0, size)
-	out = append(out, '[')
-	for i, b := range each {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, b...)
-	}
-	return append(out, ']'), nil
+	return each, size, nil
 }
 
 func (c *toolCache) tool(t llm.Tool) ([]byte, error) {
@@ -187,10 +178,13 @@ func (p *Provider) requestBody(req llm.Request) ([]byte, error) {
 		}
 		w.Messages = append(w.Messages, msg)
 	}
-	var tools []byte
+	var (
+		tools     [][]byte
+		toolsSize int
+	)
 	if len(req.Tools) > 0 {
 		var err error
-		if tools, err = p.tools.encode(req.Tools); err != nil {
+		if tools, toolsSize, err = p.tools.encode(req.Tools); err != nil {
 			return nil, p.badRequest("%w", err)
 		}
 	}
@@ -204,15 +198,33 @@ func (p *Provider) requestBody(req llm.Request) ([]byte, error) {
 		f.JSONSchema.Name, f.JSONSchema.Schema = "output", req.Schema
 		w.ResponseFormat = f
 	}
-	b, err := json.Marshal(w)
-	if err != nil {
+	// One buffer of about the body's size: encoding the messages, then
+	// growing that to add the tools, threw away twice the body a chat.
+	size := 128 + len(req.Schema) + toolsSize
+	for _, m := range req.Messages {
+		size += 64 + len(m.Content) + len(m.Content)/16
+		for _, c := range m.ToolCalls {
+			size += 64 + len(c.Name) + len(c.Arguments)
+		}
+	}
+	var buf bytes.Buffer
+	buf.Grow(size)
+	// An Encoder escapes as Marshal does, and adds a newline.
+	if err := json.NewEncoder(&buf).Encode(w); err != nil {
 		return nil, err
 	}
 	// The tools are spliced in as they are: as a json.RawMessage,
 	// encoding/json would check and compact their cached JSON every time.
-	b = b[:len(b)-1]
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("}\n"))
 	if tools != nil {
-		b = append(append(b, `,"tools":`...), tools...)
+		b = append(b, `,"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, t...)
+		}
+		b = append(b, ']')
 	}
 	return append(b, `,"stream":true}`...), nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -168,9 +169,11 @@ func wireRequests() map[string]llm.Request {
 // way the provider called it before), as both reach a server.
 func TestRequestIsWhatTheSDKSent(t *testing.T) {
 	bodies := make(chan []byte, 1)
+	headers := make(chan http.Header, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		bodies <- b
+		headers <- r.Header.Clone()
+		bodies <- fmt.Appendf(nil, "%s %s\n%s", r.Method, r.URL, b)
 		s := startSSE(w)
 		s.send(chunk(`{"content":"ok"}`, "stop"))
 		s.done()
@@ -187,23 +190,28 @@ func TestRequestIsWhatTheSDKSent(t *testing.T) {
 				t.Fatal(err)
 			}
 			var raw *http.Response
-			if _, err := p.chat.New(context.Background(), params, option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw)); err != nil {
+			chat := sdk.NewChatCompletionService(p.api.Options...)
+			if _, err := chat.New(context.Background(), params, option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw)); err != nil {
 				t.Fatal(err)
 			}
 			io.Copy(io.Discard, raw.Body)
 			raw.Body.Close()
-			want := <-bodies
+			want, wantHeader := <-bodies, <-headers
 			if _, err := p.Chat(context.Background(), req, nil); err != nil {
 				t.Fatal(err)
 			}
-			got := <-bodies
+			got, gotHeader := <-bodies, <-headers
 			if !bytes.Equal(got, want) {
 				t.Errorf("the provider sent\n%s\nthe SDK sent\n%s", got, want)
+			}
+			if !reflect.DeepEqual(gotHeader, wantHeader) {
+				t.Errorf("the provider's headers\n%v\nthe SDK's\n%v", gotHeader, wantHeader)
 			}
 			// And again, with the tools from the cache.
 			if _, err := p.Chat(context.Background(), req, nil); err != nil {
 				t.Fatal(err)
 			}
+			<-headers
 			if again := <-bodies; !bytes.Equal(again, want) {
 				t.Errorf("the second time the provider sent\n%s\nthe SDK sent\n%s", again, want)
 			}
