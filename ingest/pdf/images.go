@@ -172,7 +172,7 @@ func collectImages(raw []*rawPage, pages [][]line, limit int) []ingest.Image {
 			}
 			out = append(out, ingest.Image{
 				Page: im.page, Index: im.index, Width: im.width, Height: im.height,
-				WebP: im.webp, Context: imageContext(pages[p], im),
+				Data: im.webp, MediaType: "image/webp", Context: imageContext(pages[p], im),
 			})
 		}
 	}

@@ -240,7 +240,7 @@ func TestImagesHalberdsPage20(t *testing.T) {
 		if im.Index != i || im.Width != want[i][0] || im.Height != want[i][1] {
 			t.Errorf("image %d: index %d %dx%d, want %d %dx%d", i, im.Index, im.Width, im.Height, i, want[i][0], want[i][1])
 		}
-		if !bytes.HasPrefix(im.WebP, []byte("RIFF")) || !bytes.Equal(im.WebP[8:12], []byte("WEBP")) {
+		if !bytes.HasPrefix(im.Data, []byte("RIFF")) || !bytes.Equal(im.Data[8:12], []byte("WEBP")) {
 			t.Errorf("image %d is not WebP", i)
 		}
 		if im.Context == "" {
