@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"image/jpeg"
 	"sync/atomic"
 
@@ -13,10 +12,11 @@ import (
 	"github.com/hearth-rpg/hearth/ingest/pdf/pdfread"
 )
 
-// Pictures the native reader can give without PDFium: a plain JPEG is
-// kept as it is (no decoding, no re-encoding, and smaller than a lossless
-// WebP of its pixels); other simple 8-bit images are decoded here and
-// encoded as lossless WebP, as PDFium's bitmaps are. A page with any
+// Pictures the native reader can give without PDFium: an 8-bit Gray or
+// RGB JPEG is kept as it is (no decoding, no re-encoding, and smaller
+// than a lossless WebP of its pixels; its soft mask, if any, is left out
+// as PDFium's bitmaps leave it out); other simple 8-bit images are decoded
+// here and encoded as lossless WebP, as PDFium's bitmaps are. A page with any
 // other image (CMYK, JBIG2, JPX, CCITT, 1-bit, a Decode array, a
 // stencil or colour-key mask, an inline image) has all its images read
 // by PDFium, so a page's pictures always come one way, in one order.
@@ -32,7 +32,6 @@ type pictureKind int
 const (
 	pictureUnsupported pictureKind = iota
 	pictureJPEG                    // DCT data kept as it is
-	pictureDecodeJPEG              // DCT data decoded, then WebP
 	pictureDecodeRaw               // general filters, then WebP
 )
 
@@ -46,11 +45,8 @@ func classifyImage(im *pdfread.Image) pictureKind {
 		if !gray && !rgb {
 			return pictureUnsupported
 		}
-		if im.SMask {
-			// PDFium's bitmap of the image leaves its soft mask out;
-			// so does this decoded copy.
-			return pictureDecodeJPEG
-		}
+		// A soft mask is left out, as PDFium's bitmap of the image
+		// leaves it out: the JPEG alone is the picture stored before.
 		return pictureJPEG
 	}
 	for _, f := range im.Filters {
@@ -157,24 +153,12 @@ func nativePicture(nf *pdfread.File, im *pdfread.Image, kind pictureKind) (rawIm
 		} else if cfg.ColorModel == color.CMYKModel {
 			comps = 4
 		}
-		if cfg.Width == im.Width && cfg.Height == im.Height && comps == im.Components {
-			r.data, r.mediaType = raw, mediaJPEG
-			return r, nil
+		if cfg.Width != im.Width || cfg.Height != im.Height || comps != im.Components {
+			// The dictionary and the JPEG disagree: PDFium's way.
+			return r, fmt.Errorf("%v: the JPEG is %dx%d with %d components", im, cfg.Width, cfg.Height, comps)
 		}
-		// The dictionary and the JPEG disagree: decode it as PDFium would.
-		return nativePicture(nf, im, pictureDecodeJPEG)
-	case pictureDecodeJPEG:
-		src, err := jpeg.Decode(bytes.NewReader(im.Raw()))
-		if err != nil {
-			return r, fmt.Errorf("%v: %v", im, err)
-		}
-		if src.Bounds().Dx() != im.Width || src.Bounds().Dy() != im.Height {
-			return r, fmt.Errorf("%v: the JPEG is %v", im, src.Bounds())
-		}
-		if _, cmyk := src.(*image.CMYK); cmyk {
-			return r, fmt.Errorf("%v: a CMYK JPEG", im)
-		}
-		return encodeWebP(r, toNRGBA(src))
+		r.data, r.mediaType = raw, mediaJPEG
+		return r, nil
 	case pictureDecodeRaw:
 		data, err := nf.DecodeImage(im)
 		if err != nil {
@@ -196,29 +180,6 @@ func encodeWebP(r rawImage, img *image.NRGBA) (rawImage, error) {
 	}
 	r.data, r.mediaType = buf.Bytes(), mediaWebP
 	return r, nil
-}
-
-// toNRGBA copies a decoded JPEG into an opaque NRGBA image.
-func toNRGBA(src image.Image) *image.NRGBA {
-	b := src.Bounds()
-	dst := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	switch s := src.(type) {
-	case *image.Gray:
-		for y := range b.Dy() {
-			row := s.Pix[y*s.Stride:]
-			d := dst.Pix[y*dst.Stride:]
-			for x := range b.Dx() {
-				v := row[x]
-				d[4*x], d[4*x+1], d[4*x+2], d[4*x+3] = v, v, v, 255
-			}
-		}
-	default:
-		// Opaque, so RGBA and NRGBA are the same bytes; draw has a fast
-		// path from YCbCr to RGBA.
-		rgba := &image.RGBA{Pix: dst.Pix, Stride: dst.Stride, Rect: dst.Rect}
-		draw.Draw(rgba, rgba.Rect, src, b.Min, draw.Src)
-	}
-	return dst
 }
 
 // rawToNRGBA turns 8-bit Gray, RGB or Indexed samples into an image.
