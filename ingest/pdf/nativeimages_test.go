@@ -124,7 +124,62 @@ func meanAbsDiff(a, b image.Image) float64 {
 // misdescribes on page 3, whose pictures PDFium must read.
 // Pixels are compared with PDFium's, colour by colour.
 func TestNativePicturesKinds(t *testing.T) {
-	const w, h = 24, 20
+	const w, h = picturesW, picturesH
+	data := picturesPDF(t)
+	extract := func(pdfiumImages bool) *ingest.Document {
+		e, err := Open(context.Background(), Options{CacheDir: extractor(t).opts.CacheDir, PoolSize: 1, pdfiumImages: pdfiumImages})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		d, err := e.Extract(context.Background(), data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	native, pdfium := extract(false), extract(true)
+	// The image budget holds natively too: the first three, in order.
+	e, err := Open(context.Background(), Options{CacheDir: extractor(t).opts.CacheDir, PoolSize: 1, MaxImages: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if d, err := e.Extract(context.Background(), data, nil); err != nil || len(d.Images) != 3 || d.Images[2].Page != 1 || d.Images[2].Index != 2 {
+		t.Errorf("with MaxImages 3: %d pictures (%v)", len(d.Images), err)
+	}
+	wantTypes := []string{"image/webp", "image/webp", "image/webp", "image/jpeg", "image/jpeg", "image/jpeg", "image/webp", "image/webp", "image/webp"}
+	if len(native.Images) != len(wantTypes) || len(pdfium.Images) != len(wantTypes) {
+		for _, im := range native.Images {
+			t.Logf("native %d #%d %dx%d %s", im.Page, im.Index, im.Width, im.Height, im.MediaType)
+		}
+		for _, im := range pdfium.Images {
+			t.Logf("pdfium %d #%d %dx%d %s", im.Page, im.Index, im.Width, im.Height, im.MediaType)
+		}
+		t.Fatalf("%d pictures natively, %d with PDFium, want %d", len(native.Images), len(pdfium.Images), len(wantTypes))
+	}
+	for i, n := range native.Images {
+		p := pdfium.Images[i]
+		if n.Page != p.Page || n.Index != p.Index || n.Width != w || n.Height != h || p.Width != w || n.MediaType != wantTypes[i] {
+			t.Errorf("picture %d: page %d #%d %dx%d %s natively, page %d #%d %dx%d with PDFium, want %s", i, n.Page, n.Index, n.Width, n.Height, n.MediaType, p.Page, p.Index, p.Width, p.Height, wantTypes[i])
+			continue
+		}
+		if d := meanAbsDiff(decodePicture(t, n), decodePicture(t, p)); d > 2.5 {
+			t.Errorf("picture %d (page %d, %s): mean difference %.2f levels per channel", i, n.Page, n.MediaType, d)
+		}
+	}
+	if n := native.Images[len(native.Images)-2]; n.Page != 2 {
+		t.Errorf("the one-bit picture is on page %d", n.Page)
+	}
+}
+
+// The size of picturesPDF's pictures.
+const picturesW, picturesH = 24, 20
+
+// picturesPDF builds TestNativePicturesKinds's PDF (also a FuzzExtract
+// seed).
+func picturesPDF(t testing.TB) []byte {
+	const w, h = picturesW, picturesH
 	rgb := make([]byte, 0, w*h*3)
 	gray := make([]byte, 0, w*h)
 	idx := make([]byte, 0, w*h)
@@ -201,50 +256,5 @@ func TestNativePicturesKinds(t *testing.T) {
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> " + xobjs + " >> /Contents 19 0 R >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c3), c3),
 	}
-	data := writePDF(objs, "")
-	extract := func(pdfiumImages bool) *ingest.Document {
-		e, err := Open(context.Background(), Options{CacheDir: extractor(t).opts.CacheDir, PoolSize: 1, pdfiumImages: pdfiumImages})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.Close()
-		d, err := e.Extract(context.Background(), data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	native, pdfium := extract(false), extract(true)
-	// The image budget holds natively too: the first three, in order.
-	e, err := Open(context.Background(), Options{CacheDir: extractor(t).opts.CacheDir, PoolSize: 1, MaxImages: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if d, err := e.Extract(context.Background(), data, nil); err != nil || len(d.Images) != 3 || d.Images[2].Page != 1 || d.Images[2].Index != 2 {
-		t.Errorf("with MaxImages 3: %d pictures (%v)", len(d.Images), err)
-	}
-	wantTypes := []string{"image/webp", "image/webp", "image/webp", "image/jpeg", "image/jpeg", "image/jpeg", "image/webp", "image/webp", "image/webp"}
-	if len(native.Images) != len(wantTypes) || len(pdfium.Images) != len(wantTypes) {
-		for _, im := range native.Images {
-			t.Logf("native %d #%d %dx%d %s", im.Page, im.Index, im.Width, im.Height, im.MediaType)
-		}
-		for _, im := range pdfium.Images {
-			t.Logf("pdfium %d #%d %dx%d %s", im.Page, im.Index, im.Width, im.Height, im.MediaType)
-		}
-		t.Fatalf("%d pictures natively, %d with PDFium, want %d", len(native.Images), len(pdfium.Images), len(wantTypes))
-	}
-	for i, n := range native.Images {
-		p := pdfium.Images[i]
-		if n.Page != p.Page || n.Index != p.Index || n.Width != w || n.Height != h || p.Width != w || n.MediaType != wantTypes[i] {
-			t.Errorf("picture %d: page %d #%d %dx%d %s natively, page %d #%d %dx%d with PDFium, want %s", i, n.Page, n.Index, n.Width, n.Height, n.MediaType, p.Page, p.Index, p.Width, p.Height, wantTypes[i])
-			continue
-		}
-		if d := meanAbsDiff(decodePicture(t, n), decodePicture(t, p)); d > 2.5 {
-			t.Errorf("picture %d (page %d, %s): mean difference %.2f levels per channel", i, n.Page, n.MediaType, d)
-		}
-	}
-	if n := native.Images[len(native.Images)-2]; n.Page != 2 {
-		t.Errorf("the one-bit picture is on page %d", n.Page)
-	}
+	return writePDF(objs, "")
 }

@@ -355,6 +355,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add(tiny[:len(tiny)/2])
 	f.Add(tinyPDF("One", "Two pages of text here."))
 	f.Add([]byte("%PDF-1.4\n%%EOF"))
+	f.Add(picturesPDF(f))
 	// An extractor of its own, opened once per fuzzing process: one PDFium
 	// instance, so the same input always takes the same path (with two,
 	// whether the second is free decides which code runs, and the fuzzer
