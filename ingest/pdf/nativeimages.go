@@ -15,11 +15,12 @@ import (
 // Pictures the native reader can give without PDFium: an 8-bit Gray or
 // RGB JPEG is kept as it is (no decoding, no re-encoding, and smaller
 // than a lossless WebP of its pixels; its soft mask, if any, is left out
-// as PDFium's bitmaps leave it out); other simple 8-bit images are decoded
-// here and encoded as lossless WebP, as PDFium's bitmaps are. A page with any
-// other image (CMYK, JBIG2, JPX, CCITT, 1-bit, a Decode array, a
-// stencil or colour-key mask, an inline image) has all its images read
-// by PDFium, so a page's pictures always come one way, in one order.
+// as PDFium's bitmaps leave it out); other simple 8-bit images are
+// decoded here and encoded as lossless WebP, as PDFium's bitmaps are. A
+// page with any other image (CMYK, JBIG2, JPX, CCITT, 1-bit, a Decode
+// array, a stencil or colour-key mask, an inline image, a JPEG cut short
+// or unlike its dictionary) has all its images read by PDFium, so a
+// page's pictures always come one way, in one order.
 
 const (
 	mediaWebP = "image/webp"
@@ -157,7 +158,13 @@ func nativePicture(nf *pdfread.File, im *pdfread.Image, kind pictureKind) (rawIm
 			// The dictionary and the JPEG disagree: PDFium's way.
 			return r, fmt.Errorf("%v: the JPEG is %dx%d with %d components", im, cfg.Width, cfg.Height, comps)
 		}
-		r.data, r.mediaType = raw, mediaJPEG
+		// A JPEG cut short would be stored cut short; PDFium decodes
+		// what there is of it.
+		end := bytes.TrimRight(raw, "\x00\t\n\r ")
+		if !bytes.HasSuffix(end, []byte{0xff, 0xd9}) {
+			return r, fmt.Errorf("%v: the JPEG does not end with its end marker", im)
+		}
+		r.data, r.mediaType = end, mediaJPEG
 		return r, nil
 	case pictureDecodeRaw:
 		data, err := nf.DecodeImage(im)

@@ -120,8 +120,9 @@ func meanAbsDiff(a, b image.Image) float64 {
 // TestNativePicturesKinds builds a PDF with one image of each kind the
 // native path reads (RGB and Gray Flate with a predictor, Indexed, plain
 // RGB and Gray JPEGs, a JPEG with a soft mask, one drawn inside a form)
-// on page 1; a 1-bit image on page 2 and a JPEG its dictionary
-// misdescribes on page 3, whose pictures PDFium must read.
+// on page 1; a 1-bit image on page 2, a JPEG its dictionary misdescribes
+// on page 3 and a JPEG cut short on page 4, whose pictures PDFium must
+// read.
 // Pixels are compared with PDFium's, colour by colour.
 func TestNativePicturesKinds(t *testing.T) {
 	const w, h = picturesW, picturesH
@@ -148,7 +149,7 @@ func TestNativePicturesKinds(t *testing.T) {
 	if d, err := e.Extract(context.Background(), data, nil); err != nil || len(d.Images) != 3 || d.Images[2].Page != 1 || d.Images[2].Index != 2 {
 		t.Errorf("with MaxImages 3: %d pictures (%v)", len(d.Images), err)
 	}
-	wantTypes := []string{"image/webp", "image/webp", "image/webp", "image/jpeg", "image/jpeg", "image/jpeg", "image/webp", "image/webp", "image/webp"}
+	wantTypes := []string{"image/webp", "image/webp", "image/webp", "image/jpeg", "image/jpeg", "image/jpeg", "image/webp", "image/webp", "image/webp", "image/webp"}
 	if len(native.Images) != len(wantTypes) || len(pdfium.Images) != len(wantTypes) {
 		for _, im := range native.Images {
 			t.Logf("native %d #%d %dx%d %s", im.Page, im.Index, im.Width, im.Height, im.MediaType)
@@ -168,7 +169,7 @@ func TestNativePicturesKinds(t *testing.T) {
 			t.Errorf("picture %d (page %d, %s): mean difference %.2f levels per channel", i, n.Page, n.MediaType, d)
 		}
 	}
-	if n := native.Images[len(native.Images)-2]; n.Page != 2 {
+	if n := native.Images[len(native.Images)-3]; n.Page != 2 {
 		t.Errorf("the one-bit picture is on page %d", n.Page)
 	}
 }
@@ -233,10 +234,11 @@ func picturesPDF(t testing.TB) []byte {
 	c1.WriteString("q 1 0 0 1 300 100 cm /Frm Do Q\n")
 	c2 := "BT /F1 12 Tf 72 760 Td (A one-bit picture.) Tj ET\nq 60 0 0 50 100 500 cm /Bits Do Q\n"
 	c3 := "BT /F1 12 Tf 72 760 Td (A JPEG misdescribed.) Tj ET\nq 60 0 0 50 300 500 cm /JLie Do Q\n"
-	xobjs := "/XObject << /RGB 7 0 R /Gray 8 0 R /Idx 9 0 R /JRGB 10 0 R /JGray 11 0 R /JMask 12 0 R /Frm 14 0 R /Bits 15 0 R /JLie 17 0 R >>"
+	c4 := "BT /F1 12 Tf 72 760 Td (A JPEG cut short.) Tj ET\nq 60 0 0 50 300 500 cm /JCut Do Q\n"
+	xobjs := "/XObject << /RGB 7 0 R /Gray 8 0 R /Idx 9 0 R /JRGB 10 0 R /JGray 11 0 R /JMask 12 0 R /Frm 14 0 R /Bits 15 0 R /JLie 17 0 R /JCut 22 0 R >>"
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [4 0 R 5 0 R 18 0 R] /Count 3 >>",
+		"<< /Type /Pages /Kids [4 0 R 5 0 R 18 0 R 20 0 R] /Count 4 >>",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding " + widths + " >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> " + xobjs + " >> /Contents 6 0 R >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> " + xobjs + " >> /Contents 16 0 R >>",
@@ -255,6 +257,10 @@ func picturesPDF(t testing.TB) []byte {
 		img("/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode", jrgb.String()),
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> " + xobjs + " >> /Contents 19 0 R >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c3), c3),
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> " + xobjs + " >> /Contents 21 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c4), c4),
+		// Cut short: PDFium's, whatever it makes of it.
+		img("/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode", jrgb.String()[:jrgb.Len()-40]),
 	}
 	return writePDF(objs, "")
 }
