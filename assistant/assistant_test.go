@@ -62,7 +62,7 @@ func toolbox(t *testing.T) *Toolbox {
 		{"plot", "Campaign Secrets", "The starport's contacts all report to the duke's spymaster.", access.GM},
 	} {
 		if err := lib.Put(ctx, library.Document{ID: d.id, Title: d.title, Format: "markdown", Source: d.id, Hash: d.id, Access: d.level, Tags: []string{d.id}},
-			[]library.Page{{Number: 7, Text: d.text}}, []library.Image{{Page: 7, Width: 64, Height: 48, WebP: []byte("RIFF"), Description: "A map of the starport of " + d.id}}, []chunk.Chunk{{Page: 7, Section: []string{"Skills"}, Text: d.text}}); err != nil {
+			[]library.Page{{Number: 7, Text: d.text}}, []library.Image{{Page: 7, Width: 64, Height: 48, Data: []byte("RIFF"), Description: "A map of the starport of " + d.id}}, []chunk.Chunk{{Page: 7, Section: []string{"Skills"}, Text: d.text}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -159,7 +159,7 @@ func tables() []*table {
 		c("document", kText), c("number", kInt), c("label", kText), c("text", kText)}})
 	add(&table{name: "library_images", store: "library", identity: "id", cols: []column{
 		c("id", kInt), c("document", kText), c("page", kInt), c("idx", kInt), c("width", kInt), c("height", kInt),
-		c("webp", kBlob), c("description", kText), c("context", kText)}})
+		c("data", kBlob), c("media_type", kText), c("description", kText), c("context", kText)}})
 	add(&table{name: "library_jobs", sqliteKey: "rowid", pgKey: "started, id", store: "library", cols: []column{
 		c("id", kText), c("file", kText), c("title", kText), c("tags", kList), c("access", kInt), c("hash", kText),
 		c("document", kText), c("status", kText), c("stage", kText), c("error", kText), c("resumes", kInt),

@@ -39,13 +39,16 @@ type Section struct {
 	Children []*Section `json:"children,omitempty"`
 }
 
-// Image is a picture from the document, converted to WebP.
+// Image is a picture from the document, as WebP or, kept as it was, JPEG.
 type Image struct {
-	Page   int    `json:"page"`
-	Index  int    `json:"index"` // 0-based position on its page
-	Width  int    `json:"width"`
-	Height int    `json:"height"`
-	WebP   []byte `json:"-"`
+	Page   int `json:"page"`
+	Index  int `json:"index"` // 0-based position on its page
+	Width  int `json:"width"`
+	Height int `json:"height"`
+	// Data is the picture's bytes, of MediaType: image/webp (lossless)
+	// or image/jpeg (a JPEG kept as the document had it).
+	Data      []byte `json:"-"`
+	MediaType string `json:"media_type,omitempty"`
 	// Description is a vision model's caption, when one is configured;
 	// Context is the text around the image on its page.
 	Description string `json:"description,omitempty"`

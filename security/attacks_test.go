@@ -390,11 +390,12 @@ func (s *suite) documents() {
 // images attacks the image routes by id and path.
 func (s *suite) images() {
 	gm, im := s.f.gmAtlas, s.f.gmImage
-	for _, p := range []string{"/api/images", "/api/images?document_id=" + gm, "/api/images?search=tide+mill+vault", "/api/images?search=varnq*", "/api/images?search=harbourmaster", "/api/images?search=*&role=gm", "/api/images?document_id=..%2f" + gm} {
+	for _, p := range []string{"/api/images", "/api/images?document_id=" + gm, "/api/images?document_id=" + s.f.gmChart, "/api/images?search=reef+passage", "/api/images?search=tide+mill+vault", "/api/images?search=varnq*", "/api/images?search=harbourmaster", "/api/images?search=*&role=gm", "/api/images?document_id=..%2f" + gm} {
 		s.player("images "+p, "GET /api/images", "GET", p, "")
 	}
 	for _, p := range []string{"/api/images/" + im, "/api/images/" + im + "?role=gm", "/api/images/0" + im, "/api/images/" + im + ".0",
-		"/api/images/%2e%2e%2f" + im, "/api/images/0", "/api/images/" + gm, "/api/images/..%2f..%2fhearth.db", "/api/images/%2fetc%2fpasswd", "/api/images/-1"} {
+		"/api/images/%2e%2e%2f" + im, "/api/images/0", "/api/images/" + gm, "/api/images/..%2f..%2fhearth.db", "/api/images/%2fetc%2fpasswd", "/api/images/-1",
+		"/api/images/" + s.f.gmJPEG, "/api/images/" + s.f.gmJPEG + "?role=gm"} {
 		s.player("image "+p, "GET /api/images/{id}", "GET", p, "")
 		if code, _ := s.player("image data "+p, "GET /api/images/{id}/data", "GET", p+"/data", ""); code == 200 {
 			s.t.Errorf("a player read image data at %s", p)
@@ -403,6 +404,9 @@ func (s *suite) images() {
 	for _, b := range []string{`{}`, `{"path":"../../../../tmp/x.png"}`, `{"path":"/etc/passwd"}`, `{"suggested_path":"../../x.webp"}`} {
 		if code, _ := s.player("deliver "+b, "POST /api/images/{id}/deliver", "POST", "/api/images/"+im+"/deliver", b); code == 200 {
 			s.t.Errorf("a player had the GM's image delivered")
+		}
+		if code, _ := s.player("deliver JPEG "+b, "POST /api/images/{id}/deliver", "POST", "/api/images/"+s.f.gmJPEG+"/deliver", b); code == 200 {
+			s.t.Errorf("a player had the GM's JPEG picture delivered")
 		}
 	}
 }

@@ -138,6 +138,9 @@ type fixture struct {
 	gmAtlas          string // the GM-only EPUB, holding an image
 	gmImage          string // that image's id
 	gmImageData      []byte // and its bytes
+	gmChart          string // the GM-only PDF, holding a JPEG picture
+	gmJPEG           string // that picture's id
+	gmJPEGData       []byte // and its bytes
 	game             string // the game's session id
 	party            string // the party game's session id (partyGame)
 	log              *lockedBuffer
@@ -193,6 +196,8 @@ func setup(t *testing.T, env ...string) *fixture {
 	run(t, "", "ingest", filepath.Join(books, "dossier.md"), "--access", "gm_only", "--tags", "plot", "--data", dir)
 	writeAtlas(t, filepath.Join(books, "atlas.epub"))
 	run(t, "", "ingest", filepath.Join(books, "atlas.epub"), "--access", "gm_only", "--data", dir)
+	writeChart(t, filepath.Join(books, "chart.pdf"))
+	run(t, "", "ingest", filepath.Join(books, "chart.pdf"), "--access", "gm_only", "--data", dir)
 	run(t, "", "ingest", filepath.Join(books, "guide.md"), "--access", "player", "--tags", "plot", "--data", dir)
 	camp := filepath.Join(dir, "campaigns", "vault")
 	for name, text := range campaign {
@@ -304,18 +309,20 @@ func (s *suite) check(name, route, sent string, got ...string) {
 type secrets struct {
 	markers []string // case-insensitive words
 	ids     []string // secret unless the attacker sent them
-	data    []byte   // the GM-only image's bytes
+	data    [][]byte // the GM-only pictures' bytes
 }
 
 func (s *suite) secrets() secrets {
-	return secrets{markers: s.markers(), ids: []string{s.f.gmDoc, s.f.gmAtlas}, data: s.f.gmImageData}
+	return secrets{markers: s.markers(), ids: []string{s.f.gmDoc, s.f.gmAtlas, s.f.gmChart}, data: [][]byte{s.f.gmImageData, s.f.gmJPEGData}}
 }
 
 // leak returns which secret got holds and the text around it, or "".
 func leak(sec secrets, sent string, got ...string) (what, at string) {
 	joined := strings.Join(got, "\n")
-	if len(sec.data) > 0 && strings.Contains(joined, string(sec.data)) {
-		return "the GM-only image's bytes", ""
+	for _, d := range sec.data {
+		if len(d) > 0 && strings.Contains(joined, string(d)) {
+			return "a GM-only picture's bytes", ""
+		}
 	}
 	all := strings.ToLower(joined)
 	markers := slices.Clone(sec.markers)
@@ -335,7 +342,7 @@ func leak(sec secrets, sent string, got ...string) (what, at string) {
 
 // The leak detector itself: a suite whose detector missed would pass.
 func TestLeakDetector(t *testing.T) {
-	sec := secrets{markers: []string{docMarker, whisperMarker}, ids: []string{"30b922b3f3875acf"}, data: []byte("\x00RIFFwebp")}
+	sec := secrets{markers: []string{docMarker, whisperMarker}, ids: []string{"30b922b3f3875acf"}, data: [][]byte{[]byte("\x00RIFFwebp"), []byte("\xff\xd8\xffjpeg")}}
 	for _, c := range []struct {
 		name, sent string
 		got        []string
@@ -347,6 +354,7 @@ func TestLeakDetector(t *testing.T) {
 		{"id not sent", "/api/documents/other", []string{"see 30B922B3F3875ACF"}, true},
 		{"id the attacker sent, echoed", "/api/documents/30B922B3F3875ACF", []string{"no document 30b922b3f3875acf"}, false},
 		{"image bytes", "", []string{"xx\x00RIFFwebpyy"}, true},
+		{"JPEG picture bytes", "", []string{"xx\xff\xd8\xffjpegyy"}, true},
 		{"nothing", "", []string{"401 Unauthorized", "harbour guide"}, false},
 	} {
 		if what, _ := leak(sec, c.sent, c.got...); (what != "") != c.leaked {
@@ -502,6 +510,8 @@ func (s *suite) findIDs() {
 			s.f.playerDoc = d.ID
 		case "Atlas Zorblatt":
 			s.f.gmAtlas = d.ID
+		case "Chart Zorblatt":
+			s.f.gmChart = d.ID
 		}
 	}
 	_, body = s.get(s.f.gm, "/api/images?document_id="+s.f.gmAtlas)
@@ -519,6 +529,29 @@ func (s *suite) findIDs() {
 		t.Fatalf("the GM cannot read the atlas's image: %d", code)
 	}
 	s.f.gmImageData = []byte(data)
+	_, body = s.get(s.f.gm, "/api/images?document_id="+s.f.gmChart)
+	var charts struct {
+		Images []struct {
+			ID        int    `json:"id"`
+			MediaType string `json:"media_type"`
+		} `json:"images"`
+	}
+	if err := json.Unmarshal([]byte(body), &charts); err != nil || len(charts.Images) != 1 || charts.Images[0].MediaType != "image/jpeg" {
+		t.Fatalf("the GM-only chart has no JPEG picture: %v\n%s", err, body)
+	}
+	s.f.gmJPEG = fmt.Sprint(charts.Images[0].ID)
+	req, _ := http.NewRequest("GET", s.f.url+"/api/images/"+s.f.gmJPEG+"/data", nil)
+	req.Header.Set("Authorization", "Bearer "+s.f.gm)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpegData, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" || resp.Header.Get("X-Content-Type-Options") != "nosniff" || !bytes.HasPrefix(jpegData, []byte("\xff\xd8")) {
+		t.Fatalf("the GM reads the chart's picture as %d %q (nosniff %q), %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("X-Content-Type-Options"), len(jpegData))
+	}
+	s.f.gmJPEGData = jpegData
 	_, body = s.get(s.f.gm, "/api/sessions")
 	var games struct {
 		Sessions []struct {

@@ -34,11 +34,15 @@ func FuzzUploadMeta(f *testing.F) {
 
 // FuzzConfineAsset: a delivery target is kept inside seneschal/ or refused.
 func FuzzConfineAsset(f *testing.F) {
-	for _, s := range []string{"seneschal/Core/page_1_0.webp", "../x.webp", "/etc/x.webp", "a/../../b.webp", "x.png", "seneschal/../../x.webp"} {
-		f.Add(s)
+	for _, s := range []string{"seneschal/Core/page_1_0.webp", "../x.webp", "/etc/x.webp", "a/../../b.webp", "x.png", "seneschal/../../x.webp", "seneschal/Core/page_2.jpg"} {
+		f.Add(s, false)
 	}
-	f.Fuzz(func(t *testing.T, p string) {
-		c, err := confineAsset(p)
+	f.Fuzz(func(t *testing.T, p string, jpeg bool) {
+		ext := ".webp"
+		if jpeg {
+			ext = ".jpg"
+		}
+		c, err := confineAsset(p, ext)
 		if err != nil {
 			return
 		}

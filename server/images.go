@@ -38,7 +38,8 @@ func (s *Server) info(r *http.Request, im library.Image, titles map[string]strin
 }
 
 // suggestedPath is where an image goes among the Foundry assets, as the
-// seed's fvtt_image_path names it (§4.8): seneschal/<Title>/page_<n>.webp,
+// seed's fvtt_image_path names it (§4.8): seneschal/<Title>/page_<n>.webp
+// (.jpg for a JPEG),
 // with _<first 30 characters of the caption> when there is one. A second
 // image of a page adds its index after the page number, so paths stay
 // unique.
@@ -50,7 +51,15 @@ func suggestedPath(title string, im library.Image) string {
 	if d := []rune(strings.TrimSpace(im.Description)); len(d) > 0 {
 		name += "_" + slug(string(d[:min(len(d), 30)]))
 	}
-	return path.Join("seneschal", slug(title), name+".webp")
+	return path.Join("seneschal", slug(title), name+extension(im))
+}
+
+// extension is the file name ending for the picture's media type.
+func extension(im library.Image) string {
+	if library.MediaTypeOf(im) == "image/jpeg" {
+		return ".jpg"
+	}
+	return ".webp"
 }
 
 func slug(s string) string {
@@ -135,10 +144,13 @@ func (s *Server) imageData(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	w.Header().Set("Content-Type", "image/webp")
-	w.Header().Set("Content-Length", strconv.Itoa(len(im.WebP)))
+	// The stored type, and no sniffing: the bytes come from an uploaded
+	// document.
+	w.Header().Set("Content-Type", library.MediaTypeOf(im))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Length", strconv.Itoa(len(im.Data)))
 	w.Header().Set("Cache-Control", "private, max-age=3600")
-	_, _ = w.Write(im.WebP)
+	_, _ = w.Write(im.Data)
 }
 
 type deliverRequest struct {
@@ -160,7 +172,7 @@ func (s *Server) deliverImage(w http.ResponseWriter, r *http.Request) {
 	info := s.info(r, im, map[string]string{})
 	target := info.SuggestedPath
 	if req.TargetPath != "" {
-		t, err := confineAsset(req.TargetPath)
+		t, err := confineAsset(req.TargetPath, extension(im))
 		if err != nil {
 			api.Error(w, r, api.Invalid, "images.bad_target", map[string]any{"Reason": err.Error()})
 			return
@@ -171,7 +183,7 @@ func (s *Server) deliverImage(w http.ResponseWriter, r *http.Request) {
 		api.JSON(w, http.StatusOK, map[string]any{"mode": "shuttle", "image_id": im.ID, "suggested_path": target, "data_url": info.DataURL})
 		return
 	}
-	if err := writeAsset(s.o.AssetsPath, target, im.WebP); err != nil {
+	if err := writeAsset(s.o.AssetsPath, target, im.Data); err != nil {
 		var out *outsideError
 		if errors.As(err, &out) {
 			s.log.WarnContext(r.Context(), "image delivery refused: a symbolic link leads outside fvtt.assets_path",
@@ -188,8 +200,9 @@ func (s *Server) deliverImage(w http.ResponseWriter, r *http.Request) {
 }
 
 // confineAsset cleans a client's target path and keeps it inside the
-// seneschal/ folder of the assets directory.
-func confineAsset(p string) (string, error) {
+// seneschal/ folder of the assets directory; the name must end in ext,
+// the picture's kind (.webp or .jpg; .jpeg too for a JPEG).
+func confineAsset(p, ext string) (string, error) {
 	if strings.ContainsRune(p, 0) || strings.Contains(p, `\`) {
 		return "", errors.New("the path has a NUL or backslash")
 	}
@@ -205,8 +218,12 @@ func confineAsset(p string) (string, error) {
 	if !strings.HasPrefix(c, "seneschal/") {
 		c = path.Join("seneschal", c)
 	}
-	if !strings.HasSuffix(strings.ToLower(c), ".webp") {
-		return "", errors.New("the file name must end in .webp: images are delivered as WebP")
+	lower := strings.ToLower(c)
+	switch {
+	case ext == ".jpg" && !strings.HasSuffix(lower, ".jpg") && !strings.HasSuffix(lower, ".jpeg"):
+		return "", errors.New("the file name must end in .jpg or .jpeg: this image is a JPEG")
+	case ext != ".jpg" && !strings.HasSuffix(lower, ".webp"):
+		return "", errors.New("the file name must end in .webp: this image is a WebP")
 	}
 	return c, nil
 }

@@ -7,6 +7,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/jpeg"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -111,7 +113,7 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		t.Helper()
 		var ims []library.Image
 		if withImage {
-			ims = []library.Image{{Page: 1, Index: 0, Width: 2, Height: 2, WebP: tinyWebP, Description: "deck plan of the " + title}}
+			ims = []library.Image{{Page: 1, Index: 0, Width: 2, Height: 2, Data: tinyWebP, Description: "deck plan of the " + title}}
 		}
 		err := lib.Put(ctx, library.Document{ID: id, Title: title, Format: "markdown", Source: id + ".md", Hash: id, Access: level, Tags: []string{"traveller"}},
 			[]library.Page{{Number: 1, Text: text}}, ims,
@@ -652,6 +654,49 @@ func TestImagesAndDelivery(t *testing.T) {
 	}
 	for _, bad := range []string{"../../etc/passwd.webp", "/abs/x.webp", "seneschal/x.png"} {
 		wantStatus(t, f.do("POST", "/api/images/"+id+"/deliver", f.gmKey, map[string]any{"target_path": bad}), 400, api.Invalid)
+	}
+}
+
+// TestJPEGPicture: a picture kept as a JPEG is served as image/jpeg (the
+// stored type, not sniffed), suggested and delivered as a .jpg.
+func TestJPEGPicture(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	var pic bytes.Buffer
+	if err := jpeg.Encode(&pic, image.NewGray(image.Rect(0, 0, 20, 20)), nil); err != nil {
+		t.Fatal(err)
+	}
+	err := f.lib.Put(context.Background(), library.Document{ID: "charts", Title: "Star Charts", Format: "pdf", Source: "charts.pdf", Hash: "charts", Access: access.Player},
+		[]library.Page{{Number: 1, Text: "The Spinward Marches."}},
+		[]library.Image{{Page: 1, Width: 20, Height: 20, Data: pic.Bytes(), MediaType: "image/jpeg"}},
+		[]chunk.Chunk{{Page: 1, Text: "The Spinward Marches."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := decode[struct {
+		Images []map[string]any `json:"images"`
+	}](t, f.do("GET", "/api/images?document_id=charts", f.plKey, nil))
+	if len(list.Images) != 1 || list.Images[0]["suggested_path"] != "seneschal/Star_Charts/page_1.jpg" || list.Images[0]["media_type"] != "image/jpeg" {
+		t.Fatalf("images %v", list.Images)
+	}
+	id := itoa(int64(list.Images[0]["id"].(float64)))
+	resp := f.do("GET", "/api/images/"+id+"/data", f.plKey, nil)
+	if b := body(resp); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" || !bytes.Equal(b, pic.Bytes()) {
+		t.Fatalf("data: %d %s %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(b))
+	}
+	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("X-Content-Type-Options %q, want nosniff", got)
+	}
+	got := decode[map[string]any](t, f.do("POST", "/api/images/"+id+"/deliver", f.gmKey, nil))
+	if got["mode"] != "direct" || got["fvtt_path"] != "seneschal/Star_Charts/page_1.jpg" {
+		t.Fatalf("deliver %v", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.assets, "seneschal", "Star_Charts", "page_1.jpg")); err != nil || !bytes.Equal(b, pic.Bytes()) {
+		t.Errorf("delivered file: %d bytes, %v", len(b), err)
+	}
+	wantStatus(t, f.do("POST", "/api/images/"+id+"/deliver", f.gmKey, map[string]any{"target_path": "seneschal/Charts/map.webp"}), 400, api.Invalid)
+	got = decode[map[string]any](t, f.do("POST", "/api/images/"+id+"/deliver", f.gmKey, map[string]any{"target_path": "seneschal/Charts/map.jpeg"}))
+	if got["fvtt_path"] != "seneschal/Charts/map.jpeg" {
+		t.Errorf("deliver to .jpeg: %v", got)
 	}
 }
 

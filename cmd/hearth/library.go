@@ -140,7 +140,7 @@ one named.`,
 			}
 			if asJSON {
 				for i := range ims {
-					ims[i].WebP = nil
+					ims[i].Data = nil
 				}
 				return json.NewEncoder(g.stdout).Encode(nonNilImages(ims))
 			}
@@ -148,12 +148,16 @@ one named.`,
 				fmt.Fprintln(g.stdout, g.t("cli.library.no_images", nil))
 			}
 			for _, im := range ims {
-				name := fmt.Sprintf("%s-p%d-%d.webp", im.Document, im.Page, im.Index)
+				ext := ".webp"
+				if library.MediaTypeOf(im) == "image/jpeg" {
+					ext = ".jpg"
+				}
+				name := fmt.Sprintf("%s-p%d-%d%s", im.Document, im.Page, im.Index, ext)
 				if save != "" {
 					if err := os.MkdirAll(save, 0o755); err != nil {
 						return err
 					}
-					if err := os.WriteFile(filepath.Join(save, name), im.WebP, 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(save, name), im.Data, 0o644); err != nil {
 						return err
 					}
 				}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -73,6 +74,7 @@ type visionServer struct {
 	mu                 sync.Mutex
 	captions, checks   int
 	bad                int // requests that did not look as they should
+	jpegs              int // pictures sent as JPEG
 	vision, classModel string
 }
 
@@ -107,7 +109,12 @@ func (s *visionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(last.Images) == 1:
 		s.captions++
 		im := last.Images[0]
-		if body.Model != s.vision || len(im) < 12 || string(im[:4]) != "RIFF" || string(im[8:12]) != "WEBP" ||
+		webp := len(im) >= 12 && string(im[:4]) == "RIFF" && string(im[8:12]) == "WEBP"
+		jpeg := len(im) >= 3 && string(im[:3]) == "\xff\xd8\xff" // a PDF's JPEG, sent as it is
+		if jpeg {
+			s.jpegs++
+		}
+		if body.Model != s.vision || !webp && !jpeg ||
 			!strings.HasPrefix(last.Content, "Describe this image concisely for use in a tabletop RPG context.") {
 			s.bad++
 		}
@@ -168,10 +175,13 @@ func TestIngestDescribesImages(t *testing.T) {
 		t.Fatalf("ingest: %v\n%s\n%s", err, out, errOut)
 	}
 	s.mu.Lock()
-	captions, checks, bad := s.captions, s.checks, s.bad
+	captions, checks, bad, jpegs := s.captions, s.checks, s.bad, s.jpegs
 	s.mu.Unlock()
 	if bad != 0 {
 		t.Errorf("%d model requests were not what they should be", bad)
+	}
+	if jpegs != 76 {
+		t.Errorf("%d pictures went to the vision model as JPEG, want the file's 76", jpegs)
 	}
 	m := regexp.MustCompile(`(\d+) sections \((\d+) checked by the model\), \d+ chunks, (\d+) images \((\d+) described\)`).FindStringSubmatch(out)
 	if m == nil {
@@ -194,6 +204,14 @@ func TestIngestDescribesImages(t *testing.T) {
 	list := run(t, nil, "--data", data, "library", "images", id, "20")
 	if !strings.Contains(list, "293x142  A quillbeast-style drawing of a crocodile") {
 		t.Errorf("page 20's images:\n%s", list)
+	}
+	// --save writes each picture as the file it is: page 20's are JPEGs.
+	saved := t.TempDir()
+	run(t, nil, "--data", data, "library", "images", id, "20", "--save", saved)
+	for _, name := range []string{id + "-p20-0.jpg", id + "-p20-1.jpg"} {
+		if b, err := os.ReadFile(filepath.Join(saved, name)); err != nil || !bytes.HasPrefix(b, []byte("\xff\xd8\xff")) {
+			t.Errorf("saved %s: %d bytes, %v", name, len(b), err)
+		}
 	}
 	var found []struct {
 		Document    string `json:"document_id"`

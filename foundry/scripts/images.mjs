@@ -42,7 +42,10 @@ export async function deliverImage(client, imageId, targetPath) {
       }
     }
   }
-  const file = new File([blob], name, { type: blob.type || "image/webp" });
+  // The server sends the stored type: WebP, or JPEG for a picture a PDF
+  // had as a JPEG; the name's ending says it when the type is missing.
+  const type = blob.type || (/\.jpe?g$/i.test(name) ? "image/jpeg" : "image/webp");
+  const file = new File([blob], name, { type });
   const res = await FP.upload("data", dir, file, {}, { notify: false });
   return { path: res?.path ?? path, mode: "shuttle" };
 }

@@ -8,7 +8,7 @@ import { HearthClient } from "../scripts/api.mjs";
 import { runTool } from "../scripts/tools.mjs";
 import { canImportImages, imageRefs, importImage } from "../scripts/images.mjs";
 
-/** A Hearth that delivers image 7 (and 8) in mode, refuses others as not found. */
+/** A Hearth that delivers image 7 (WebP) and 8 (a JPEG) in mode, refuses others as not found. */
 async function imageHearth(mode) {
   const delivers = [];
   const server = http.createServer(async (req, res) => {
@@ -18,10 +18,11 @@ async function imageHearth(mode) {
       res.writeHead(404, { "Content-Type": "application/json" });
       return res.end(JSON.stringify({ error: { code: "not_found", message: "no such image" } }));
     }
-    const path = `seneschal/Core_Rulebook/page_${m[1]}.webp`;
+    const jpeg = m[1] === "8";
+    const path = `seneschal/Core_Rulebook/page_${m[1]}.${jpeg ? "jpg" : "webp"}`;
     if (m[2] === "data") {
-      res.writeHead(200, { "Content-Type": "image/webp" });
-      return res.end(Buffer.from(`RIFF${m[1]}`));
+      res.writeHead(200, { "Content-Type": jpeg ? "image/jpeg" : "image/webp" });
+      return res.end(Buffer.from(`${jpeg ? "\xff\xd8" : "RIFF"}${m[1]}`, "latin1"));
     }
     delivers.push(m[1]);
     res.writeHead(200, { "Content-Type": "application/json" });
@@ -59,7 +60,13 @@ for (const mode of ["direct", "shuttle"]) {
     await t.test("a created document's nested value", async () => {
       const r = await runTool("fvtt_write", { document_type: "item", operation: "create", data: { name: "Map", type: "base", system: { pictures: ["hearth-image:8", "plain text"] } } }, ctxFor(h.player, hearth.client));
       assert.equal(r.error, undefined);
-      assert.deepEqual(h.created.at(-1).data.system.pictures, ["seneschal/Core_Rulebook/page_8.webp", "plain text"]);
+      assert.deepEqual(h.created.at(-1).data.system.pictures, ["seneschal/Core_Rulebook/page_8.jpg", "plain text"]);
+      if (mode === "shuttle") {
+        const up = h.uploads.filter((u) => u.file).at(-1);
+        assert.equal(up.file.name, "page_8.jpg");
+        assert.equal(up.file.type, "image/jpeg", "a JPEG is uploaded as one");
+        assert.equal(Buffer.from(up.bytes).toString("latin1"), "\xff\xd88");
+      }
     });
     await t.test("a refused write delivers nothing", async () => {
       const before = hearth.delivers.length;

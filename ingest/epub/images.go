@@ -90,7 +90,7 @@ func (r *imageReader) page(ctx context.Context, page int, base string, refs []im
 		r.budget--
 		out = append(out, ingest.Image{
 			Page: page, Index: len(out), Width: c.width, Height: c.height,
-			WebP: c.webp, Context: imageContext(ref, raw),
+			Data: c.webp, MediaType: "image/webp", Context: imageContext(ref, raw),
 		})
 	}
 	return out, warnings

@@ -106,7 +106,7 @@ func TestImages(t *testing.T) {
 		if g := (got{im.Page, im.Index, im.Width, im.Height}); g != want[i] {
 			t.Errorf("image %d: %+v, want %+v", i, g, want[i])
 		}
-		if w, h, err := webpSize(im.WebP); err != nil || w != im.Width || h != im.Height {
+		if w, h, err := webpSize(im.Data); err != nil || w != im.Width || h != im.Height {
 			t.Errorf("image %d is not a %dx%d WebP: %dx%d %v", i, im.Width, im.Height, w, h, err)
 		}
 	}

@@ -20,7 +20,7 @@ type ImageQuery struct {
 	Page     int    // images on this page
 	Role     access.Level
 	Limit    int  // default DefaultImageLimit, at most MaxImageLimit
-	WithData bool // read the WebP bytes too
+	WithData bool // read the picture's bytes too
 }
 
 // Image search limits.

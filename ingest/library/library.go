@@ -52,8 +52,7 @@ type Page struct {
 	Text   string `json:"text"`
 }
 
-// Image is a picture of a document, its WebP bytes included when asked
-// for.
+// Image is a picture of a document, its bytes included when asked for.
 type Image struct {
 	ID       int64  `json:"id"`          // set when read back
 	Document string `json:"document_id"` // set when read back
@@ -61,11 +60,23 @@ type Image struct {
 	Index    int    `json:"index"` // nth image on its page, from 0
 	Width    int    `json:"width"`
 	Height   int    `json:"height"`
-	WebP     []byte `json:"-"`
+	// Data is the picture (when asked for), of MediaType: image/webp or
+	// image/jpeg.
+	Data      []byte `json:"-"`
+	MediaType string `json:"media_type"`
 	// Description is a vision model's caption; empty without one.
 	Description string `json:"description,omitempty"`
 	// Context is the text near the image on its page.
 	Context string `json:"context,omitempty"`
+}
+
+// MediaTypeOf is im's media type: a picture without one is WebP, as
+// every picture was before JPEGs were kept as they are.
+func MediaTypeOf(im Image) string {
+	if im.MediaType == "" {
+		return "image/webp"
+	}
+	return im.MediaType
 }
 
 // Store keeps documents, their pages and images, and ingest jobs. Every

@@ -132,14 +132,14 @@ var (
 // Key names the model and prompt, for checkpoints.
 func (c *Captioner) Key() string { return captionVersion + ":" + c.Provider.Name() + "/" + c.Model }
 
-// Caption asks for a description of a WebP image, giving the model the
-// text near it on its page.
-func (c *Captioner) Caption(ctx context.Context, webp []byte, near string) (string, error) {
+// Caption asks for a description of an image (WebP or JPEG, as
+// mediaType says), giving the model the text near it on its page.
+func (c *Captioner) Caption(ctx context.Context, data []byte, mediaType, near string) (string, error) {
 	side := c.MaxSide
 	if side == 0 {
 		side = DefaultMaxSide
 	}
-	img, err := fitImage(llm.Image{MIMEType: "image/webp", Data: webp}, side)
+	img, err := fitImage(llm.Image{MIMEType: mediaType, Data: data}, side)
 	if err != nil {
 		return "", err
 	}
@@ -191,7 +191,7 @@ func cmpOr(v, def int) int {
 	return def
 }
 
-// fitImage scales a WebP image whose long side is over maxSide down to
+// fitImage scales a WebP or JPEG image whose long side is over maxSide down to
 // maxSide, as a JPEG over white (vision models take JPEG everywhere, and a
 // photograph-like scan is far smaller so). An image that fits, or whose
 // header cannot be read, goes as it is: the model may still read it.
@@ -199,11 +199,15 @@ func fitImage(img llm.Image, maxSide int) (llm.Image, error) {
 	if maxSide <= 0 {
 		return img, nil
 	}
-	cfg, err := xwebp.DecodeConfig(bytes.NewReader(img.Data))
+	decodeConfig, decode := xwebp.DecodeConfig, xwebp.Decode
+	if img.MIMEType == "image/jpeg" {
+		decodeConfig, decode = jpeg.DecodeConfig, jpeg.Decode
+	}
+	cfg, err := decodeConfig(bytes.NewReader(img.Data))
 	if err != nil || max(cfg.Width, cfg.Height) <= maxSide {
 		return img, nil
 	}
-	src, err := xwebp.Decode(bytes.NewReader(img.Data))
+	src, err := decode(bytes.NewReader(img.Data))
 	if err != nil {
 		return llm.Image{}, fmt.Errorf("scale a %d×%d image for the vision model: %w", cfg.Width, cfg.Height, err)
 	}

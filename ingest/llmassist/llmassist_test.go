@@ -8,7 +8,8 @@ import (
 	"errors"
 	"image"
 	"image/color"
-	_ "image/jpeg"
+	"image/draw"
+	"image/jpeg"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -79,7 +80,7 @@ func TestCaptionOverOllama(t *testing.T) {
 	f, p := ollamaWith(t, "  A hand-drawn map of a river valley,\n with a ruined tower.  ")
 	c := &Captioner{Provider: p, Model: "llava:7b"}
 	webp := []byte("RIFF\x10\x00\x00\x00WEBPVP8L-pixels")
-	got, err := c.Caption(context.Background(), webp, "  The vale of\nOst.  ")
+	got, err := c.Caption(context.Background(), webp, "image/webp", "  The vale of\nOst.  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,10 +112,10 @@ func TestCaptionOverOllama(t *testing.T) {
 func TestCaptionFailures(t *testing.T) {
 	_, p := ollamaWith(t, "   ")
 	c := &Captioner{Provider: p, Model: "llava", MaxBytes: 100}
-	if _, err := c.Caption(context.Background(), []byte("RIFF small"), ""); err == nil || !strings.Contains(err.Error(), "empty description") {
+	if _, err := c.Caption(context.Background(), []byte("RIFF small"), "image/webp", ""); err == nil || !strings.Contains(err.Error(), "empty description") {
 		t.Errorf("empty answer: %v", err)
 	}
-	if _, err := c.Caption(context.Background(), make([]byte, 101), ""); err == nil || !strings.Contains(err.Error(), "more than the 100") {
+	if _, err := c.Caption(context.Background(), make([]byte, 101), "image/webp", ""); err == nil || !strings.Contains(err.Error(), "more than the 100") {
 		t.Errorf("large image: %v", err)
 	}
 }
@@ -140,7 +141,7 @@ func TestCaptionOverOpenAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := (&Captioner{Provider: p, Model: "gpt-4o-mini"}).Caption(context.Background(), []byte("RIFFxxxxWEBP"), "")
+	d, err := (&Captioner{Provider: p, Model: "gpt-4o-mini"}).Caption(context.Background(), []byte("RIFFxxxxWEBP"), "image/webp", "")
 	if err != nil || d != "A red dragon." {
 		t.Fatalf("caption %q, %v", d, err)
 	}
@@ -248,7 +249,7 @@ func TestCaptionScalesLargeImages(t *testing.T) {
 	} {
 		f, p := ollamaWith(t, "A banner, red and white.")
 		c := &Captioner{Provider: p, Model: "llava", MaxSide: tt.maxSide}
-		if _, err := c.Caption(context.Background(), webp.Bytes(), ""); err != nil {
+		if _, err := c.Caption(context.Background(), webp.Bytes(), "image/webp", ""); err != nil {
 			t.Fatal(err)
 		}
 		msgs := f.bodies[0]["messages"].([]any)
@@ -271,6 +272,49 @@ func TestCaptionScalesLargeImages(t *testing.T) {
 		}
 		if r, g, b, _ := got.At(3*tt.wantW/4, tt.wantH/2).RGBA(); tt.mime == "image/jpeg" && (r>>8 < 240 || g>>8 < 240 || b>>8 < 240) {
 			t.Errorf("max side %d: transparent half is %d,%d,%d, want white", tt.maxSide, r>>8, g>>8, b>>8)
+		}
+	}
+}
+
+// TestCaptionJPEG: a picture kept as a JPEG (from a PDF) is scaled the
+// same way when too large, and sent as it is, as image/jpeg, when not.
+func TestCaptionJPEG(t *testing.T) {
+	src := image.NewRGBA(image.Rect(0, 0, 3000, 1200))
+	draw.Draw(src, src.Bounds(), &image.Uniform{color.RGBA{R: 200, A: 255}}, image.Point{}, draw.Src)
+	var big, small bytes.Buffer
+	if err := jpeg.Encode(&big, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := jpeg.Encode(&small, src.SubImage(image.Rect(0, 0, 300, 120)), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name         string
+		data         []byte
+		wantW, wantH int
+		same         bool
+	}{
+		{"large", big.Bytes(), DefaultMaxSide, 1200 * DefaultMaxSide / 3000, false},
+		{"small", small.Bytes(), 300, 120, true},
+	} {
+		f, p := ollamaWith(t, "A red banner.")
+		c := &Captioner{Provider: p, Model: "llava"}
+		if _, err := c.Caption(context.Background(), tt.data, "image/jpeg", ""); err != nil {
+			t.Fatal(err)
+		}
+		msgs := f.bodies[0]["messages"].([]any)
+		images := msgs[0].(map[string]any)["images"].([]any)
+		data, err := base64.StdEncoding.DecodeString(images[0].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, format, err := image.Decode(bytes.NewReader(data))
+		if err != nil || format != "jpeg" || got.Bounds().Dx() != tt.wantW || got.Bounds().Dy() != tt.wantH {
+			t.Errorf("%s: sent %s %v (%v), want a %d×%d JPEG", tt.name, format, got, err, tt.wantW, tt.wantH)
+			continue
+		}
+		if tt.same != bytes.Equal(data, tt.data) {
+			t.Errorf("%s: sent unchanged = %v, want %v", tt.name, !tt.same, tt.same)
 		}
 	}
 }

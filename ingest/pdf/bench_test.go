@@ -2,7 +2,9 @@ package pdf
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 )
 
 // BenchmarkExtract extracts each test PDF; mdsrd5.pdf (531 pages) is the
@@ -29,17 +31,23 @@ func benchExtract(b *testing.B, e *Extractor) {
 			data := readTestPDF(b, name)
 			pages := 0
 			cpu0 := cpuTime()
+			var perOp []time.Duration // CPU of each extraction
 			for b.Loop() {
+				c := cpuTime()
 				d, err := e.Extract(context.Background(), data, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
+				perOp = append(perOp, cpuTime()-c)
 				pages += len(d.Pages)
 			}
 			b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
 			if cpu := cpuTime() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(pages)/cpu.Seconds(), "pages/cpu-s")
 			}
+			slices.Sort(perOp)
+			b.ReportMetric(float64(perOp[len(perOp)/2].Microseconds())/1000, "cpu-ms-p50")
+			b.ReportMetric(float64(perOp[(len(perOp)*99)/100].Microseconds())/1000, "cpu-ms-p99")
 		})
 	}
 }

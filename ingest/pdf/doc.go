@@ -2,7 +2,8 @@
 // (ingest.Document): page text in reading order with running headers,
 // footers and page numbers removed, the bookmark tree (or, without one, a
 // section tree found from the table of contents or from font sizes and
-// weights), and the embedded images as lossless WebP.
+// weights), and the embedded images: plain JPEGs kept as they are, the
+// others as lossless WebP.
 //
 // Page text is read natively first (package pdfread: the file's objects,
 // content streams and fonts, in Go), on as many goroutines as there are
@@ -11,7 +12,9 @@
 // (native.go). PDFium compiled to WebAssembly (go-pdfium's webassembly
 // package, run by wazero, no cgo) reads the rest: the pages the native
 // reader cannot (a font it cannot map to Unicode, a rotated page), files
-// it cannot parse, and the images of pages that have any. PDFium is
+// it cannot parse, and the images of pages that draw any the native
+// reader does not take (nativeimages.go: CMYK, JBIG2, JPX, CCITT, 1-bit,
+// masks, inline images, Decode arrays). PDFium is
 // started the first time a document needs it. An Extractor owns a small
 // pool of PDFium instances; each is single-threaded, and one Extract call
 // spreads the pages PDFium reads over the instances it can get, calling

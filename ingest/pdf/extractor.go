@@ -44,6 +44,9 @@ type Options struct {
 	// native reader (package pdfread), which is otherwise tried first
 	// and falls back to PDFium page by page.
 	PDFiumOnly bool
+	// pdfiumImages reads every picture with PDFium, as before the
+	// native pictures (the tests compare both).
+	pdfiumImages bool
 }
 
 // maxDefaultPool bounds the default pool: every instance holds its own

@@ -23,12 +23,14 @@ const (
 type rawImage struct {
 	page, index   int // page is 1-based
 	width, height int
-	webp          []byte
+	data          []byte
+	mediaType     string  // image/webp or image/jpeg
 	top, bottom   float64 // top-down page coordinates
 }
 
 // readImages finds the image objects of a page, also inside form
-// XObjects, and encodes each as lossless WebP.
+// XObjects, and encodes each as lossless WebP. PDFium's bitmap of an image leaves
+// its soft mask and mask out.
 func (w *worker) readImages(page requests.Page, pageIndex int, height float64) []rawImage {
 	var out []rawImage
 	var objs []references.FPDF_PAGEOBJECT
@@ -102,7 +104,7 @@ func (w *worker) readImage(o references.FPDF_PAGEOBJECT, height float64) (rawIma
 	if err := nativewebp.Encode(&buf, img, nil); err != nil {
 		return rawImage{}, false
 	}
-	r := rawImage{width: img.Rect.Dx(), height: img.Rect.Dy(), webp: buf.Bytes()}
+	r := rawImage{width: img.Rect.Dx(), height: img.Rect.Dy(), data: buf.Bytes(), mediaType: mediaWebP}
 	if b, err := w.inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: o}); err == nil {
 		r.top, r.bottom = height-float64(b.Top), height-float64(b.Bottom)
 	}
@@ -172,7 +174,7 @@ func collectImages(raw []*rawPage, pages [][]line, limit int) []ingest.Image {
 			}
 			out = append(out, ingest.Image{
 				Page: im.page, Index: im.index, Width: im.width, Height: im.height,
-				WebP: im.webp, Context: imageContext(pages[p], im),
+				Data: im.data, MediaType: im.mediaType, Context: imageContext(pages[p], im),
 			})
 		}
 	}

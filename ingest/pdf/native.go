@@ -61,8 +61,9 @@ func (t nativeText) font(i int) (size float64, weight int, ok bool) {
 	return float64(c.Size), int(c.Weight), true
 }
 
-// readNativePage reads page i natively.
-func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef) (*rawPage, bool, error) {
+// readNativePage reads page i natively, and its pictures too when
+// budget is not nil; img says the page draws images PDFium must read.
+func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64) (*rawPage, bool, error) {
 	pg, err := nf.ReadPage(ref, e.opts.MaxPageChars)
 	if err != nil {
 		return nil, false, err
@@ -79,7 +80,16 @@ func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef) (*rawP
 		glyphs, _ = measureGlyphs(nativeText{pg.Chars}, runes, rp.width, rp.height, measureChars)
 	}
 	rp.setGlyphs(glyphs, true)
-	return rp, pg.HasImages, nil
+	if !pg.HasImages || budget == nil || budget.Load() <= 0 {
+		return rp, pg.HasImages, nil
+	}
+	if !e.opts.pdfiumImages {
+		if ims, ok := nativeImages(nf, pg, i, rp.height, budget); ok {
+			rp.images = ims
+			return rp, false, nil
+		}
+	}
+	return rp, true, nil
 }
 
 // extractNative reads the pages natively on GOMAXPROCS goroutines, then
@@ -102,12 +112,20 @@ func (e *Extractor) extractNative(ctx context.Context, data []byte, nf *pdfread.
 			mu.Unlock()
 		}
 	}
+	// The document's image budget, shared by the native pictures and
+	// PDFium's workers.
+	budget := new(atomic.Int64)
+	budget.Store(int64(max(e.opts.MaxImages, 0)))
+	var nativeBudget *atomic.Int64
+	if e.opts.MaxImages > 0 {
+		nativeBudget = budget
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), pages) {
 		wg.Go(func() {
 			for i := range next {
-				rp, img, err := e.safeNativePage(nf, refs[i])
+				rp, img, err := e.safeNativePage(nf, refs[i], i, nativeBudget)
 				if err != nil {
 					failed[i] = true
 					continue
@@ -184,8 +202,6 @@ feed:
 			return nil, err
 		}
 	}
-	budget := new(atomic.Int64)
-	budget.Store(int64(max(e.opts.MaxImages, 0)))
 	for _, w := range ws {
 		w.imgBudget = budget
 	}
@@ -205,13 +221,13 @@ feed:
 
 // safeNativePage reads a page natively; a panic on input the reader did
 // not expect sends the page to PDFium.
-func (e *Extractor) safeNativePage(nf *pdfread.File, ref pdfread.PageRef) (rp *rawPage, img bool, err error) {
+func (e *Extractor) safeNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64) (rp *rawPage, img bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			rp, img, err = nil, false, fmt.Errorf("native reader failed: %v", r)
 		}
 	}()
-	return e.readNativePage(nf, ref)
+	return e.readNativePage(nf, ref, i, budget)
 }
 
 // nativeMeta reads the information dictionary as worker.meta does.

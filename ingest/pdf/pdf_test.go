@@ -76,14 +76,14 @@ func readTestPDF(t testing.TB, name string) []byte {
 func realDoc(t *testing.T, name string, opts Options) *ingest.Document {
 	t.Helper()
 	data := readTestPDF(t, name)
-	key := fmt.Sprintf("%s/%v/%v", name, opts.IgnoreOutline, opts.PDFiumOnly)
+	key := fmt.Sprintf("%s/%v/%v/%v", name, opts.IgnoreOutline, opts.PDFiumOnly, opts.pdfiumImages)
 	v, _ := docs.LoadOrStore(key, &docResult{})
 	r := v.(*docResult)
 	r.once.Do(func() {
 		e := extractor(t)
-		if opts.IgnoreOutline || opts.PDFiumOnly {
+		if opts.IgnoreOutline || opts.PDFiumOnly || opts.pdfiumImages {
 			var err error
-			e, err = Open(context.Background(), Options{CacheDir: e.opts.CacheDir, PoolSize: 1, IgnoreOutline: opts.IgnoreOutline, PDFiumOnly: opts.PDFiumOnly})
+			e, err = Open(context.Background(), Options{CacheDir: e.opts.CacheDir, PoolSize: 1, IgnoreOutline: opts.IgnoreOutline, PDFiumOnly: opts.PDFiumOnly, pdfiumImages: opts.pdfiumImages})
 			if err != nil {
 				r.err = err
 				return
@@ -240,8 +240,9 @@ func TestImagesHalberdsPage20(t *testing.T) {
 		if im.Index != i || im.Width != want[i][0] || im.Height != want[i][1] {
 			t.Errorf("image %d: index %d %dx%d, want %d %dx%d", i, im.Index, im.Width, im.Height, i, want[i][0], want[i][1])
 		}
-		if !bytes.HasPrefix(im.WebP, []byte("RIFF")) || !bytes.Equal(im.WebP[8:12], []byte("WEBP")) {
-			t.Errorf("image %d is not WebP", i)
+		// Plain JPEGs in the file are kept as they are.
+		if im.MediaType != "image/jpeg" || !bytes.HasPrefix(im.Data, []byte{0xff, 0xd8}) {
+			t.Errorf("image %d is %s, %q…, want the JPEG as the file has it", i, im.MediaType, im.Data[:min(len(im.Data), 4)])
 		}
 		if im.Context == "" {
 			t.Errorf("image %d has no context", i)
@@ -354,6 +355,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add(tiny[:len(tiny)/2])
 	f.Add(tinyPDF("One", "Two pages of text here."))
 	f.Add([]byte("%PDF-1.4\n%%EOF"))
+	f.Add(picturesPDF(f))
 	// An extractor of its own, opened once per fuzzing process: one PDFium
 	// instance, so the same input always takes the same path (with two,
 	// whether the second is free decides which code runs, and the fuzzer

@@ -14,9 +14,10 @@ import (
 
 // Captioner describes images for search, with a vision model.
 type Captioner interface {
-	// Caption describes one image, given as WebP bytes; context is the
-	// text near it on its page (often its caption).
-	Caption(ctx context.Context, webp []byte, context string) (string, error)
+	// Caption describes one image, given as its bytes of mediaType
+	// (image/webp or image/jpeg); context is the text near it on its
+	// page (often its caption).
+	Caption(ctx context.Context, data []byte, mediaType, context string) (string, error)
 }
 
 // Keyed is implemented by a Checker or Captioner whose answers depend on

@@ -66,9 +66,9 @@ func (r *run) assemble(ctx context.Context, ex extracted, st Structure, segs []S
 	}
 	images := make([]library.Image, len(doc.Images))
 	for i, im := range doc.Images {
-		images[i] = library.Image{Page: im.Page, Index: im.Index, Width: im.Width, Height: im.Height, Description: im.Description, Context: im.Context}
-		if i < len(ex.WebP) {
-			images[i].WebP = ex.WebP[i]
+		images[i] = library.Image{Page: im.Page, Index: im.Index, Width: im.Width, Height: im.Height, MediaType: mediaType(im.MediaType), Description: im.Description, Context: im.Context}
+		if i < len(ex.Data) {
+			images[i].Data = ex.Data[i]
 		}
 		if i < len(enr.Descriptions) && enr.Descriptions[i] != "" {
 			images[i].Description = enr.Descriptions[i]

@@ -20,7 +20,7 @@ func illustrated(o *Options, n int) {
 	doc := &ingest.Document{Title: "Bestiary", Pages: []ingest.Page{{Number: 1, Text: "Beasts of the vale."}, {Number: 2, Text: "More beasts."}}}
 	for i := range n {
 		doc.Images = append(doc.Images, ingest.Image{Page: 1 + i%2, Index: i / 2, Width: 20, Height: 10,
-			WebP: fmt.Appendf(nil, "RIFF-image-%d", i), Context: fmt.Sprintf("beast %d", i)})
+			Data: fmt.Appendf(nil, "RIFF-image-%d", i), MediaType: "image/webp", Context: fmt.Sprintf("beast %d", i)})
 	}
 	o.Registry.Register(ingest.PDF, ingest.ExtractorFunc(func(context.Context, []byte, func(int, int)) (*ingest.Document, error) {
 		return doc, nil
@@ -37,10 +37,13 @@ type captioner struct {
 	key   string
 }
 
-func (c *captioner) Caption(_ context.Context, webp []byte, near string) (string, error) {
+func (c *captioner) Caption(_ context.Context, webp []byte, mediaType, near string) (string, error) {
 	c.mu.Lock()
 	c.calls = append(c.calls, string(webp))
 	c.mu.Unlock()
+	if mediaType != "image/webp" {
+		return "", fmt.Errorf("the picture came as %q, want image/webp", mediaType)
+	}
 	if c.fail != nil {
 		if err := c.fail(string(webp)); err != nil {
 			return "", err
@@ -59,7 +62,7 @@ func described(t *testing.T, e *env, id string) map[string]string {
 	}
 	out := map[string]string{}
 	for _, im := range ims {
-		out[string(im.WebP)] = im.Description
+		out[string(im.Data)] = im.Description
 	}
 	return out
 }

@@ -122,10 +122,12 @@ type Result struct {
 }
 
 // extracted is the extract checkpoint: the document, with image bytes
-// (which the document model does not serialise).
+// (which the document model does not serialise). Data keeps the JSON name
+// it had when every picture was WebP, so older checkpoints still load;
+// their pictures have no media type in Doc and are WebP.
 type extracted struct {
 	Doc  *ingest.Document `json:"doc"`
-	WebP [][]byte         `json:"webp,omitempty"`
+	Data [][]byte         `json:"webp,omitempty"`
 }
 
 // enriched is a segment's tags and entity references.
@@ -373,7 +375,7 @@ func (r *run) extract(ctx context.Context) (extracted, error) {
 	doc.Format, doc.Source, doc.Hash = format, filepath.Base(r.Name), r.hash
 	ex := extracted{Doc: doc}
 	for _, im := range doc.Images {
-		ex.WebP = append(ex.WebP, im.WebP)
+		ex.Data = append(ex.Data, im.Data)
 	}
 	return ex, nil
 }
@@ -425,13 +427,13 @@ func (r *run) enrich(ctx context.Context, ex extracted, segs []Segment, classes 
 	}
 	var items []int
 	for i := range ex.Doc.Images {
-		if i < len(ex.WebP) && len(ex.WebP[i]) > 0 {
+		if i < len(ex.Data) && len(ex.Data[i]) > 0 {
 			items = append(items, i)
 		}
 	}
 	descs, err := r.ask(ctx, enrichStage, "descriptions", keyOf(r.Captioner), items, func(ctx context.Context, i int) (string, error) {
 		im := ex.Doc.Images[i]
-		d, err := r.Captioner.Caption(ctx, ex.WebP[i], im.Context)
+		d, err := r.Captioner.Caption(ctx, ex.Data[i], mediaType(im.MediaType), im.Context)
 		if err != nil {
 			return "", fmt.Errorf("describe image %d of page %d: %w", im.Index, im.Page, err)
 		}
@@ -487,4 +489,13 @@ func slug(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// mediaType is a picture's media type; pictures from before there was
+// one are WebP.
+func mediaType(t string) string {
+	if t == "" {
+		return "image/webp"
+	}
+	return t
 }

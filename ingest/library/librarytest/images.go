@@ -20,7 +20,7 @@ func Illustrated(t testing.TB, l *library.Library, id string, lv access.Level, i
 	var images []library.Image
 	for i, im := range ims {
 		pages = append(pages, library.Page{Number: i + 1, Text: "page text " + im[1]})
-		images = append(images, library.Image{Page: i + 1, Width: 20, Height: 10, WebP: []byte("RIFF" + id), Description: im[0], Context: im[1]})
+		images = append(images, library.Image{Page: i + 1, Width: 20, Height: 10, Data: []byte("RIFF" + id), Description: im[0], Context: im[1]})
 	}
 	chunks := []chunk.Chunk{{Page: 1, Text: "page one of " + id, SourceType: chunk.Prose}}
 	d := library.Document{ID: id, Title: id, Format: "pdf", Source: id + ".pdf", Hash: id, Access: lv}
@@ -73,21 +73,21 @@ func testSearchImages(t *testing.T, st library.Store, ix retrieve.Index) {
 				t.Errorf("got %v, want %v", names(got), tt.want)
 			}
 			for _, im := range got {
-				if im.ID == 0 || im.WebP != nil {
-					t.Errorf("image %+v: no id, or bytes not asked for", im)
+				if im.ID == 0 || im.Data != nil || im.MediaType != "image/webp" {
+					t.Errorf("image %+v: no id, bytes not asked for, or not WebP (a picture stored without a media type)", im)
 				}
 			}
 		})
 	}
 	// By id, through the same join.
 	got, _ := l.SearchImages(ctx, library.ImageQuery{Text: "temple", Role: access.GM, WithData: true})
-	if len(got) != 1 || string(got[0].WebP) != "RIFFsecrets" || got[0].Description == "" {
+	if len(got) != 1 || string(got[0].Data) != "RIFFsecrets" || got[0].Description == "" {
 		t.Fatalf("temple: %+v", got)
 	}
 	if _, err := l.Image(ctx, got[0].ID, access.Player, false); !errors.Is(err, library.ErrNotFound) {
 		t.Errorf("a player read a GM image by id: %v", err)
 	}
-	if im, err := l.Image(ctx, got[0].ID, access.GM, true); err != nil || string(im.WebP) != "RIFFsecrets" || im.Page != 1 {
+	if im, err := l.Image(ctx, got[0].ID, access.GM, true); err != nil || string(im.Data) != "RIFFsecrets" || im.Page != 1 {
 		t.Errorf("image by id: %+v %v", im, err)
 	}
 	// Replacing and deleting documents keeps the image search in step.

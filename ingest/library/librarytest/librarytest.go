@@ -65,7 +65,7 @@ func search(t *testing.T, ix retrieve.Index, text string, role access.Level, tag
 func book(id string, lv access.Level, tags ...string) (library.Document, []library.Page, []library.Image, []chunk.Chunk) {
 	d := library.Document{ID: id, Title: "Book " + id, Format: "text", Source: id + ".txt", Hash: "h" + id, Tags: tags, Access: lv}
 	pages := []library.Page{{Number: 1, Text: "The griffon nests on the cliffs of volume " + id + "."}, {Number: 2, Text: "Roll 2d6 for the wind."}}
-	images := []library.Image{{Page: 2, Index: 0, Width: 3, Height: 4, WebP: []byte("RIFF"), Context: "wind"}}
+	images := []library.Image{{Page: 2, Index: 0, Width: 3, Height: 4, Data: []byte("\xff\xd8\xff\xe0"), MediaType: "image/jpeg", Context: "wind"}}
 	chunks := []chunk.Chunk{{Page: 1, Ordinal: 0, Text: pages[0].Text, SourceType: chunk.Prose}, {Page: 2, Ordinal: 1, Text: pages[1].Text, SourceType: chunk.Prose}}
 	return d, pages, images, chunks
 }
@@ -95,6 +95,9 @@ func testPutGetAccess(t *testing.T, st library.Store, ix retrieve.Index) {
 		if err != nil || (len(ims) == 1) != tt.ok {
 			t.Errorf("%s: images %v %v", tt.role, ims, err)
 		}
+		if len(ims) == 1 && (string(ims[0].Data) != "\xff\xd8\xff\xe0" || ims[0].MediaType != "image/jpeg") {
+			t.Errorf("%s: the JPEG picture reads back as %s %q", tt.role, ims[0].MediaType, ims[0].Data)
+		}
 		if got := search(t, ix, "griffon", tt.role); (len(got) == 1) != tt.ok {
 			t.Errorf("%s: search found %d", tt.role, len(got))
 		}
@@ -119,7 +122,7 @@ func testPutGetAccess(t *testing.T, st library.Store, ix retrieve.Index) {
 	if err := st.UpdateDocument(ctx, doc); err != nil {
 		t.Fatal(err)
 	}
-	if ims, err := l.Images(ctx, "a1", 0, access.Player, false); err != nil || len(ims) != 1 || ims[0].Width != 3 || ims[0].WebP != nil {
+	if ims, err := l.Images(ctx, "a1", 0, access.Player, false); err != nil || len(ims) != 1 || ims[0].Width != 3 || ims[0].Data != nil || ims[0].MediaType != "image/jpeg" {
 		t.Errorf("images after access change: %+v %v", ims, err)
 	}
 	if err := st.UpdateDocument(ctx, library.Document{ID: "absent", Title: "x", Access: access.Player}); !errors.Is(err, library.ErrNotFound) {

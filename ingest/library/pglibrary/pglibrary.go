@@ -109,8 +109,8 @@ func (s *Store) PutDocument(ctx context.Context, d library.Document, pages []lib
 			}
 		}
 		for _, im := range images {
-			if _, err := tx.Exec(ctx, `INSERT INTO library_images (document, page, idx, width, height, webp, description, context)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.WebP),
+			if _, err := tx.Exec(ctx, `INSERT INTO library_images (document, page, idx, width, height, data, media_type, description, context)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.Data), library.MediaTypeOf(im),
 				im.Description, im.Context); err != nil {
 				return fmt.Errorf("image %d of page %d: %w", im.Index, im.Page, err)
 			}
@@ -206,14 +206,14 @@ func (s *Store) Page(ctx context.Context, docID string, page int, role access.Le
 
 const (
 	maxSearchTerms = 16
-	imageColumns   = `i.id, i.document, i.page, i.idx, i.width, i.height, i.description, i.context`
+	imageColumns   = `i.id, i.document, i.page, i.idx, i.width, i.height, i.media_type, i.description, i.context`
 )
 
 func scanImage(row pgx.Row, withData bool) (library.Image, error) {
 	var im library.Image
-	dest := []any{&im.ID, &im.Document, &im.Page, &im.Index, &im.Width, &im.Height, &im.Description, &im.Context}
+	dest := []any{&im.ID, &im.Document, &im.Page, &im.Index, &im.Width, &im.Height, &im.MediaType, &im.Description, &im.Context}
 	if withData {
-		dest = append(dest, &im.WebP)
+		dest = append(dest, &im.Data)
 	}
 	err := row.Scan(dest...)
 	return im, err
@@ -228,7 +228,7 @@ func (s *Store) SearchImages(ctx context.Context, q library.ImageQuery) ([]libra
 	limit = min(limit, library.MaxImageLimit)
 	cols := imageColumns
 	if q.WithData {
-		cols += ", i.webp"
+		cols += ", i.data"
 	}
 	const where = `d.access <= $1 AND ($2 = '' OR i.document = $2) AND ($3 = 0 OR i.page = $3)`
 	args := []any{level(q.Role), q.Document, q.Page, limit}
@@ -290,7 +290,7 @@ func words(text string) []string {
 func (s *Store) Image(ctx context.Context, id int64, role access.Level, withData bool) (library.Image, error) {
 	cols := imageColumns
 	if withData {
-		cols += ", i.webp"
+		cols += ", i.data"
 	}
 	im, err := scanImage(s.h.Pool().QueryRow(ctx, `SELECT `+cols+` FROM library_images i JOIN library_documents d ON d.id = i.document
 		WHERE i.id = $1 AND d.access <= $2`, id, level(role)), withData)

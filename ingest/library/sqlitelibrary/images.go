@@ -18,13 +18,13 @@ const (
 	descriptionWeight = 4.0
 )
 
-const imageColumns = `i.id, i.document, i.page, i.idx, i.width, i.height, i.description, i.context`
+const imageColumns = `i.id, i.document, i.page, i.idx, i.width, i.height, i.media_type, i.description, i.context`
 
 func scanImage(rows *sql.Rows, withData bool) (library.Image, error) {
 	var im library.Image
-	dest := []any{&im.ID, &im.Document, &im.Page, &im.Index, &im.Width, &im.Height, &im.Description, &im.Context}
+	dest := []any{&im.ID, &im.Document, &im.Page, &im.Index, &im.Width, &im.Height, &im.MediaType, &im.Description, &im.Context}
 	if withData {
-		dest = append(dest, &im.WebP)
+		dest = append(dest, &im.Data)
 	}
 	err := rows.Scan(dest...)
 	return im, err
@@ -39,7 +39,7 @@ func (s *Store) SearchImages(ctx context.Context, q library.ImageQuery) ([]libra
 	limit = min(limit, library.MaxImageLimit)
 	cols := imageColumns
 	if q.WithData {
-		cols += ", i.webp"
+		cols += ", i.data"
 	}
 	where := `d.access <= ? AND (? = '' OR i.document = ?) AND (? = 0 OR i.page = ?)`
 	args := []any{level(q.Role), q.Document, q.Document, q.Page, q.Page}
@@ -108,7 +108,7 @@ func matchAny(text string) string {
 func (s *Store) Image(ctx context.Context, id int64, role access.Level, withData bool) (library.Image, error) {
 	cols := imageColumns
 	if withData {
-		cols += ", i.webp"
+		cols += ", i.data"
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+cols+` FROM library_images i JOIN library_documents d ON d.id = i.document
 		WHERE i.id = ? AND d.access <= ?`, id, level(role))

@@ -81,8 +81,8 @@ func (s *Store) PutDocument(ctx context.Context, d library.Document, pages []lib
 		}
 	}
 	for _, im := range images {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO library_images (document, page, idx, width, height, webp, description, context)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.WebP), im.Description, im.Context); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO library_images (document, page, idx, width, height, data, media_type, description, context)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.ID, im.Page, im.Index, im.Width, im.Height, nonNilBytes(im.Data), library.MediaTypeOf(im), im.Description, im.Context); err != nil {
 			return fmt.Errorf("image %d of page %d: %w", im.Index, im.Page, err)
 		}
 	}

@@ -60,7 +60,8 @@ func TestImageSearchIndexInStep(t *testing.T) {
 }
 
 // A library written before migrations (its own version table, images with
-// a caption column) opens with its rows kept and searchable.
+// a caption column, WebP bytes in a webp column) opens with its rows kept
+// and searchable, its pictures WebP.
 func TestMigrateOldLibrary(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hearth.db")
@@ -100,6 +101,10 @@ func TestMigrateOldLibrary(t *testing.T) {
 	got, err := l.SearchImages(ctx, library.ImageQuery{Text: "griffon", Role: access.Player})
 	if err != nil || len(got) != 1 || got[0].Description != "A griffon in flight" || got[0].Width != 30 || got[0].Context != "near text" {
 		t.Fatalf("after migrating: %+v %v", got, err)
+	}
+	// Its picture, stored when every picture was WebP, is WebP.
+	if im, err := l.Image(ctx, got[0].ID, access.Player, true); err != nil || string(im.Data) != "RIFF" || im.MediaType != "image/webp" {
+		t.Errorf("the old picture reads back as %q %q (%v), want RIFF image/webp", im.MediaType, im.Data, err)
 	}
 	var n int
 	st.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'library_schema'`).Scan(&n)

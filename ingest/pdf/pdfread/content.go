@@ -29,6 +29,11 @@ type Page struct {
 	Width, Height float64 // the crop box, turned by /Rotate
 	Chars         []Char
 	HasImages     bool // an image XObject or inline image is drawn
+	// Images are the image XObjects drawn, in order, at most
+	// maxImagesPerPage (ImagesCut says more were drawn).
+	Images       []Image
+	ImagesCut    bool
+	InlineImages int // inline images (BI … EI) drawn, not reported
 }
 
 type matrix [6]float64
@@ -232,6 +237,7 @@ func (in *interp) run(data []byte, res Dict) error {
 		kw := o.b
 		if string(kw) == "BI" {
 			in.page.HasImages = true
+			in.page.InlineImages++
 			k := bytes.Index(data[l.pos:], []byte("EI"))
 			for k >= 0 {
 				end := l.pos + k
@@ -569,6 +575,7 @@ func (in *interp) do(name Name, res Dict) error {
 	switch st, _ := in.f.R(s.Dict["Subtype"]).(Name); st {
 	case "Image":
 		in.page.HasImages = true
+		in.image(s, res)
 	case "Form":
 		if in.forms >= maxFormDepth {
 			return malformed("Form XObjects nested deeper than %d (object %d)", maxFormDepth, s.ref.Num)

@@ -390,3 +390,53 @@ func TestOutline(t *testing.T) {
 		t.Errorf("outline\n %v\nwant\n %v", got, want)
 	}
 }
+
+// TestImages: the image XObjects a page draws, in order, forms included,
+// with their dictionaries' facts and where they land.
+func TestImages(t *testing.T) {
+	objs := onePage("q 20 0 0 10 5 5 cm /I1 Do Q /I2 Do 1 0 0 1 100 200 cm /Fm Do BI /W 1 /H 1 /CS /G /BPC 8 ID x EI",
+		"/XObject << /I1 6 0 R /I2 7 0 R /Fm 9 0 R >> /ColorSpace << /CS 8 0 R >>")
+	objs = append(objs,
+		stream("/Type /XObject /Subtype /Image /Width 2 /Height 2 /BitsPerComponent 8 /ColorSpace [/Indexed /DeviceRGB 1 <ff000000ff00>] /Decode [0 255]", "\x00\x01\x01\x00"),
+		stream("/Type /XObject /Subtype /Image /Width 2 /Height 1 /BitsPerComponent 8 /ColorSpace /CS /Filter [/ASCIIHexDecode] /SMask 6 0 R", "0a0b0c0d0e0f>"),
+		"[/ICCBased 10 0 R]",
+		stream("/Type /XObject /Subtype /Form /Matrix [2 0 0 2 0 0] /Resources << /XObject << /J 11 0 R >> >>", "/J Do"),
+		stream("/N 3", ""),
+		stream("/Type /XObject /Subtype /Image /Width 3 /Height 4 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /DCTDecode /ImageMask false", "\xff\xd8jpeg"),
+	)
+	f, err := Open(build(objs, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := f.Pages(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := f.ReadPage(refs[0], 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pg.Images) != 3 || pg.InlineImages != 1 {
+		t.Fatalf("%d images, %d inline, want 3 and 1: %v", len(pg.Images), pg.InlineImages, pg.Images)
+	}
+	a, b, c := &pg.Images[0], &pg.Images[1], &pg.Images[2]
+	if a.Width != 2 || a.Height != 2 || a.BPC != 8 || a.ColorSpace != "Indexed" || a.Base != "DeviceRGB" || a.BaseComponents != 3 || a.HiVal != 1 ||
+		string(a.Palette) != "\xff\x00\x00\x00\xff\x00" || len(a.Decode) != 2 || a.Decode[1] != 255 || a.SMask || a.Components != 1 {
+		t.Errorf("indexed image: %+v", *a)
+	}
+	if x0, y0, x1, y1 := a.Box(); x0 != 5 || y0 != 5 || x1 != 25 || y1 != 15 {
+		t.Errorf("indexed image box %v %v %v %v, want 5 5 25 15", x0, y0, x1, y1)
+	}
+	if b.ColorSpace != "DeviceRGB" || b.Components != 3 || !b.SMask || len(b.Filters) != 1 || b.Filters[0] != "ASCIIHexDecode" || b.CTM != [6]float64{1, 0, 0, 1, 0, 0} {
+		t.Errorf("hex image: %+v", *b)
+	}
+	if data, err := f.DecodeImage(b); err != nil || string(data) != "\x0a\x0b\x0c\x0d\x0e\x0f" {
+		t.Errorf("hex image decodes to %q, %v", data, err)
+	}
+	if c.FormDepth != 1 || c.CTM != [6]float64{2, 0, 0, 2, 100, 200} || c.ColorSpace != "DeviceGray" || c.Filters[0] != "DCTDecode" || c.ImageMask || string(c.Raw()) != "\xff\xd8jpeg" {
+		t.Errorf("image in a form: %+v", *c)
+	}
+	if _, err := f.DecodeImage(c); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("decoding DCT natively: %v, want ErrUnsupported", err)
+	}
+}
