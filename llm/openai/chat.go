@@ -46,6 +46,8 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	// One chunk value serves the whole stream, so that a token's chunk
 	// does not allocate its choices anew.
 	var chunk streamChunk
+	// The tokens' text is copied into shared blocks, not allocated each.
+	var text textArena
 	if err == nil {
 		stream = newEvents(raw.Body)
 	}
@@ -60,7 +62,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 			return nil, p.malformed("stream event is not a JSON object: %.100s", raw)
 		}
 		chunk.reset()
-		if err = decodeChunk(data, &chunk); err != nil {
+		if err = decodeChunkText(data, &chunk, &text); err != nil {
 			break
 		}
 		// "error": null is no error (encoding/json keeps the raw null).

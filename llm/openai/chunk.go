@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decodeChunk decodes one chat.completion.chunk. Nearly every chunk of a
@@ -13,7 +14,14 @@ import (
 // encoding/json, so the result is always what encoding/json makes of it
 // (FuzzDecodeChunk holds it to that).
 func decodeChunk(data []byte, c *streamChunk) error {
-	if decodeTextChunk(data, c) {
+	return decodeChunkText(data, c, nil)
+}
+
+// decodeChunkText is decodeChunk with the text of a text chunk copied
+// into text's blocks rather than allocated per chunk (with text nil, it
+// is allocated).
+func decodeChunkText(data []byte, c *streamChunk, text *textArena) error {
+	if decodeTextChunk(data, c, text) {
 		return nil
 	}
 	*c = streamChunk{}
@@ -23,8 +31,8 @@ func decodeChunk(data []byte, c *streamChunk) error {
 // decodeTextChunk reads a chunk whose known fields are choices with
 // index, delta (content, refusal) and finish_reason; usage and error
 // absent or null. It reports false for anything else.
-func decodeTextChunk(data []byte, c *streamChunk) bool {
-	d := chunkDecoder{b: data}
+func decodeTextChunk(data []byte, c *streamChunk, text *textArena) bool {
+	d := chunkDecoder{b: data, text: text}
 	var seen fields
 	ok := d.object(func(key []byte) bool {
 		switch string(key) {
@@ -55,8 +63,31 @@ func (f *fields) first(n uint) bool {
 
 // chunkDecoder reads JSON from b at i.
 type chunkDecoder struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	text *textArena // where strings are copied; nil: each is allocated
+}
+
+// arenaBlock is the size of a textArena's block: a few dozen tokens.
+const arenaBlock = 1024
+
+// textArena hands out strings copied into shared blocks, so that the
+// tokens of a stream do not allocate one by one. A block's bytes are
+// never written again once handed out (a full block is let go, not
+// reused), so every string stays valid; one kept by a consumer keeps its
+// block alive.
+type textArena struct{ block []byte }
+
+func (a *textArena) string(b []byte) string {
+	if a == nil || len(b) == 0 || len(b) > arenaBlock/4 {
+		return string(b)
+	}
+	if cap(a.block)-len(a.block) < len(b) {
+		a.block = make([]byte, 0, arenaBlock)
+	}
+	n := len(a.block)
+	a.block = append(a.block, b...)
+	return unsafe.String(&a.block[n], len(b))
 }
 
 func (d *chunkDecoder) space() {
@@ -225,7 +256,7 @@ func (d *chunkDecoder) optStr(s *string) bool {
 // either is refused (encoding/json decodes it).
 func (d *chunkDecoder) str() (string, bool) {
 	b, ok := d.raw()
-	return string(b), ok
+	return d.text.string(b), ok
 }
 
 // raw is str without the copy: the bytes are data's.

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -43,10 +44,10 @@ var chunkSamples = []string{
 func TestTextChunksTakeTheFastPath(t *testing.T) {
 	for _, s := range chunkSamples[:6] {
 		var c streamChunk
-		if !decodeTextChunk([]byte(s), &c) && !json.Valid([]byte(s)) {
+		if !decodeTextChunk([]byte(s), &c, nil) && !json.Valid([]byte(s)) {
 			t.Errorf("not JSON: %s", s)
 		}
-		if s != chunkSamples[3] && s != chunkSamples[4] && !decodeTextChunk([]byte(s), &c) {
+		if s != chunkSamples[3] && s != chunkSamples[4] && !decodeTextChunk([]byte(s), &c, nil) {
 			t.Errorf("a text chunk was left to encoding/json: %s", s)
 		}
 	}
@@ -74,6 +75,45 @@ func checkChunk(t *testing.T, data []byte) {
 	}
 	if err == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: decodeChunk read %+v, encoding/json %+v", data, got, want)
+	}
+	// The same with the text in a stream's shared blocks.
+	var arena textArena
+	var inArena streamChunk
+	if err := decodeChunkText(data, &inArena, &arena); (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q: decodeChunkText said %v, encoding/json %v", data, err, wantErr)
+	} else if err == nil && !reflect.DeepEqual(inArena, want) {
+		t.Fatalf("%q: decodeChunkText read %+v, encoding/json %+v", data, inArena, want)
+	}
+}
+
+// A stream's text chunks allocate nothing once its first text block is
+// made (one block serves dozens of tokens), and the text handed out
+// stays as it was while later chunks are decoded.
+func TestTextChunkAllocatesNothing(t *testing.T) {
+	var c streamChunk
+	var arena textArena
+	var kept []string
+	for i := range 2 * arenaBlock {
+		c.reset()
+		data := fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"tok%d "},"finish_reason":null}]}`, i)
+		if err := decodeChunkText([]byte(data), &c, &arena); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, c.Choices[0].Delta.Content)
+	}
+	for i, s := range kept {
+		if want := fmt.Sprintf("tok%d ", i); s != want {
+			t.Fatalf("token %d reads %q after later chunks, want %q", i, s, want)
+		}
+	}
+	data := []byte(chunkSamples[1])
+	if n := testing.AllocsPerRun(1000, func() {
+		c.reset()
+		if err := decodeChunkText(data, &c, &arena); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("a text chunk costs %v allocations on average, want 0", n)
 	}
 }
 
