@@ -14,24 +14,35 @@ import (
 // encoding/json, so the result is always what encoding/json makes of it
 // (FuzzDecodeChunk holds it to that).
 func decodeChunk(data []byte, c *streamChunk) error {
-	return decodeChunkText(data, c, nil)
+	_, err := decodeChunkText(data, c, nil)
+	return err
 }
 
-// decodeChunkText is decodeChunk with the text of a text chunk copied
-// into text's blocks rather than allocated per chunk (with text nil, it
-// is allocated).
-func decodeChunkText(data []byte, c *streamChunk, text *textArena) error {
+// decodeChunkText is decodeChunk appending the content of a text chunk
+// read in one pass to text, each choice's Delta.Content a view of the
+// bytes it appended, so that a token allocates nothing. It reports
+// whether it did so; for any other chunk (decoded by encoding/json)
+// nothing is appended. With text nil it is decodeChunk.
+func decodeChunkText(data []byte, c *streamChunk, text *streamText) (bool, error) {
+	var mark int
+	if text != nil {
+		mark = len(text.b)
+	}
 	if decodeTextChunk(data, c, text) {
-		return nil
+		return text != nil, nil
+	}
+	if text != nil {
+		// The views of a chunk not read are in c, about to be cleared.
+		text.b = text.b[:mark]
 	}
 	*c = streamChunk{}
-	return json.Unmarshal(data, c)
+	return false, json.Unmarshal(data, c)
 }
 
 // decodeTextChunk reads a chunk whose known fields are choices with
 // index, delta (content, refusal) and finish_reason; usage and error
 // absent or null. It reports false for anything else.
-func decodeTextChunk(data []byte, c *streamChunk, text *textArena) bool {
+func decodeTextChunk(data []byte, c *streamChunk, text *streamText) bool {
 	d := chunkDecoder{b: data, text: text}
 	var seen fields
 	ok := d.object(func(key []byte) bool {
@@ -65,29 +76,43 @@ func (f *fields) first(n uint) bool {
 type chunkDecoder struct {
 	b    []byte
 	i    int
-	text *textArena // where strings are copied; nil: each is allocated
+	text *streamText // where content goes; nil: each is allocated
 }
 
-// arenaBlock is the size of a textArena's block: a few dozen tokens.
-const arenaBlock = 1024
+// streamText is a stream's text, appended as its chunks are read. A
+// token is handed out as a view of the bytes it appended and the answer
+// as a view of them all, so neither allocates beyond the buffer's
+// growth. Bytes once handed out are never written again: the buffer
+// only grows, by copying to a new array, and the old one stays with the
+// strings that point into it.
+type streamText struct{ b []byte }
 
-// textArena hands out strings copied into shared blocks, so that the
-// tokens of a stream do not allocate one by one. A block's bytes are
-// never written again once handed out (a full block is let go, not
-// reused), so every string stays valid; one kept by a consumer keeps its
-// block alive.
-type textArena struct{ block []byte }
+// add appends s and returns a view of it.
+func (t *streamText) add(s []byte) string {
+	if len(s) == 0 {
+		return ""
+	}
+	n := len(t.b)
+	t.b = append(t.b, s...)
+	return unsafe.String(&t.b[n], len(s))
+}
 
-func (a *textArena) string(b []byte) string {
-	if a == nil || len(b) == 0 || len(b) > arenaBlock/4 {
-		return string(b)
+// addString appends s and returns a view of it.
+func (t *streamText) addString(s string) string {
+	if len(s) == 0 {
+		return ""
 	}
-	if cap(a.block)-len(a.block) < len(b) {
-		a.block = make([]byte, 0, arenaBlock)
+	n := len(t.b)
+	t.b = append(t.b, s...)
+	return unsafe.String(&t.b[n], len(s))
+}
+
+// String is the whole text.
+func (t *streamText) String() string {
+	if len(t.b) == 0 {
+		return ""
 	}
-	n := len(a.block)
-	a.block = append(a.block, b...)
-	return unsafe.String(&a.block[n], len(b))
+	return unsafe.String(&t.b[0], len(t.b))
 }
 
 func (d *chunkDecoder) space() {
@@ -214,7 +239,7 @@ func (d *chunkDecoder) choices(c *streamChunk) bool {
 				return seen.first(1) && (d.null() || d.object(func(key []byte) bool {
 					switch string(key) {
 					case "content":
-						return inner.first(0) && d.optStr(&ch.Delta.Content)
+						return inner.first(0) && d.optText(&ch.Delta.Content)
 					case "refusal":
 						return inner.first(1) && d.optStr(&ch.Delta.Refusal)
 					}
@@ -252,11 +277,23 @@ func (d *chunkDecoder) optStr(s *string) bool {
 	return ok
 }
 
+// optText is optStr for a content, which goes to d.text.
+func (d *chunkDecoder) optText(s *string) bool {
+	if d.text == nil || d.null() {
+		return d.optStr(s)
+	}
+	b, ok := d.raw()
+	if ok {
+		*s = d.text.add(b)
+	}
+	return ok
+}
+
 // str reads a string of valid UTF-8 without escapes; a string with
 // either is refused (encoding/json decodes it).
 func (d *chunkDecoder) str() (string, bool) {
 	b, ok := d.raw()
-	return d.text.string(b), ok
+	return string(b), ok
 }
 
 // raw is str without the copy: the bytes are data's.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -76,40 +77,58 @@ func checkChunk(t *testing.T, data []byte) {
 	if err == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: decodeChunk read %+v, encoding/json %+v", data, got, want)
 	}
-	// The same with the text in a stream's shared blocks.
-	var arena textArena
-	var inArena streamChunk
-	if err := decodeChunkText(data, &inArena, &arena); (err == nil) != (wantErr == nil) {
+	// The same with the content appended to a stream's text.
+	var text streamText
+	var inText streamChunk
+	if _, err := decodeChunkText(data, &inText, &text); (err == nil) != (wantErr == nil) {
 		t.Fatalf("%q: decodeChunkText said %v, encoding/json %v", data, err, wantErr)
-	} else if err == nil && !reflect.DeepEqual(inArena, want) {
-		t.Fatalf("%q: decodeChunkText read %+v, encoding/json %+v", data, inArena, want)
+	} else if err == nil && !reflect.DeepEqual(inText, want) {
+		t.Fatalf("%q: decodeChunkText read %+v, encoding/json %+v", data, inText, want)
 	}
 }
 
-// A stream's text chunks allocate nothing once its first text block is
-// made (one block serves dozens of tokens), and the text handed out
-// stays as it was while later chunks are decoded.
+// A stream's text chunks allocate nothing but the growth of the stream's
+// text (their content is appended to it), the content handed out stays
+// as it was while later chunks are read, and the text is their content.
 func TestTextChunkAllocatesNothing(t *testing.T) {
 	var c streamChunk
-	var arena textArena
+	var text streamText
 	var kept []string
-	for i := range 2 * arenaBlock {
+	var all strings.Builder
+	for i := range 2000 {
 		c.reset()
 		data := fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"tok%d "},"finish_reason":null}]}`, i)
-		if err := decodeChunkText([]byte(data), &c, &arena); err != nil {
+		if i%7 == 3 { // one read by encoding/json: nothing appended
+			data = fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":"tok%d \u0041"}}]}`, i)
+		}
+		inText, err := decodeChunkText([]byte(data), &c, &text)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if inText != (i%7 != 3) {
+			t.Fatalf("chunk %d: in the text %v", i, inText)
+		}
 		kept = append(kept, c.Choices[0].Delta.Content)
+		if inText {
+			all.WriteString(c.Choices[0].Delta.Content)
+		}
 	}
 	for i, s := range kept {
-		if want := fmt.Sprintf("tok%d ", i); s != want {
+		want := fmt.Sprintf("tok%d ", i)
+		if i%7 == 3 {
+			want += "A"
+		}
+		if s != want {
 			t.Fatalf("token %d reads %q after later chunks, want %q", i, s, want)
 		}
+	}
+	if text.String() != all.String() {
+		t.Fatalf("the stream's text is not its text chunks' content")
 	}
 	data := []byte(chunkSamples[1])
 	if n := testing.AllocsPerRun(1000, func() {
 		c.reset()
-		if err := decodeChunkText(data, &c, &arena); err != nil {
+		if _, err := decodeChunkText(data, &c, &text); err != nil {
 			t.Fatal(err)
 		}
 	}); n != 0 {
