@@ -278,6 +278,7 @@ func streaming(b *testing.B, memory bool) {
 			var perChat float64
 			var cpu, harnessCPU time.Duration
 			var windowTokens int64
+			var at0, in heapCount // at the window's start; summed over windows
 			for b.Loop() {
 				var before uint64
 				if memory {
@@ -291,8 +292,13 @@ func streaming(b *testing.B, memory bool) {
 							perChat = float64(int64(liveBytes())-int64(before)) / chats / 1024
 						}
 						cpu0 = cputime.Process()
+						at0 = readHeapCount()
 					case "end":
 						cpu += cputime.Process() - cpu0
+						at := readHeapCount()
+						in.objects += at.objects - at0.objects
+						in.bytes += at.bytes - at0.bytes
+						in.cycles += at.cycles - at0.cycles
 					}
 				})
 				if err != nil {
@@ -312,8 +318,26 @@ func streaming(b *testing.B, memory bool) {
 				b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(windowTokens), "server-cpu-µs/token")
 				b.ReportMetric(float64(harnessCPU.Nanoseconds())/1e3/float64(windowTokens), "harness-cpu-µs/token")
 			}
+			if windowTokens > 0 {
+				// What the server allocates while all stream, over the
+				// tokens of the window: it sets how often the collector
+				// runs and how many goroutines it makes assist.
+				b.ReportMetric(float64(in.objects)/float64(windowTokens), "server-allocs/token")
+				b.ReportMetric(float64(in.bytes)/float64(windowTokens), "server-B/token")
+				b.ReportMetric(float64(in.cycles)/float64(b.N), "server-gc-cycles-in-window")
+			}
 		})
 	}
+}
+
+// heapCount is this process's heap allocations and collections so far
+// (runtime/metrics).
+type heapCount struct{ objects, bytes, cycles uint64 }
+
+func readHeapCount() heapCount {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return heapCount{s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()}
 }
 
 // reportLatencies reports the p50 and p99 of ds in milliseconds.

@@ -145,8 +145,9 @@ func run(ctx context.Context, p Plan, m *model, mark func(string) error) (Result
 	results := make([]streamed, p.Chats)
 	errs := make([]error, p.Chats)
 	var wg sync.WaitGroup
-	var started sync.WaitGroup
+	var started, streaming sync.WaitGroup
 	started.Add(p.Chats)
+	streaming.Add(p.Chats)
 	var ended sync.Once
 	firstEnd := make(chan struct{})
 	gate := make(chan struct{})
@@ -159,7 +160,9 @@ func run(ctx context.Context, p Plan, m *model, mark func(string) error) (Result
 		wg.Go(func() {
 			started.Done()
 			<-gate
-			results[i], errs[i] = streamChat(ctx, client, p)
+			var first sync.Once
+			results[i], errs[i] = streamChat(ctx, client, p, func() { first.Do(streaming.Done) })
+			first.Do(streaming.Done)
 			ended.Do(func() { close(firstEnd) })
 		})
 		if !p.Burst && i == 0 {
@@ -175,8 +178,10 @@ func run(ctx context.Context, p Plan, m *model, mark func(string) error) (Result
 		}
 		close(gate)
 	} else {
-		// All are streaming now; let the last settle.
-		time.Sleep(500 * time.Millisecond)
+		// The window starts once every chat has had its first token
+		// (none is starting) and the last have settled.
+		streaming.Wait()
+		time.Sleep(200 * time.Millisecond)
 		if markErr = mark("steady"); markErr == nil {
 			cpu0, tok0 = cputime.Process(), m.written.Load()
 			// The window: from here until the first stream ends, at
@@ -223,7 +228,8 @@ type streamed struct {
 }
 
 // streamChat posts a chat and reads its stream to the end.
-func streamChat(ctx context.Context, client *http.Client, p Plan) (streamed, error) {
+// onFirst is called at its first token.
+func streamChat(ctx context.Context, client *http.Client, p Plan, onFirst func()) (streamed, error) {
 	var s streamed
 	req, err := http.NewRequestWithContext(ctx, "POST", p.URL+"/api/chat", strings.NewReader(p.Body))
 	if err != nil {
@@ -258,6 +264,7 @@ func streamChat(ctx context.Context, client *http.Client, p Plan) (streamed, err
 		now := time.Now()
 		if s.firstToken == 0 {
 			s.firstToken = now.Sub(start)
+			onFirst()
 		}
 		for _, ns := range stamps(line) {
 			s.lags = append(s.lags, now.Sub(time.Unix(0, ns)))
