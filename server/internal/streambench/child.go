@@ -94,7 +94,7 @@ func RunChild(ctx context.Context, in io.Reader, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m := &model{}
+	m := &Model{}
 	srv := &http.Server{Handler: m}
 	go srv.Serve(ln)
 	defer srv.Close()
@@ -121,8 +121,7 @@ func RunChild(ctx context.Context, in io.Reader, out, log io.Writer) error {
 		if p.Chats <= 0 || p.Tokens <= 0 || p.Every <= 0 {
 			return fmt.Errorf("plan %q: chats, tokens and every must be positive", l)
 		}
-		m.tokens.Store(int64(p.Tokens))
-		m.every.Store(int64(p.Every))
+		m.Set(p.Tokens, p.Every)
 		fmt.Fprintf(log, "streambench child: %d chats of %d tokens against %s (burst %v)\n", p.Chats, p.Tokens, p.URL, p.Burst)
 		res, err := run(ctx, p, m, mark)
 		if err != nil {
@@ -138,7 +137,7 @@ func RunChild(ctx context.Context, in io.Reader, out, log io.Writer) error {
 }
 
 // run runs one plan's chats and collects what their clients saw.
-func run(ctx context.Context, p Plan, m *model, mark func(string) error) (Result, error) {
+func run(ctx context.Context, p Plan, m *Model, mark func(string) error) (Result, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: p.Chats}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}

@@ -9,23 +9,39 @@ import (
 	"time"
 )
 
-// model is a model server speaking OpenAI's chat-completions wire format
+// Model is a model server speaking OpenAI's chat-completions wire format
 // (server-sent chunks, then usage, then [DONE]), streaming tokens at a
 // fixed rate per stream. Each token's text is "t<unix nanoseconds>" of
 // the moment it was written, so a client reading the stream through a
 // server can tell how long the token took to reach it.
-type model struct {
+type Model struct {
 	tokens  atomic.Int64 // tokens per answer
 	every   atomic.Int64 // nanoseconds between tokens
 	written atomic.Int64 // tokens written, all streams
 }
+
+// NewModel is a Model answering with tokens tokens, every apart.
+func NewModel(tokens int, every time.Duration) *Model {
+	m := &Model{}
+	m.Set(tokens, every)
+	return m
+}
+
+// Set changes the answers to come.
+func (m *Model) Set(tokens int, every time.Duration) {
+	m.tokens.Store(int64(tokens))
+	m.every.Store(int64(every))
+}
+
+// Written is how many tokens the model has written, all streams.
+func (m *Model) Written() int64 { return m.written.Load() }
 
 const (
 	chunkHead = `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{"content":"t`
 	chunkTail = ` "},"finish_reason":null}]}` + "\n\n"
 )
 
-func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
 	if r.URL.Path != "/v1/chat/completions" {
 		http.NotFound(w, r)
