@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-rpg/hearth/internal/cputime"
@@ -47,6 +48,9 @@ type Result struct {
 	// ChildCPU the child's CPU time meanwhile.
 	WindowTokens int64         `json:"window_tokens"`
 	ChildCPU     time.Duration `json:"child_cpu"`
+	// Live is how many chats were streaming (first token read, end not
+	// yet) at the mark "steady".
+	Live int `json:"live"`
 }
 
 // message is one line from the child to the parent.
@@ -148,6 +152,7 @@ func run(ctx context.Context, p Plan, m *Model, mark func(string) error) (Result
 	started.Add(p.Chats)
 	streaming.Add(p.Chats)
 	var ended sync.Once
+	var live atomic.Int64 // chats between their first token and their end
 	firstEnd := make(chan struct{})
 	gate := make(chan struct{})
 	var res Result
@@ -160,7 +165,13 @@ func run(ctx context.Context, p Plan, m *Model, mark func(string) error) (Result
 			started.Done()
 			<-gate
 			var first sync.Once
-			results[i], errs[i] = streamChat(ctx, client, p, func() { first.Do(streaming.Done) })
+			results[i], errs[i] = streamChat(ctx, client, p, func() {
+				live.Add(1)
+				first.Do(streaming.Done)
+			})
+			if results[i].firstToken > 0 {
+				live.Add(-1)
+			}
 			first.Do(streaming.Done)
 			ended.Do(func() { close(firstEnd) })
 		})
@@ -181,6 +192,7 @@ func run(ctx context.Context, p Plan, m *Model, mark func(string) error) (Result
 		// (none is starting) and the last have settled.
 		streaming.Wait()
 		time.Sleep(200 * time.Millisecond)
+		res.Live = int(live.Load())
 		if markErr = mark("steady"); markErr == nil {
 			cpu0, tok0 = cputime.Process(), m.written.Load()
 			// The window: from here until the first stream ends, at

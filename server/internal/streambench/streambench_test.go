@@ -54,6 +54,9 @@ func TestRunThroughProxy(t *testing.T) {
 		if !slices.Equal(marks, tc.marks) {
 			t.Errorf("burst %v: marks %v, want %v", tc.burst, marks, tc.marks)
 		}
+		if !tc.burst && res.Live != 3 {
+			t.Errorf("%d chats streaming at the steady mark, want 3", res.Live)
+		}
 		if len(res.First) != 3 || len(res.Lags) != 75 {
 			t.Errorf("burst %v: %d first tokens and %d lags, want 3 and 75", tc.burst, len(res.First), len(res.Lags))
 		}
