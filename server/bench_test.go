@@ -208,10 +208,16 @@ func BenchmarkIdleChatMemory(b *testing.B) {
 // collection (runtime/metrics): what an idle goroutine costs is mostly
 // its stack, which the heap alone does not show.
 func liveBytes() uint64 {
+	heap, stacks := liveHeapStacks()
+	return heap + stacks
+}
+
+// liveHeapStacks is liveBytes in its two parts.
+func liveHeapStacks() (heap, stacks uint64) {
 	runtime.GC()
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	metrics.Read(s)
-	return s[0].Value.Uint64() + s[1].Value.Uint64()
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }
 
 // harness starts the streaming benchmarks' harness, the fake model and
@@ -280,17 +286,18 @@ func streaming(b *testing.B, memory bool) {
 			var windowTokens int64
 			var at0, in heapCount // at the window's start; summed over windows
 			for b.Loop() {
-				var before uint64
-				var grown int64
+				var heap0, stacks0 uint64
+				var heapGrown, stacksGrown int64
 				if memory {
-					before = liveBytes()
+					heap0, stacks0 = liveHeapStacks()
 				}
 				var cpu0 time.Duration
 				res, err := c.Run(plan, func(mark string) {
 					switch mark {
 					case "steady":
 						if memory {
-							grown = int64(liveBytes()) - int64(before)
+							heap, stacks := liveHeapStacks()
+							heapGrown, stacksGrown = int64(heap)-int64(heap0), int64(stacks)-int64(stacks0)
 						}
 						cpu0 = cputime.Process()
 						at0 = readHeapCount()
@@ -311,7 +318,8 @@ func streaming(b *testing.B, memory bool) {
 				if memory && res.Live > 0 {
 					// Over the chats streaming then: on a loaded machine
 					// the first have ended before the last start.
-					perChat = float64(grown) / float64(res.Live) / 1024
+					perChat = float64(heapGrown+stacksGrown) / float64(res.Live) / 1024
+					b.ReportMetric(float64(stacksGrown)/float64(res.Live)/1024, "KB-stacks/streaming-chat")
 					b.ReportMetric(float64(res.Live), "chats-streaming")
 				}
 			}
