@@ -5,24 +5,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"regexp"
 	"runtime"
 	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/llm"
 	"github.com/hearth-rpg/hearth/llm/openai"
+	"github.com/hearth-rpg/hearth/server/internal/streambench"
 )
 
 // streamingModel streams a fixed answer after a fixed think time, the way
@@ -206,248 +204,215 @@ func BenchmarkIdleChatMemory(b *testing.B) {
 	}
 }
 
-// wireModel is a model server speaking OpenAI's chat-completions wire
-// format (server-sent chunks, then usage, then [DONE]), streaming tokens
-// at a fixed rate per stream. Each token's text is "t<unix nanoseconds>"
-// of the moment it was written, so a client reading hearth's stream can
-// tell how long the token took to reach it.
-func wireModel(tokens int, every time.Duration, written *atomic.Int64) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		if r.URL.Path != "/v1/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		chunk := func(delta string) {
-			fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":%s,"finish_reason":null}]}`+"\n\n", delta)
-		}
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for i := range tokens {
-			if i > 0 {
-				select {
-				case <-tick.C:
-				case <-r.Context().Done():
-					return
-				}
-			}
-			chunk(fmt.Sprintf(`{"content":"t%d "}`, time.Now().UnixNano()))
-			if rc.Flush() != nil {
-				return
-			}
-			written.Add(1)
-		}
-		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
-		fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"fake","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", tokens, tokens+100)
-		fmt.Fprint(w, "data: [DONE]\n\n")
-		rc.Flush()
-	}))
-}
-
-var tokenStamp = regexp.MustCompile(`t(\d{19})`)
-
-// streamed is what one chat's client saw.
-type streamed struct {
-	firstToken time.Duration   // from sending the request to the first content event
-	lags       []time.Duration // per token: from the model writing it to the client reading it
-	tokens     int
-}
-
-// streamChat posts a chat and reads its stream to the end.
-func streamChat(f *fixture, client *http.Client, body string) (streamed, error) {
-	var s streamed
-	req, _ := http.NewRequest("POST", f.url+"/api/chat", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+f.gmKey)
-	start := time.Now()
-	resp, err := client.Do(req)
-	if err != nil {
-		return s, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		return s, fmt.Errorf("chat: %s: %s", resp.Status, b)
-	}
-	r := bufio.NewReaderSize(resp.Body, 512)
-	for {
-		line, err := r.ReadString('\n')
-		if err == io.EOF {
-			return s, nil
-		}
-		if err != nil {
-			return s, err
-		}
-		if !strings.Contains(line, `"type":"content"`) {
-			continue
-		}
-		now := time.Now()
-		if s.firstToken == 0 {
-			s.firstToken = now.Sub(start)
-		}
-		for _, m := range tokenStamp.FindAllStringSubmatch(line, -1) {
-			ns, _ := strconv.ParseInt(m[1], 10, 64)
-			s.lags = append(s.lags, now.Sub(time.Unix(0, ns)))
-			s.tokens++
-		}
-	}
-}
-
 // liveBytes is the process's heap objects plus goroutine stacks, after a
 // collection (runtime/metrics): what an idle goroutine costs is mostly
 // its stack, which the heap alone does not show.
 func liveBytes() uint64 {
+	heap, stacks := liveHeapStacks()
+	return heap + stacks
+}
+
+// liveHeapStacks is liveBytes in its two parts.
+func liveHeapStacks() (heap, stacks uint64) {
 	runtime.GC()
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	metrics.Read(s)
-	return s[0].Value.Uint64() + s[1].Value.Uint64()
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }
 
-// streamingFixture serves hearth's chat API with the OpenAI provider (the
-// one a user configures for any OpenAI-compatible server, with the
-// transport app gives it) against wireModel.
-func streamingFixture(b *testing.B, tokens int, every time.Duration, written *atomic.Int64) *fixture {
-	model := wireModel(tokens, every, written)
-	b.Cleanup(model.Close)
-	p, err := openai.New(model.URL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
+// harness starts the streaming benchmarks' harness, the fake model and
+// the test clients, in a child process (this test binary again, see
+// TestMain), so that this process holds only the server under test.
+func harness(b *testing.B) *streambench.Child {
+	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
-	return newFixture(&testing.T{}, fixtureOpts{provider: p})
+	c, err := streambench.Start(b.Context(), exe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
 }
 
-// BenchmarkStreaming1000 is 1,000 chats streaming at the same time through
-// hearth's chat API (POST /api/chat, SSE) from a model server speaking
-// OpenAI's wire format at 20 tokens/s per stream (100 tokens, 5 s): the
+// servers are the servers under test, each started in this process
+// against the harness's fake model: hearth's chat API (POST /api/chat,
+// SSE) with the OpenAI provider (the one a user configures for any
+// OpenAI-compatible server, with the transport app gives it), and the
+// peer, a bare net/http SSE proxy.
+func servers(b *testing.B, c *streambench.Child) []struct{ name, url, key string } {
+	p, err := openai.New(c.ModelURL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := newFixture(&testing.T{}, fixtureOpts{provider: p})
+	proxy := httptest.NewServer(streambench.Proxy(c.ModelURL, &http.Client{Transport: llm.ServerTransport()}))
+	b.Cleanup(proxy.Close)
+	return []struct{ name, url, key string }{{"hearth", f.url, f.gmKey}, {"proxy", proxy.URL, ""}}
+}
+
+// BenchmarkStreaming1000 is 1,000 chats streaming at the same time from a
+// model server speaking OpenAI's wire format at 20 tokens/s per stream
+// (100 tokens, 5 s), through hearth and through the peer proxy. The
 // chats start 2 ms apart, so all 1,000 stream together for most of the
-// run. It reports the time to first token each chat's client sees
-// (request to first content event; the model answers at once, so all of
-// it is hearth's and the network's), the lag of every token (model wrote
-// it → client read it), and the live memory (heap objects and goroutine
-// stacks, runtime/metrics) per streaming chat while all stream: an upper
-// bound on the server's share, since the test client and the fake model
-// live in the same process.
-func BenchmarkStreaming1000(b *testing.B) {
+// run. The fake model and the clients run in a child process; this one
+// holds only the server. It reports the time to first token each chat's
+// client sees (request to first content event; the model answers at
+// once, so all of it is the server's and the loopback's), the lag of
+// every token (model wrote it → client read it), and the CPU a token
+// costs this process (server-) and the child (harness-), getrusage each,
+// while all stream. It forces no collection: BenchmarkStreamingMemory
+// measures the memory.
+func BenchmarkStreaming1000(b *testing.B) { streaming(b, false) }
+
+// BenchmarkStreamingMemory is BenchmarkStreaming1000 measuring the live
+// memory (heap objects and goroutine stacks, runtime/metrics, after a
+// forced collection) of this process, the server's, per streaming chat
+// while all stream. The forced collection stalls the streams, so its
+// latencies are not reported.
+func BenchmarkStreamingMemory(b *testing.B) { streaming(b, true) }
+
+func streaming(b *testing.B, memory bool) {
 	const chats, tokens = 1000, 100
-	var written atomic.Int64
-	f := streamingFixture(b, tokens, 50*time.Millisecond, &written)
-	tr := &http.Transport{MaxIdleConnsPerHost: chats}
-	client := &http.Client{Transport: tr}
-	defer tr.CloseIdleConnections()
-	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
-	var first, lags []time.Duration
-	var perChat, perToken float64
-	var ended atomic.Int32
-	for b.Loop() {
-		before := liveBytes()
-		results := make([]streamed, chats)
-		errs := make([]error, chats)
-		var wg sync.WaitGroup
-		var started sync.WaitGroup
-		started.Add(chats)
-		for i := range chats {
-			time.Sleep(2 * time.Millisecond)
-			wg.Go(func() {
-				started.Done()
-				results[i], errs[i] = streamChat(f, client, body)
-				ended.Add(1)
-			})
-		}
-		started.Wait()
-		// All are streaming now (each lasts 5 s; starting took 2 s).
-		time.Sleep(500 * time.Millisecond)
-		perChat = float64(int64(liveBytes())-int64(before)) / chats / 1024
-		// The CPU a token costs the whole process (fake model and test
-		// client included) while all stream and none starts: from here
-		// until the first chat's stream ends, at least 1 s (on a loaded
-		// machine starting takes longer than a stream, and a few end in
-		// it) and at most 3 s.
-		cpu0, tok0 := cputime.Process(), written.Load()
-		for start := time.Now(); time.Since(start) < time.Second || ended.Load() == 0 && time.Since(start) < 3*time.Second; {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := written.Load() - tok0; n > 0 {
-			perToken = float64((cputime.Process() - cpu0).Microseconds()) / float64(n)
-		}
-		wg.Wait()
-		for i, s := range results {
-			if errs[i] != nil {
-				b.Fatal(errs[i])
+	c := harness(b)
+	for _, srv := range servers(b, c) {
+		b.Run("server="+srv.name, func(b *testing.B) {
+			plan := streambench.Plan{Chats: chats, Tokens: tokens, Every: 50 * time.Millisecond, Spacing: 2 * time.Millisecond,
+				URL: srv.url, Key: srv.key, Body: `{"messages":[{"role":"user","content":"describe the jump drive"}]}`}
+			var first, lags []time.Duration
+			var perChat float64
+			var cpu, harnessCPU time.Duration
+			var windowTokens int64
+			var at0, in heapCount // at the window's start; summed over windows
+			for b.Loop() {
+				var heap0, stacks0 uint64
+				var heapGrown, stacksGrown int64
+				if memory {
+					heap0, stacks0 = liveHeapStacks()
+				}
+				var cpu0 time.Duration
+				res, err := c.Run(plan, func(mark string) {
+					switch mark {
+					case "steady":
+						if memory {
+							heap, stacks := liveHeapStacks()
+							heapGrown, stacksGrown = int64(heap)-int64(heap0), int64(stacks)-int64(stacks0)
+						}
+						cpu0 = cputime.Process()
+						at0 = readHeapCount()
+					case "end":
+						cpu += cputime.Process() - cpu0
+						at := readHeapCount()
+						in.objects += at.objects - at0.objects
+						in.bytes += at.bytes - at0.bytes
+						in.cycles += at.cycles - at0.cycles
+					}
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				first, lags = append(first, res.First...), append(lags, res.Lags...)
+				harnessCPU += res.ChildCPU
+				windowTokens += res.WindowTokens
+				if memory && res.Live > 0 {
+					// Over the chats streaming then: on a loaded machine
+					// the first have ended before the last start.
+					perChat = float64(heapGrown+stacksGrown) / float64(res.Live) / 1024
+					b.ReportMetric(float64(stacksGrown)/float64(res.Live)/1024, "KB-stacks/streaming-chat")
+					b.ReportMetric(float64(res.Live), "chats-streaming")
+				}
 			}
-			if s.tokens != tokens {
-				b.Fatalf("chat %d got %d tokens, want %d", i, s.tokens, tokens)
+			if memory {
+				b.ReportMetric(perChat, "KB/streaming-chat")
+				return
 			}
-			first = append(first, s.firstToken)
-			lags = append(lags, s.lags...)
-		}
+			reportLatencies(b, "first-token", first)
+			reportLatencies(b, "token-lag", lags)
+			if cputime.Supported && windowTokens > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(windowTokens), "server-cpu-µs/token")
+				b.ReportMetric(float64(harnessCPU.Nanoseconds())/1e3/float64(windowTokens), "harness-cpu-µs/token")
+			}
+			if windowTokens > 0 {
+				// What the server allocates while all stream, over the
+				// tokens of the window: it sets how often the collector
+				// runs and how many goroutines it makes assist.
+				b.ReportMetric(float64(in.objects)/float64(windowTokens), "server-allocs/token")
+				b.ReportMetric(float64(in.bytes)/float64(windowTokens), "server-B/token")
+				b.ReportMetric(float64(in.cycles)/float64(b.N), "server-gc-cycles-in-window")
+			}
+		})
 	}
-	q := func(ds []time.Duration, p float64) float64 {
-		slices.Sort(ds)
-		return float64(ds[int(p*float64(len(ds)-1))].Microseconds()) / 1000
-	}
-	b.ReportMetric(q(first, 0.5), "p50-first-token-ms")
-	b.ReportMetric(q(first, 0.99), "p99-first-token-ms")
-	b.ReportMetric(q(lags, 0.5), "p50-token-lag-ms")
-	b.ReportMetric(q(lags, 0.99), "p99-token-lag-ms")
-	b.ReportMetric(perChat, "KB/streaming-chat")
-	if cputime.Supported {
-		b.ReportMetric(perToken, "cpu-µs/token")
-	}
+}
+
+// heapCount is this process's heap allocations and collections so far
+// (runtime/metrics).
+type heapCount struct{ objects, bytes, cycles uint64 }
+
+func readHeapCount() heapCount {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return heapCount{s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()}
+}
+
+// reportLatencies reports the p50 and p99 of ds in milliseconds.
+func reportLatencies(b *testing.B, name string, ds []time.Duration) {
+	slices.Sort(ds)
+	q := func(p float64) float64 { return float64(ds[int(p*float64(len(ds)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.5), "p50-"+name+"-ms")
+	b.ReportMetric(q(0.99), "p99-"+name+"-ms")
 }
 
 // BenchmarkStreamingBurst starts 1,000 chats at the same instant against
 // the OpenAI-wire fake model (first token at once, 20 tokens/s, 20
-// tokens) and reports their time to first token as each client sees it.
+// tokens), through hearth and through the peer proxy, and reports their
+// time to first token as each client sees it.
 func BenchmarkStreamingBurst(b *testing.B) { burst(b, 20) }
 
 // BenchmarkChatStartCPU is the burst with chats of one token: its CPU per
-// chat is what starting (and ending) a chat costs the whole process,
-// request, auth, conversation, agent run, model request, stream and save,
-// the fake model's and the test client's share included.
+// chat is what starting (and ending) a chat costs the server's process
+// (request, auth, conversation, agent run, model request, stream and
+// save) and, apart, the harness's.
 func BenchmarkChatStartCPU(b *testing.B) { burst(b, 1) }
 
 func burst(b *testing.B, tokens int) {
 	const chats = 1000
-	var written atomic.Int64
-	f := streamingFixture(b, tokens, 50*time.Millisecond, &written)
-	tr := &http.Transport{MaxIdleConnsPerHost: chats}
-	client := &http.Client{Transport: tr}
-	defer tr.CloseIdleConnections()
-	body := `{"messages":[{"role":"user","content":"describe the jump drive"}]}`
-	var first []time.Duration
-	var cpu time.Duration
-	for b.Loop() {
-		results := make([]streamed, chats)
-		errs := make([]error, chats)
-		var wg sync.WaitGroup
-		gate := make(chan struct{})
-		cpu0 := cputime.Process()
-		for i := range chats {
-			wg.Go(func() {
-				<-gate
-				results[i], errs[i] = streamChat(f, client, body)
-			})
-		}
-		close(gate)
-		wg.Wait()
-		cpu += cputime.Process() - cpu0
-		for i, s := range results {
-			if errs[i] != nil {
-				b.Fatal(errs[i])
+	c := harness(b)
+	for _, srv := range servers(b, c) {
+		b.Run("server="+srv.name, func(b *testing.B) {
+			plan := streambench.Plan{Burst: true, Chats: chats, Tokens: tokens, Every: 50 * time.Millisecond,
+				URL: srv.url, Key: srv.key, Body: `{"messages":[{"role":"user","content":"describe the jump drive"}]}`}
+			var first []time.Duration
+			var cpu, harnessCPU time.Duration
+			for b.Loop() {
+				var cpu0 time.Duration
+				res, err := c.Run(plan, func(mark string) {
+					switch mark {
+					case "start":
+						cpu0 = cputime.Process()
+					case "end":
+						cpu += cputime.Process() - cpu0
+					}
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				first = append(first, res.First...)
+				harnessCPU += res.ChildCPU
 			}
-			if s.tokens != tokens {
-				b.Fatalf("chat %d got %d tokens, want %d", i, s.tokens, tokens)
+			reportLatencies(b, "first-token", first)
+			if cputime.Supported {
+				// A whole chat: its start, its tokens and its end.
+				b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*chats), "server-cpu-µs/chat")
+				b.ReportMetric(float64(harnessCPU.Microseconds())/float64(b.N*chats), "harness-cpu-µs/chat")
 			}
-			first = append(first, s.firstToken)
-		}
+		})
 	}
-	slices.Sort(first)
-	q := func(p float64) float64 { return float64(first[int(p*float64(len(first)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(q(0.5), "p50-first-token-ms")
-	b.ReportMetric(q(0.99), "p99-first-token-ms")
-	if cputime.Supported {
-		// A whole chat: its start, its tokens and its end.
-		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*chats), "cpu-µs/chat")
-	}
+}
+
+// TestMain makes this test binary the streaming benchmarks' harness
+// when it is started as one (streambench.MaybeChild).
+func TestMain(m *testing.M) {
+	streambench.MaybeChild()
+	os.Exit(m.Run())
 }

@@ -34,7 +34,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 		defer raw.Body.Close()
 	}
 	var (
-		content strings.Builder
+		content streamText // the answer; tokens are views of it
 		calls   toolCalls
 		resp    = &llm.Response{Message: llm.Message{Role: llm.Assistant}}
 		events  int
@@ -57,8 +57,20 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 			return nil, p.malformed("stream event is not a JSON object: %.100s", raw)
 		}
 		chunk.reset()
-		if err = decodeChunk(data, &chunk); err != nil {
+		var inText bool
+		if inText, err = decodeChunkText(data, &chunk, &content); err != nil {
 			break
+		}
+		if inText && (len(chunk.Choices) != 1 || chunk.Choices[0].Index != 0) {
+			// Only the first choice is the answer: take back what the
+			// others appended (nothing was handed out yet).
+			mark := len(content.b)
+			for i := range chunk.Choices {
+				ch := &chunk.Choices[i]
+				mark -= len(ch.Delta.Content)
+				ch.Delta.Content = strings.Clone(ch.Delta.Content)
+			}
+			content.b, inText = content.b[:mark], false
 		}
 		// "error": null is no error (encoding/json keeps the raw null).
 		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
@@ -79,13 +91,18 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 				continue // only one choice is asked for
 			}
 			d := choice.Delta
-			// A refusal is what the model says instead of an answer.
-			for _, text := range []string{d.Content, d.Refusal} {
-				if text == "" {
-					continue
+			if d.Content != "" {
+				if !inText {
+					d.Content = content.addString(d.Content)
 				}
-				content.WriteString(text)
-				if err := fn(llm.Chunk{Content: text}); err != nil {
+				if err := fn(llm.Chunk{Content: d.Content}); err != nil {
+					return nil, err
+				}
+			}
+			// A refusal is what the model says instead of an answer.
+			if d.Refusal != "" {
+				content.addString(d.Refusal)
+				if err := fn(llm.Chunk{Content: d.Refusal}); err != nil {
 					return nil, err
 				}
 			}

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decodeChunk decodes one chat.completion.chunk. Nearly every chunk of a
@@ -13,18 +14,36 @@ import (
 // encoding/json, so the result is always what encoding/json makes of it
 // (FuzzDecodeChunk holds it to that).
 func decodeChunk(data []byte, c *streamChunk) error {
-	if decodeTextChunk(data, c) {
-		return nil
+	_, err := decodeChunkText(data, c, nil)
+	return err
+}
+
+// decodeChunkText is decodeChunk appending the content of a text chunk
+// read in one pass to text, each choice's Delta.Content a view of the
+// bytes it appended, so that a token allocates nothing. It reports
+// whether it did so; for any other chunk (decoded by encoding/json)
+// nothing is appended. With text nil it is decodeChunk.
+func decodeChunkText(data []byte, c *streamChunk, text *streamText) (bool, error) {
+	var mark int
+	if text != nil {
+		mark = len(text.b)
+	}
+	if decodeTextChunk(data, c, text) {
+		return text != nil, nil
+	}
+	if text != nil {
+		// The views of a chunk not read are in c, about to be cleared.
+		text.b = text.b[:mark]
 	}
 	*c = streamChunk{}
-	return json.Unmarshal(data, c)
+	return false, json.Unmarshal(data, c)
 }
 
 // decodeTextChunk reads a chunk whose known fields are choices with
 // index, delta (content, refusal) and finish_reason; usage and error
 // absent or null. It reports false for anything else.
-func decodeTextChunk(data []byte, c *streamChunk) bool {
-	d := chunkDecoder{b: data}
+func decodeTextChunk(data []byte, c *streamChunk, text *streamText) bool {
+	d := chunkDecoder{b: data, text: text}
 	var seen fields
 	ok := d.object(func(key []byte) bool {
 		switch string(key) {
@@ -55,8 +74,45 @@ func (f *fields) first(n uint) bool {
 
 // chunkDecoder reads JSON from b at i.
 type chunkDecoder struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	text *streamText // where content goes; nil: each is allocated
+}
+
+// streamText is a stream's text, appended as its chunks are read. A
+// token is handed out as a view of the bytes it appended and the answer
+// as a view of them all, so neither allocates beyond the buffer's
+// growth. Bytes once handed out are never written again: the buffer
+// only grows, by copying to a new array, and the old one stays with the
+// strings that point into it.
+type streamText struct{ b []byte }
+
+// add appends s and returns a view of it.
+func (t *streamText) add(s []byte) string {
+	if len(s) == 0 {
+		return ""
+	}
+	n := len(t.b)
+	t.b = append(t.b, s...)
+	return unsafe.String(&t.b[n], len(s))
+}
+
+// addString appends s and returns a view of it.
+func (t *streamText) addString(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	n := len(t.b)
+	t.b = append(t.b, s...)
+	return unsafe.String(&t.b[n], len(s))
+}
+
+// String is the whole text.
+func (t *streamText) String() string {
+	if len(t.b) == 0 {
+		return ""
+	}
+	return unsafe.String(&t.b[0], len(t.b))
 }
 
 func (d *chunkDecoder) space() {
@@ -183,7 +239,7 @@ func (d *chunkDecoder) choices(c *streamChunk) bool {
 				return seen.first(1) && (d.null() || d.object(func(key []byte) bool {
 					switch string(key) {
 					case "content":
-						return inner.first(0) && d.optStr(&ch.Delta.Content)
+						return inner.first(0) && d.optText(&ch.Delta.Content)
 					case "refusal":
 						return inner.first(1) && d.optStr(&ch.Delta.Refusal)
 					}
@@ -217,6 +273,18 @@ func (d *chunkDecoder) optStr(s *string) bool {
 	v, ok := d.str()
 	if ok {
 		*s = v
+	}
+	return ok
+}
+
+// optText is optStr for a content, which goes to d.text.
+func (d *chunkDecoder) optText(s *string) bool {
+	if d.text == nil || d.null() {
+		return d.optStr(s)
+	}
+	b, ok := d.raw()
+	if ok {
+		*s = d.text.add(b)
 	}
 	return ok
 }

@@ -2,7 +2,9 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -43,10 +45,10 @@ var chunkSamples = []string{
 func TestTextChunksTakeTheFastPath(t *testing.T) {
 	for _, s := range chunkSamples[:6] {
 		var c streamChunk
-		if !decodeTextChunk([]byte(s), &c) && !json.Valid([]byte(s)) {
+		if !decodeTextChunk([]byte(s), &c, nil) && !json.Valid([]byte(s)) {
 			t.Errorf("not JSON: %s", s)
 		}
-		if s != chunkSamples[3] && s != chunkSamples[4] && !decodeTextChunk([]byte(s), &c) {
+		if s != chunkSamples[3] && s != chunkSamples[4] && !decodeTextChunk([]byte(s), &c, nil) {
 			t.Errorf("a text chunk was left to encoding/json: %s", s)
 		}
 	}
@@ -74,6 +76,63 @@ func checkChunk(t *testing.T, data []byte) {
 	}
 	if err == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: decodeChunk read %+v, encoding/json %+v", data, got, want)
+	}
+	// The same with the content appended to a stream's text.
+	var text streamText
+	var inText streamChunk
+	if _, err := decodeChunkText(data, &inText, &text); (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q: decodeChunkText said %v, encoding/json %v", data, err, wantErr)
+	} else if err == nil && !reflect.DeepEqual(inText, want) {
+		t.Fatalf("%q: decodeChunkText read %+v, encoding/json %+v", data, inText, want)
+	}
+}
+
+// A stream's text chunks allocate nothing but the growth of the stream's
+// text (their content is appended to it), the content handed out stays
+// as it was while later chunks are read, and the text is their content.
+func TestTextChunkAllocatesNothing(t *testing.T) {
+	var c streamChunk
+	var text streamText
+	var kept []string
+	var all strings.Builder
+	for i := range 2000 {
+		c.reset()
+		data := fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"tok%d "},"finish_reason":null}]}`, i)
+		if i%7 == 3 { // one read by encoding/json: nothing appended
+			data = fmt.Sprintf(`{"choices":[{"index":0,"delta":{"content":"tok%d \u0041"}}]}`, i)
+		}
+		inText, err := decodeChunkText([]byte(data), &c, &text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inText != (i%7 != 3) {
+			t.Fatalf("chunk %d: in the text %v", i, inText)
+		}
+		kept = append(kept, c.Choices[0].Delta.Content)
+		if inText {
+			all.WriteString(c.Choices[0].Delta.Content)
+		}
+	}
+	for i, s := range kept {
+		want := fmt.Sprintf("tok%d ", i)
+		if i%7 == 3 {
+			want += "A"
+		}
+		if s != want {
+			t.Fatalf("token %d reads %q after later chunks, want %q", i, s, want)
+		}
+	}
+	if text.String() != all.String() {
+		t.Fatalf("the stream's text is not its text chunks' content")
+	}
+	data := []byte(chunkSamples[1])
+	if n := testing.AllocsPerRun(1000, func() {
+		c.reset()
+		if _, err := decodeChunkText(data, &c, &text); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("a text chunk costs %v allocations on average, want 0", n)
 	}
 }
 

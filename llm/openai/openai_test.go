@@ -763,3 +763,37 @@ func TestChatSendsImagesAsContentParts(t *testing.T) {
 		t.Errorf("content = %q", resp.Message.Content)
 	}
 }
+
+// The answer is its tokens in order, whichever way each chunk is read:
+// in one pass, by encoding/json (an escape; a field given twice, refused
+// after its content was read), with a second choice (not the answer) or
+// with a refusal; and the tokens handed out keep their text to the end.
+func TestChatTextWhicheverWayChunksAreRead(t *testing.T) {
+	srv := server(t, func(t *testing.T, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		s := startSSE(w)
+		s.send(chunk(`{"content":"The "}`, ""))
+		s.send(chunk(`{"content":"r\u006fom "}`, ""))
+		s.send(`{"choices":[{"index":0,"delta":{"content":"is "}},{"index":1,"delta":{"content":"NOT "}}]}`)
+		s.send(`{"choices":[{"index":1,"delta":{"content":"NOT "}},{"index":0,"delta":{"content":"quiet"}}]}`)
+		s.send(`{"choices":[{"delta":{"content":", "},"index":0,"index":0}]}`)
+		s.send(chunk(`{"content":"dusty ","refusal":"no. "}`, ""))
+		s.send(chunk(`{"content":"and dark."}`, "stop"))
+		s.done()
+	})
+	p := newProvider(t, srv)
+	var got []string
+	resp, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "Look."}}}, func(c llm.Chunk) error {
+		got = append(got, c.Content)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"The ", "room ", "is ", "quiet", ", ", "dusty ", "no. ", "and dark."}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("chunks = %q, want %q", got, want)
+	}
+	if resp.Message.Content != strings.Join(want, "") {
+		t.Errorf("message = %q, want %q", resp.Message.Content, strings.Join(want, ""))
+	}
+}

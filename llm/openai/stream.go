@@ -65,7 +65,9 @@ type eventReader struct {
 
 func newEvents(r io.Reader) *eventReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxEventBytes)
+	// A text chunk's line is about 200 bytes: the buffer starts small
+	// (it is held by every live stream) and grows for longer events.
+	sc.Buffer(make([]byte, 0, 512), maxEventBytes)
 	return &eventReader{sc: sc}
 }
 
