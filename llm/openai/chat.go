@@ -29,7 +29,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	// the CPU a streamed token cost the whole server with 1,000 chats
 	// streaming (server's BenchmarkStreaming1000).
 	var raw *http.Response
-	err = p.api.Post(ctx, "chat/completions", body, &raw)
+	err = p.post(ctx, "chat/completions", body, &raw)
 	if raw != nil && raw.Body != nil {
 		defer raw.Body.Close()
 	}

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -24,10 +25,13 @@ type Provider struct {
 
 	tools toolCache // the tools' JSON, encoded once
 
-	// api sends chat requests, with the body encoded here: a client
-	// with only these options, since the chat service would also encode
-	// its empty typed parameters for every chat.
-	api        sdk.Client
+	// post sends chat requests, with the body encoded here, through an
+	// SDK client with only opts: the chat service would also encode its
+	// empty typed parameters for every chat. Only the method is kept:
+	// a field of type sdk.Client would make every service the SDK has
+	// part of the binary (3 MB), through the Provider's type.
+	post       func(ctx context.Context, path string, params, res any, opts ...option.RequestOption) error
+	opts       []option.RequestOption
 	models     sdk.ModelService
 	embeddings sdk.EmbeddingService
 }
@@ -107,7 +111,8 @@ func New(baseURL, apiKey string, opts ...Option) (*Provider, error) {
 	// The services are built directly rather than through sdk.NewClient,
 	// which would add OPENAI_API_KEY, OPENAI_ORG_ID and the like from the
 	// environment to every request.
-	p.api = sdk.Client{Options: ro}
+	p.opts = ro
+	p.post = (&sdk.Client{Options: ro}).Post
 	p.models = sdk.NewModelService(ro...)
 	p.embeddings = sdk.NewEmbeddingService(ro...)
 	return p, nil

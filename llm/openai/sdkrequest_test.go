@@ -190,7 +190,7 @@ func TestRequestIsWhatTheSDKSent(t *testing.T) {
 				t.Fatal(err)
 			}
 			var raw *http.Response
-			chat := sdk.NewChatCompletionService(p.api.Options...)
+			chat := sdk.NewChatCompletionService(p.opts...)
 			if _, err := chat.New(context.Background(), params, option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw)); err != nil {
 				t.Fatal(err)
 			}
