@@ -35,7 +35,11 @@ const providerName = "anthropic"
 
 // Provider talks to the Anthropic Messages API.
 type Provider struct {
-	client     sdk.Client
+	// The two services Hearth calls, not an sdk.Client: a field of that
+	// type would make every service the SDK has (its beta API among
+	// them) part of the binary, through the Provider's type.
+	messages   sdk.MessageService
+	models     sdk.ModelService
 	httpClient *http.Client
 }
 
@@ -87,7 +91,11 @@ func New(baseURL, apiKey string, opts ...Option) (*Provider, error) {
 	if apiKey != "" {
 		ro = append(ro, option.WithAPIKey(apiKey))
 	}
-	p.client = sdk.NewClient(ro...)
+	// What sdk.NewClient does with WithoutEnvironmentDefaults, for the
+	// two services.
+	ro = append([]option.RequestOption{option.WithEnvironmentProduction()}, ro...)
+	p.messages = sdk.NewMessageService(ro...)
+	p.models = sdk.NewModelService(ro...)
 	return p, nil
 }
 
@@ -127,7 +135,7 @@ func (p *Provider) Embed(ctx context.Context, model string, texts []string) ([][
 // length is the reported max_input_tokens, or ClaudeContextLength for a
 // claude-* model when the server does not report it, else 0.
 func (p *Provider) Models(ctx context.Context) ([]llm.Model, error) {
-	pager := p.client.Models.ListAutoPaging(ctx, sdk.ModelListParams{Limit: sdk.Int(1000)})
+	pager := p.models.ListAutoPaging(ctx, sdk.ModelListParams{Limit: sdk.Int(1000)})
 	var models []llm.Model
 	for pager.Next() {
 		m := pager.Current()
@@ -149,7 +157,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	if err != nil {
 		return nil, err
 	}
-	stream := p.client.Messages.NewStreaming(ctx, params)
+	stream := p.messages.NewStreaming(ctx, params)
 	defer stream.Close()
 
 	var (
