@@ -20,8 +20,10 @@ import (
 // {sampleCount, aspectRatio, outputOptions: {mimeType}}}, answered by
 // {predictions: [{bytesBase64Encoded, mimeType}]}.
 type Gemini struct {
-	o      Options
-	client *genai.Client
+	o Options
+	// The one service Hearth calls, not the *genai.Client: a field of
+	// that type would make every service the SDK has part of the binary.
+	models *genai.Models
 }
 
 var _ Provider = (*Gemini)(nil)
@@ -62,7 +64,7 @@ func NewGemini(ctx context.Context, o Options) (*Gemini, error) {
 		}
 		return nil, hearth.Errorf(hearth.Invalid, "gemini image generation: %s", clip(msg, 300))
 	}
-	return &Gemini{o: o, client: client}, nil
+	return &Gemini{o: o, models: client.Models}, nil
 }
 
 // Name implements Provider.
@@ -83,7 +85,7 @@ func (p *Gemini) Generate(ctx context.Context, r Request) ([]Image, error) {
 		w, h, _ := parseSize(r.Size)
 		cfg.AspectRatio = aspect(w, h)
 	}
-	res, err := p.client.Models.GenerateImages(ctx, p.o.Model, r.Prompt, cfg)
+	res, err := p.models.GenerateImages(ctx, p.o.Model, r.Prompt, cfg)
 	if err != nil {
 		var ae genai.APIError
 		if errors.As(err, &ae) {

@@ -41,7 +41,9 @@ const skipSignature = "skip_thought_signature_validator"
 
 // Provider talks to the Gemini Developer API. It is safe for concurrent use.
 type Provider struct {
-	client *genai.Client
+	// The one service Hearth calls, not the *genai.Client: a field of
+	// that type would make every service the SDK has part of the binary.
+	models *genai.Models
 	model  string
 	sigs   signatures
 	nextID atomic.Int64
@@ -123,7 +125,7 @@ func New(ctx context.Context, baseURL, apiKey string, opts ...Option) (*Provider
 		msg := strings.ReplaceAll(err.Error(), apiKey, "[key]")
 		return nil, fmt.Errorf("gemini: creating client: %s", msg)
 	}
-	return &Provider{client: client, model: cfg.model}, nil
+	return &Provider{models: client.Models, model: cfg.model}, nil
 }
 
 // Name returns "gemini".
@@ -269,7 +271,7 @@ func (p *Provider) stream(ctx context.Context, model string, contents []*genai.C
 			err = malformed(fmt.Sprintf("unreadable stream data: %v", r), nil)
 		}
 	}()
-	for r, serr := range p.client.Models.GenerateContentStream(ctx, model, contents, cfg) {
+	for r, serr := range p.models.GenerateContentStream(ctx, model, contents, cfg) {
 		if serr != nil {
 			return serr
 		}
@@ -531,7 +533,7 @@ func stopReason(r genai.FinishReason, toolCalls bool) string {
 // Models lists the models the key can use, with their input token limits.
 func (p *Provider) Models(ctx context.Context) (out []llm.Model, err error) {
 	defer guard(&err, "list models")
-	page, err := p.client.Models.List(ctx, &genai.ListModelsConfig{PageSize: 1000})
+	page, err := p.models.List(ctx, &genai.ListModelsConfig{PageSize: 1000})
 	seen := map[string]bool{}
 	for n := 0; ; n++ {
 		if err != nil {
@@ -577,7 +579,7 @@ func (p *Provider) Embed(ctx context.Context, model string, texts []string) (out
 		for i, t := range batch {
 			contents[i] = &genai.Content{Parts: []*genai.Part{{Text: t}}}
 		}
-		resp, err := p.client.Models.EmbedContent(ctx, model, contents, nil)
+		resp, err := p.models.EmbedContent(ctx, model, contents, nil)
 		if err != nil {
 			return nil, callError(ctx, "embed", err)
 		}
