@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -71,6 +72,10 @@ func MaybeChild() {
 	if os.Getenv(EnvRole) != "child" {
 		return
 	}
+	// The child shares the cores with the server under test, and its
+	// collections are CPU taken from it: its heap (1,000 clients'
+	// connections and the model's) is small, so it may grow more first.
+	debug.SetGCPercent(400)
 	stop, err := startProfile(os.Getenv(EnvCPUProfile))
 	if err == nil {
 		err = RunChild(context.Background(), os.Stdin, os.Stdout, os.Stderr)
@@ -295,7 +300,7 @@ func streamChat(ctx context.Context, client *http.Client, p Plan, onFirst func()
 	// bytes are parsed: a line's time is that of the read that brought
 	// its end (a bufio.Reader reads again only when no line is left).
 	body := &stampedReader{r: resp.Body}
-	r := bufio.NewReaderSize(body, 4<<10)
+	r := bufio.NewReaderSize(body, 512)
 	var ns []int64
 	for {
 		line, err := r.ReadSlice('\n')
