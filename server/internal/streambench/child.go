@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +31,11 @@ const EnvRole = "HEARTH_STREAMBENCH_ROLE"
 // write a CPU profile of its whole life (fake model and clients) to the
 // file it names: the parent's -cpuprofile covers only the parent.
 const EnvCPUProfile = "HEARTH_STREAMBENCH_CPUPROFILE"
+
+// EnvProcs names the environment variable that sets the child's
+// GOMAXPROCS (by default the machine's cores): 1 keeps the harness on at
+// most one core, leaving the other to the server under test.
+const EnvProcs = "HEARTH_STREAMBENCH_PROCS"
 
 // Plan is one run the parent asks of the child.
 type Plan struct {
@@ -76,7 +83,11 @@ func MaybeChild() {
 	// collections are CPU taken from it: its heap (1,000 clients'
 	// connections and the model's) is small, so it may grow more first.
 	debug.SetGCPercent(400)
-	stop, err := startProfile(os.Getenv(EnvCPUProfile))
+	err := setProcs(os.Getenv(EnvProcs))
+	var stop func() error
+	if err == nil {
+		stop, err = startProfile(os.Getenv(EnvCPUProfile))
+	}
 	if err == nil {
 		err = RunChild(context.Background(), os.Stdin, os.Stdout, os.Stderr)
 		if perr := stop(); err == nil {
@@ -88,6 +99,19 @@ func MaybeChild() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// setProcs sets GOMAXPROCS from EnvProcs's value, if any.
+func setProcs(v string) error {
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%s=%q: want a positive number of cores for the child", EnvProcs, v)
+	}
+	runtime.GOMAXPROCS(n)
+	return nil
 }
 
 // startProfile starts a CPU profile into the file at path, if any, and
