@@ -17,10 +17,10 @@ import (
 // server can tell how long the token took to reach it.
 //
 // One scheduler goroutine writes every stream's tokens after the first,
-// as a real model server's decode step emits a token for each sequence
-// in its batch: no timer or goroutine wake-up per stream per token, so
-// the harness's own CPU, which shares the cores with the server under
-// test, stays small. Each token is still one write and one flush.
+// each when it is due: no timer, channel or goroutine wake-up per stream
+// per token, so the harness's own CPU, which shares the cores with the
+// server under test, stays small. Each token is still one write and one
+// flush.
 type Model struct {
 	tokens  atomic.Int64 // tokens per answer
 	every   atomic.Int64 // nanoseconds between tokens
@@ -33,10 +33,13 @@ type Model struct {
 	buf     []byte        // the token being written
 }
 
-// batchSlack is how early the scheduler writes a token due soon after
-// the one it woke for, so that one wake-up serves several streams. The
-// stamp is the moment of the write, so lags stay exact.
-const batchSlack = 200 * time.Microsecond
+// batchSlack is how early the scheduler may write a token due soon after
+// the one it woke for, so that one wake-up serves several streams. It is
+// 0: at 200 µs the arrivals were burstier and the token lag's p50 rose by
+// about 0.05 ms (for hearth and the proxy alike) for no CPU measurably
+// saved. Tokens that fell due while the scheduler was writing still go
+// out in the same pass.
+const batchSlack = 0
 
 // NewModel is a Model answering with tokens tokens, every apart.
 func NewModel(tokens int, every time.Duration) *Model {
