@@ -2,7 +2,6 @@ package streambench
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +26,16 @@ import (
 // harness's child: TestMain calls MaybeChild, which runs the child and
 // exits when it is set.
 const EnvRole = "HEARTH_STREAMBENCH_ROLE"
+
+// EnvCPUProfile names the environment variable that makes the child
+// write a CPU profile of its whole life (fake model and clients) to the
+// file it names: the parent's -cpuprofile covers only the parent.
+const EnvCPUProfile = "HEARTH_STREAMBENCH_CPUPROFILE"
+
+// EnvProcs names the environment variable that sets the child's
+// GOMAXPROCS (by default the machine's cores): 1 keeps the harness on at
+// most one core, leaving the other to the server under test.
+const EnvProcs = "HEARTH_STREAMBENCH_PROCS"
 
 // Plan is one run the parent asks of the child.
 type Plan struct {
@@ -67,11 +79,59 @@ func MaybeChild() {
 	if os.Getenv(EnvRole) != "child" {
 		return
 	}
-	if err := RunChild(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+	// The child shares the cores with the server under test, and its
+	// collections are CPU taken from it: its heap (1,000 clients'
+	// connections and the model's) is small, so it may grow more first.
+	debug.SetGCPercent(400)
+	err := setProcs(os.Getenv(EnvProcs))
+	var stop func() error
+	if err == nil {
+		stop, err = startProfile(os.Getenv(EnvCPUProfile))
+	}
+	if err == nil {
+		err = RunChild(context.Background(), os.Stdin, os.Stdout, os.Stderr)
+		if perr := stop(); err == nil {
+			err = perr
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "streambench child:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// setProcs sets GOMAXPROCS from EnvProcs's value, if any.
+func setProcs(v string) error {
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%s=%q: want a positive number of cores for the child", EnvProcs, v)
+	}
+	runtime.GOMAXPROCS(n)
+	return nil
+}
+
+// startProfile starts a CPU profile into the file at path, if any, and
+// returns what stops it and closes the file.
+func startProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvCPUProfile, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s=%s: %w", EnvCPUProfile, path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // RunChild serves the fake model on 127.0.0.1, says where on out, then
@@ -260,51 +320,51 @@ func streamChat(ctx context.Context, client *http.Client, p Plan, onFirst func()
 		return s, fmt.Errorf("chat: %s: %s", resp.Status, b)
 	}
 	s.lags = make([]time.Duration, 0, p.Tokens)
-	r := bufio.NewReaderSize(resp.Body, 512)
+	// The clock is read as each read of the body returns, before the
+	// bytes are parsed: a line's time is that of the read that brought
+	// its end (a bufio.Reader reads again only when no line is left).
+	body := &stampedReader{r: resp.Body}
+	r := bufio.NewReaderSize(body, 512)
+	var ns []int64
 	for {
 		line, err := r.ReadSlice('\n')
 		if err == io.EOF {
 			return s, nil
 		}
+		if err == bufio.ErrBufferFull {
+			return s, fmt.Errorf("an event longer than %d bytes", r.Size())
+		}
 		if err != nil {
 			return s, err
 		}
-		if !bytes.Contains(line, contentType) {
+		now := body.at
+		typ, text, ok, err := parseEvent(line)
+		if err != nil {
+			return s, err
+		}
+		if !ok || string(typ) != "content" {
 			continue
 		}
-		now := time.Now()
 		if s.firstToken == 0 {
 			s.firstToken = now.Sub(start)
 			onFirst()
 		}
-		for _, ns := range stamps(line) {
-			s.lags = append(s.lags, now.Sub(time.Unix(0, ns)))
+		ns = stamps(ns[:0], text)
+		for _, n := range ns {
+			s.lags = append(s.lags, now.Sub(time.Unix(0, n)))
 			s.tokens++
 		}
 	}
 }
 
-// stamps finds the model's write times, "t" and 19 digits, in a line.
-func stamps(line []byte) []int64 {
-	var out []int64
-	for i := 0; i+20 <= len(line); i++ {
-		if line[i] != 't' || (i > 0 && isDigit(line[i-1])) {
-			continue
-		}
-		j := i + 1
-		for j < len(line) && isDigit(line[j]) {
-			j++
-		}
-		if j-i-1 == 19 {
-			ns, err := strconv.ParseInt(string(line[i+1:j]), 10, 64)
-			if err == nil {
-				out = append(out, ns)
-			}
-		}
-	}
-	return out
+// stampedReader notes when each read returned.
+type stampedReader struct {
+	r  io.Reader
+	at time.Time
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-var contentType = []byte(`"type":"content"`)
+func (s *stampedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.at = time.Now()
+	return n, err
+}

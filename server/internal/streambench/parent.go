@@ -28,8 +28,10 @@ type Child struct {
 }
 
 // Start runs exe (a test binary whose TestMain calls MaybeChild) as the
-// harness's child and waits for its fake model to listen. The child is
-// killed when ctx ends; Close reaps it.
+// harness's child and waits for its fake model to listen. When ctx ends
+// the child's input closes, so it exits (writing its CPU profile, if
+// asked for one), and it is killed if it has not within 5 s; Close reaps
+// it. (testing cancels a benchmark's context before its cleanups run.)
 func Start(ctx context.Context, exe string) (*Child, error) {
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), EnvRole+"=child")
@@ -43,6 +45,9 @@ func start(cmd *exec.Cmd) (*Child, error) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
+	}
+	if cmd.Cancel != nil { // made by exec.CommandContext: end it gently first
+		cmd.Cancel = in.Close
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {

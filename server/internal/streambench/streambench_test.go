@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -141,5 +142,44 @@ func checkReaped(t *testing.T, cmd *exec.Cmd) {
 	}
 	if alive(cmd.Process.Pid) {
 		t.Errorf("child %d is still alive", cmd.Process.Pid)
+	}
+}
+
+// The child writes its CPU profile when asked, also when its benchmark
+// ends by cancelling its context, and refuses a bad core count with an
+// error naming the variable.
+func TestChildEnvironment(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := filepath.Join(t.TempDir(), "child.prof")
+	t.Setenv(EnvCPUProfile, prof)
+	t.Setenv(EnvProcs, "1")
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := Start(ctx, exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(Proxy(c.ModelURL, &http.Client{}))
+	defer proxy.Close()
+	if _, err := c.Run(Plan{Chats: 2, Tokens: 3, Every: time.Millisecond, Spacing: time.Millisecond, URL: proxy.URL, Body: "{}"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cancel() // as testing does before a benchmark's cleanups
+	c.Close()
+	checkReaped(t, c.cmd)
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b { // pprof's profiles are gzipped
+		t.Errorf("the child's profile is %d bytes, not a gzipped pprof profile", len(b))
+	}
+
+	t.Setenv(EnvProcs, "none")
+	_, err = Start(context.Background(), exe)
+	if err == nil || !strings.Contains(err.Error(), EnvProcs+`="none"`) {
+		t.Errorf("a bad core count: %v", err)
 	}
 }
