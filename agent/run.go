@@ -32,6 +32,14 @@ type Run struct {
 // Start runs the loop in a goroutine. Cancel ctx to abandon the run (a
 // client that disconnected).
 func (l *Loop) Start(ctx context.Context, req llm.Request, sink func(Event)) *Run {
+	return l.StartThen(ctx, req, sink, nil)
+}
+
+// StartThen is Start with then, when not nil, called with the outcome on
+// the run's goroutine once the run takes no more answers and before Done
+// is closed. A server saves the conversation there rather than keeping a
+// second goroutine a chat only to wait for the run.
+func (l *Loop) StartThen(ctx context.Context, req llm.Request, sink func(Event), then func(*Outcome, error)) *Run {
 	r := &Run{done: make(chan struct{}), calls: map[string]*pending{}}
 	// A client may answer as soon as it sees a tool_call or pause event, so
 	// the run is ready to take the answer before the event leaves.
@@ -54,6 +62,9 @@ func (l *Loop) Start(ctx context.Context, req llm.Request, sink func(Event)) *Ru
 		r.mu.Lock()
 		r.stopped = true
 		r.mu.Unlock()
+		if then != nil {
+			then(r.out, r.err)
+		}
 	}()
 	return r
 }

@@ -294,17 +294,17 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 		sink(agent.Event{Type: agent.HistoryTrimmed, Dropped: len(earlier), Kept: len(kept), ContextLength: info.ContextLength,
 			Message: fmt.Sprintf("%d earlier messages no longer fit the model's context; they were summarised.", len(earlier))})
 	}
-	a.run = loop.Start(rctx, llm.Request{Model: model, Messages: msgs}, sink)
-	go func() {
+	// The conversation is saved on the run's own goroutine once it ends:
+	// a goroutine here only to wait would hold a stack the whole stream.
+	a.run = loop.StartThen(rctx, llm.Request{Model: model, Messages: msgs}, sink, func(out *agent.Outcome, err error) {
 		defer as.wg.Done()
-		out, err := a.run.Wait()
 		as.finish(conv, earlier, out, err)
 		as.mu.Lock()
 		delete(as.active, conv.ID)
 		as.mu.Unlock()
 		close(a.saved)
 		cancel(nil)
-	}()
+	})
 	return a, nil
 }
 

@@ -15,21 +15,14 @@ import (
 // finishes (or the stream ends). An error from fn stops the call and is
 // returned as it is.
 func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (*llm.Response, error) {
-	body, err := p.requestBody(req)
-	if err != nil {
-		return nil, err
-	}
 	if fn == nil {
 		fn = func(llm.Chunk) error { return nil }
 	}
-
-	// The SDK sends the request (headers, middleware, errors), with the
-	// body encoded here; the stream is decoded here. The SDK's own decoder
-	// (reflection over its generated types for every chunk) was half of
-	// the CPU a streamed token cost the whole server with 1,000 chats
-	// streaming (server's BenchmarkStreaming1000).
-	var raw *http.Response
-	err = p.post(ctx, "chat/completions", body, &raw)
+	s := p.send(ctx, req)
+	if s.encode != nil {
+		return nil, s.encode
+	}
+	raw, err := s.raw, s.err
 	if raw != nil && raw.Body != nil {
 		defer raw.Body.Close()
 	}
@@ -135,6 +128,40 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	resp.Message.Content = content.String()
 	resp.Message.ToolCalls = calls.list()
 	return resp, nil
+}
+
+// sent is what send's goroutine hands back.
+type sent struct {
+	encode error // req could not be encoded; returned as it is
+	raw    *http.Response
+	err    error
+}
+
+// send encodes req and sends it, returning once the response's headers
+// are in. The encoding and the SDK's send (its middleware, the HTTP
+// client, dialling) run deep; on the caller's goroutine they would grow
+// its stack, which the runtime shrinks only at a collection, and the
+// caller then reads the stream with it for the whole answer. So they run
+// on a goroutine of their own that ends here, always: the SDK's send
+// returns when ctx ends, and the channel is buffered.
+//
+// The SDK sends the request (headers, middleware, errors), with the body
+// encoded here; the stream is decoded here. The SDK's own decoder
+// (reflection over its generated types for every chunk) was half of the
+// CPU a streamed token cost the whole server with 1,000 chats streaming
+// (server's BenchmarkStreaming1000).
+func (p *Provider) send(ctx context.Context, req llm.Request) sent {
+	ch := make(chan sent, 1)
+	go func() {
+		var s sent
+		if body, err := p.requestBody(req); err != nil {
+			s.encode = err
+		} else {
+			s.err = p.post(ctx, "chat/completions", body, &s.raw)
+		}
+		ch <- s
+	}()
+	return <-ch
 }
 
 // badRequest is the error for a request this provider cannot send.
