@@ -23,6 +23,9 @@ import (
 // out and what is left is the tokens' (the growth of the answer's
 // buffers, a few allocations in a thousand tokens).
 func TestStreamedTokenAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
 	model := streambench.NewModel(10, time.Microsecond)
 	srv := httptest.NewServer(model)
 	defer srv.Close()
