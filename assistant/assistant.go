@@ -197,7 +197,8 @@ type Active struct {
 	ConversationID string
 	UserID         string
 	Started        time.Time
-	run            *agent.Run
+	run            *agent.Run    // set once, before started closes
+	started        chan struct{} // closed once run is set
 	cancel         context.CancelCauseFunc
 	saved          chan struct{} // closed once the conversation is saved and the request no longer active
 }
@@ -283,7 +284,8 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 		return nil, ErrBusy
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel, saved: make(chan struct{})}
+	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel,
+		started: make(chan struct{}), saved: make(chan struct{})}
 	as.active[conv.ID] = a
 	as.wg.Add(1)
 	as.mu.Unlock()
@@ -305,6 +307,10 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 		close(a.saved)
 		cancel(nil)
 	})
+	// The request is findable (by a tool result or a pause's answer from
+	// another request) from the moment it is in as.active, before run is
+	// set: those wait for this.
+	close(a.started)
 	return a, nil
 }
 
@@ -538,6 +544,7 @@ func (as *Assistant) ToolResult(userID, conversationID, callID string, result js
 	if json.Unmarshal(result, &s) == nil {
 		text = s // a plain string result goes to the model as text
 	}
+	<-a.started
 	switch err := a.run.Deliver(callID, text); {
 	case errors.Is(err, agent.ErrUnknownCall):
 		return ErrWrongCall
@@ -569,6 +576,7 @@ func (as *Assistant) Continue(userID, conversationID, action string) error {
 		a.cancel(agent.ErrCancelled)
 		return nil
 	}
+	<-a.started
 	switch err := a.run.Decide(d); {
 	case errors.Is(err, agent.ErrNotPaused):
 		return ErrNotPaused

@@ -114,3 +114,43 @@ func TestDoneMeansSavedAndNotBusy(t *testing.T) {
 		}
 	}
 }
+
+// A chat is findable by its conversation from the moment it starts: a
+// pause's answer or a tool result sent by another request at that moment
+// must find the run, not a nil one still being set (it panicked, and the
+// race detector flagged the unguarded read).
+func TestAnswersAtTheStartFindTheRun(t *testing.T) {
+	as, err := assistant.New(assistant.Options{Provider: assistant.Librarian{}, Toolbox: assistant.TestToolbox(t), Conversations: openConversations(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := auth.User{ID: "u", Name: "Ann", Role: access.Player}
+	for i := range 50 {
+		id := fmt.Sprintf("c%d", i)
+		stop := make(chan struct{})
+		answered := make(chan struct{})
+		go func() {
+			defer close(answered)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// Not paused, no such call, or not active: each is a
+				// clear answer; what must not happen is a panic.
+				_ = as.Continue(u.ID, id, "continue")
+				_ = as.ToolResult(u.ID, id, "call-1", json.RawMessage(`"x"`))
+			}
+		}()
+		a, err := as.Start(context.Background(), u, assistant.Request{ConversationID: id,
+			Messages: []assistant.Message{{Role: "user", Content: "How do I find contacts in a starport?"}}}, func(agent.Event) {})
+		if err != nil {
+			close(stop)
+			t.Fatal(err)
+		}
+		<-a.Done()
+		close(stop)
+		<-answered
+	}
+}
