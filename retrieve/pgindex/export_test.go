@@ -68,3 +68,18 @@ func (ix *Index) SetMemFullText(on bool) {
 	ix.mem.off = !on
 	ix.mem.mu.Unlock()
 }
+
+// MemVectorHits runs the in-memory vector search alone, as the GM with
+// no filter; ok is false when the in-memory vectors do not serve the
+// index as it now stands.
+func (ix *Index) MemVectorHits(ctx context.Context, text string, k int) (rows []int64, scores []float64, ok bool, err error) {
+	vecs, err := ix.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	hits, _, ok, err := ix.memVectorSearch(ctx, vecs[0], int(access.GM), retrieve.Filter{}, k)
+	for _, h := range hits {
+		rows, scores = append(rows, h.n), append(scores, h.score)
+	}
+	return rows, scores, ok, err
+}

@@ -294,6 +294,9 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 	if len(vecs) != 1 || len(vecs[0]) != ix.emb.Dim() || isZero(vecs[0]) {
 		return nil, false, nil
 	}
+	if hits, ran, ok, err := ix.memVectorSearch(ctx, vecs[0], role, f, k); err != nil || ok {
+		return hits, ran, err
+	}
 	var q query
 	var setup []string
 	v := q.arg(vecs[0])
