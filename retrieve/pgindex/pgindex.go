@@ -86,10 +86,14 @@ func WithoutPGVector() Option { return func(o *options) { o.noPGVector = true } 
 // (BENCHMARKS.md), so the exact scan is the default.
 func WithEfSearch(n int) Option { return func(o *options) { o.efSearch = n } }
 
+// DefaultVectorCandidates is how many rows the in-memory vector search
+// re-ranks exactly unless WithVectorCandidates says otherwise.
+const DefaultVectorCandidates = memvec.DefaultCandidates
+
 // WithVectorCandidates sets how many chunks the in-memory vector search
 // scores exactly, picked first by an estimate from the query's largest
 // dimensions, as sqliteindex.WithVectorCandidates does: 0 scores every
-// chunk exactly. Without it, memvec.DefaultCandidates applies.
+// chunk exactly. Without it, DefaultVectorCandidates applies.
 func WithVectorCandidates(c int) Option {
 	return func(o *options) { o.cands, o.candsSet = max(c, 0), true }
 }
@@ -116,7 +120,7 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 	if o.emb != nil && o.emb.Dim() <= 0 {
 		return nil, fmt.Errorf("open lore index: embedder %s has dimension %d", o.emb.Name(), o.emb.Dim())
 	}
-	ix := &Index{h: h, emb: o.emb, log: o.log, mode: VectorsOff, efSearch: min(max(o.efSearch, 0), maxEfSearch), cands: memvec.DefaultCandidates}
+	ix := &Index{h: h, emb: o.emb, log: o.log, mode: VectorsOff, efSearch: min(max(o.efSearch, 0), maxEfSearch), cands: DefaultVectorCandidates}
 	if o.candsSet {
 		ix.cands = o.cands
 	}
