@@ -17,7 +17,11 @@ const RankRows = rankRows
 // returns the chunk rows best first: for measuring HNSW against the
 // exact scan.
 func (ix *Index) VectorHits(ctx context.Context, text string, k int) ([]int64, error) {
-	hits, _, err := ix.vectorSearch(ctx, text, int(access.GM), retrieve.Filter{}, k)
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hits, _, err := ix.vectorSearch(ctx, gen, text, int(access.GM), retrieve.Filter{}, k)
 	out := make([]int64, len(hits))
 	for i, h := range hits {
 		out[i] = h.n
@@ -77,7 +81,11 @@ func (ix *Index) MemVectorHits(ctx context.Context, text string, k int) (rows []
 	if err != nil {
 		return nil, nil, false, err
 	}
-	hits, _, ok, err := ix.memVectorSearch(ctx, vecs[0], int(access.GM), retrieve.Filter{}, k)
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	hits, _, ok, err := ix.memVectorSearch(ctx, gen, vecs[0], int(access.GM), retrieve.Filter{}, k)
 	for _, h := range hits {
 		rows, scores = append(rows, h.n), append(scores, h.score)
 	}

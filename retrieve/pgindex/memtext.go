@@ -58,13 +58,9 @@ func (ix *Index) generation(ctx context.Context) (string, error) {
 }
 
 // memRank ranks terms over the memory index with the role and filter;
-// ok is false when it has none for the current generation, or a term is
+// ok is false when it has none for generation gen (the current one), or a term is
 // not one token.
-func (ix *Index) memRank(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
-	gen, err := ix.generation(ctx)
-	if err != nil {
-		return nil, false, ix.explain("search the lore index's full text", err)
-	}
+func (ix *Index) memRank(ctx context.Context, gen string, terms []string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
 	snap := ix.memSnapshot(ctx, gen)
 	if snap == nil {
 		return nil, false, nil

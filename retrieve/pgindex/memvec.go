@@ -51,13 +51,9 @@ func (m *memVecs) close() {
 }
 
 // memVectorSearch searches the in-memory vectors for q with the role
-// and filter, when they serve the current generation; ok is false when
+// and filter, when they serve generation gen (the current one); ok is false when
 // they do not (yet), and ran is false when there are no vectors at all.
-func (ix *Index) memVectorSearch(ctx context.Context, q []float32, role int, f retrieve.Filter, k int) (_ []hit, ran, ok bool, _ error) {
-	gen, err := ix.generation(ctx)
-	if err != nil {
-		return nil, false, false, ix.explain("search the lore vectors", err)
-	}
+func (ix *Index) memVectorSearch(ctx context.Context, gen string, q []float32, role int, f retrieve.Filter, k int) (_ []hit, ran, ok bool, _ error) {
 	snap := ix.vecSnapshot(ctx, gen)
 	if snap == nil {
 		return nil, false, false, nil
