@@ -84,6 +84,12 @@ func (ix *Index) memRank(ctx context.Context, gen string, terms []string, role i
 // per-row columns in Go, entities (id or reference), threads and tags
 // through SQL, which names the few rows they admit.
 func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f retrieve.Filter) (func(int) bool, error) {
+	return ix.accept(ctx, &snap.cols, snap.ix.Rows(), role, f)
+}
+
+// accept is the test of memtext.Columns.Accept for cols, whose documents
+// are rows (ascending), with the keyed part of f answered in SQL.
+func (ix *Index) accept(ctx context.Context, cols *memtext.Columns, rows []int64, role int, f retrieve.Filter) (func(int) bool, error) {
 	var allowed []int64 // ascending
 	keys := memtext.Keyed(f)
 	if !keys.IsZero() {
@@ -101,7 +107,7 @@ func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f r
 		}
 		allowed = ns
 	}
-	return snap.cols.Accept(role, f, snap.ix.Rows(), !keys.IsZero(), allowed), nil
+	return cols.Accept(role, f, rows, !keys.IsZero(), allowed), nil
 }
 
 // memSnapshot returns the snapshot of generation gen, or nil, starting a

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/memtext"
 	"github.com/hearth-rpg/hearth/retrieve/memvec"
 )
 
@@ -37,8 +38,10 @@ type memVecs struct {
 }
 
 type vecSnapshot struct {
-	gen string
-	set *memvec.Set
+	gen  string
+	set  *memvec.Set
+	rows []int64         // the rows with a vector, ascending
+	cols memtext.Columns // their access levels and filter columns
 }
 
 func (m *memVecs) start() { m.ctx, m.cancel = context.WithCancel(context.Background()) }
@@ -63,21 +66,18 @@ func (ix *Index) memVectorSearch(ctx context.Context, gen string, q []float32, r
 	}
 	var allowed []int64
 	if !f.IsZero() {
-		// The filter narrows in SQL (with the role), as on SQLite; the
-		// search then visits only those rows.
-		var sq query
-		sq.add(`SELECT c.n FROM lore_chunks c WHERE`)
-		sq.where(role, f)
-		sq.add(` ORDER BY c.n`)
-		rows, err := ix.h.Pool().Query(ctx, sq.b.String(), sq.args...)
+		// The filter's columns are tested in Go and its entities, threads
+		// and tags in SQL, as for the in-memory full text; the search
+		// then visits only the rows that pass.
+		accept, err := ix.accept(ctx, &snap.cols, snap.rows, role, f)
 		if err != nil {
-			return nil, false, false, ix.explain("filter the lore vectors", err)
+			return nil, false, false, err
 		}
-		if allowed, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-			return nil, false, false, ix.explain("filter the lore vectors", err)
-		}
-		if allowed == nil {
-			allowed = []int64{} // none pass: not "no filter"
+		allowed = []int64{} // none pass: not "no filter"
+		for d, n := range snap.rows {
+			if accept(d) {
+				allowed = append(allowed, n)
+			}
 		}
 	}
 	found := snap.set.Search(q, role, k, allowed, ix.cands, &ix.vecs.pool)
@@ -163,19 +163,22 @@ func (ix *Index) readVecs(ctx context.Context) (_ *vecSnapshot, gen string, err 
 	}
 	dim := ix.emb.Dim()
 	bd := memvec.NewBuilder(dim, count)
-	rows, err := tx.Query(ctx, `SELECT v.chunk, c.access, v.vec FROM lore_vectors v
-		JOIN lore_chunks c ON c.n = v.chunk ORDER BY v.chunk`)
+	rows, err := tx.Query(ctx, `SELECT v.chunk, c.access, v.vec, c.pack, c.content_type, c.corpus, c.location, c.faction
+		FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk ORDER BY v.chunk`)
 	if err != nil {
 		return nil, gen, ix.explain("load the lore vectors", err)
 	}
 	defer rows.Close()
+	snap := &vecSnapshot{gen: gen, rows: make([]int64, 0, count)}
 	var (
 		n     int64
 		level int16
 		vec   []float32
+		vals  [memtext.NumColumns]string
 	)
 	for rows.Next() {
-		if err := rows.Scan(&n, &level, &vec); err != nil {
+		if err := rows.Scan(&n, &level, &vec, &vals[memtext.Pack], &vals[memtext.ContentType], &vals[memtext.Corpus],
+			&vals[memtext.Location], &vals[memtext.Faction]); err != nil {
 			return nil, gen, ix.explain("load the lore vectors", err)
 		}
 		if len(vec) != dim {
@@ -186,11 +189,14 @@ func (ix *Index) readVecs(ctx context.Context) (_ *vecSnapshot, gen string, err 
 		if err := bd.Add(n, int8(min(max(level, -128), 127)), vec); err != nil {
 			return nil, gen, err
 		}
+		snap.rows = append(snap.rows, n)
+		snap.cols.Add(int(level), vals)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, gen, ix.explain("load the lore vectors", err)
 	}
-	return &vecSnapshot{gen: gen, set: bd.Build()}, gen, nil
+	snap.set = bd.Build()
+	return snap, gen, nil
 }
 
 // WaitVectors waits until the in-memory vectors serve the index as it
