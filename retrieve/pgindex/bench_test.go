@@ -210,9 +210,11 @@ func BenchmarkVectorSearch100k(b *testing.B) {
 	vs := []variant{{"exact", func(text string) ([]int64, error) { return ref.ExactHits(ctx, text, 40) }}}
 	for _, c := range []int{pgindex.DefaultVectorCandidates, 0} {
 		ix := open(0, pgindex.WithVectorCandidates(c))
+		start := time.Now()
 		if err := ix.WaitVectors(ctx); err != nil {
 			b.Fatal(err)
 		}
+		b.Logf("in-memory vectors loaded in %v", time.Since(start).Round(time.Millisecond))
 		name := fmt.Sprintf("memory-C%d", c)
 		if c == 0 {
 			name = "memory-exact"

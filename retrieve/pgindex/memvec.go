@@ -109,6 +109,9 @@ func (ix *Index) vecSnapshot(ctx context.Context, gen string) *vecSnapshot {
 	size := -1
 	if m.snap != nil {
 		size = m.snap.set.Len()
+		// Stale: no search uses it again, so let it go before the new
+		// vectors are read rather than hold both.
+		m.snap = nil
 	}
 	m.mu.Unlock()
 	if size < 0 {
@@ -141,7 +144,6 @@ func (ix *Index) buildVecs() {
 		return
 	}
 	m.failed = nil
-	m.snap = nil // let the old vectors go first
 	m.snap = snap
 	ix.log.Info("lore index: in-memory vectors built", "vectors", snap.set.Len(), "dim", snap.set.Dim(),
 		"took", time.Since(start).Round(time.Millisecond))
