@@ -214,12 +214,19 @@ func BenchmarkVectorSearch100k(b *testing.B) {
 	}
 	vs := []variant{{"exact", func(text string) ([]int64, error) { return ref.ExactHits(ctx, text, 40) }}}
 	for _, c := range []int{pgindex.DefaultVectorCandidates, 0} {
-		ix := open(0, pgindex.WithVectorCandidates(c))
 		start := time.Now()
+		ix, err := pgindex.Open(ctx, u, pgindex.WithEmbedder(hashing), pgindex.WithVectorCandidates(c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { ix.Close() })
 		if err := ix.WaitVectors(ctx); err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("in-memory vectors loaded in %v", time.Since(start).Round(time.Millisecond))
+		b.Logf("in-memory vectors ready %v after Open began (the full text building beside them)", time.Since(start).Round(time.Millisecond))
+		if err := ix.WaitFullText(ctx); err != nil {
+			b.Fatal(err)
+		}
 		name := fmt.Sprintf("memory-C%d", c)
 		if c == 0 {
 			name = "memory-exact"
