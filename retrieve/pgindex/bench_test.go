@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hearth-rpg/hearth/embedding"
+	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/internal/pgdb/pgtest"
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/pgindex"
@@ -74,7 +75,7 @@ func benchPostgres(b *testing.B, c *retrievetest.Corpus) string {
 	// Vectors first, with no HNSW index (WithoutPGVector), then the index
 	// built over all of them at once: inserting 100,000 rows into a live
 	// HNSW index takes far longer.
-	ix, err := pgindex.Open(ctx, u.String(), pgindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)), pgindex.WithoutPGVector())
+	ix, err := pgindex.Open(ctx, u.String(), pgindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)), pgindex.WithoutPGVector(), pgindex.WithoutMemVectors())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func benchPostgres(b *testing.B, c *retrievetest.Corpus) string {
 		b.Fatal(err)
 	}
 	ix.Close()
-	ix, err = pgindex.Open(ctx, u.String(), pgindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)))
+	ix, err = pgindex.Open(ctx, u.String(), pgindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)), pgindex.WithoutMemVectors())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,8 +102,9 @@ func benchPostgres(b *testing.B, c *retrievetest.Corpus) string {
 // player, limit 10, budget about 3,000 tokens, every search ranked (no
 // result cache), p50 and p99 per search. Full text alone; hybrid (full
 // text and the hashing embedder's vectors, fused); hybrid filtered to one
-// pack of ten. On PostgreSQL, hybrid uses pgvector's HNSW index (the exact
-// scan in SQL is BenchmarkVectorSearch100k's: seconds per search).
+// pack of ten. Both backends search vectors in memory (retrieve/memvec,
+// default candidates); PostgreSQL's database searches, used until its
+// in-memory vectors are loaded, are BenchmarkVectorSearch100k's.
 // PostgreSQL is skipped without HEARTH_TEST_POSTGRES_URL.
 func BenchmarkSearch100k(b *testing.B) {
 	ctx := context.Background()
@@ -139,6 +141,12 @@ func BenchmarkSearch100k(b *testing.B) {
 			if err := ix.WaitFullText(ctx); err != nil {
 				b.Fatal(err)
 			}
+			// Search vectors in memory, as a server does once loaded.
+			if ix.Mode() != pgindex.VectorsOff {
+				if err := ix.WaitVectors(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
 			return ix
 		}
 	}
@@ -160,7 +168,8 @@ func BenchmarkSearch100k(b *testing.B) {
 // 100,000 hashing vectors (384 dimensions), as the GM, 40 nearest:
 // pgvector's HNSW index at several hnsw.ef_search widths, and the exact
 // nearest by pgvector's distance with the index turned off (a sequential
-// scan in C), p50 and p99 per search, and each width's recall@10 against
+// scan in C), and the in-memory search (retrieve/memvec: default
+// candidates, and exact), p50 and p99 per search (wall and CPU), and each width's recall@10 against
 // the exact scan over every 8th query. (The exact scan in SQL without
 // pgvector takes about 30 s a search here; SQLite's exact scan alone is
 // sqliteindex's BenchmarkVectorScan.)
@@ -170,8 +179,8 @@ func BenchmarkVectorSearch100k(b *testing.B) {
 	qs := retrievetest.Queries(b)
 	u := benchPostgres(b, c)
 	hashing := embedding.NewHashing(retrievetest.BenchDim)
-	open := func(ef int) *pgindex.Index {
-		ix, err := pgindex.Open(ctx, u, pgindex.WithEmbedder(hashing), pgindex.WithEfSearch(ef))
+	open := func(ef int, opts ...pgindex.Option) *pgindex.Index {
+		ix, err := pgindex.Open(ctx, u, append([]pgindex.Option{pgindex.WithEmbedder(hashing), pgindex.WithEfSearch(ef)}, opts...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -179,9 +188,14 @@ func BenchmarkVectorSearch100k(b *testing.B) {
 		if ix.Mode() != pgindex.VectorsHNSW && ix.Mode() != pgindex.VectorsPGExact {
 			b.Skipf("pgvector is not installed on the server: %s", ix.VectorSearch())
 		}
+		// Its full text, built in the background from Open, must not run
+		// beside the searches timed.
+		if err := ix.WaitFullText(ctx); err != nil {
+			b.Fatal(err)
+		}
 		return ix
 	}
-	ref := open(0)
+	ref := open(0, pgindex.WithoutMemVectors())
 	exact := map[string][]int64{}
 	want := func(text string) []int64 {
 		if w, ok := exact[text]; ok {
@@ -199,18 +213,45 @@ func BenchmarkVectorSearch100k(b *testing.B) {
 		search func(text string) ([]int64, error)
 	}
 	vs := []variant{{"exact", func(text string) ([]int64, error) { return ref.ExactHits(ctx, text, 40) }}}
+	for _, c := range []int{pgindex.DefaultVectorCandidates, 0} {
+		start := time.Now()
+		ix, err := pgindex.Open(ctx, u, pgindex.WithEmbedder(hashing), pgindex.WithVectorCandidates(c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { ix.Close() })
+		if err := ix.WaitVectors(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("in-memory vectors ready %v after Open began (the full text building beside them)", time.Since(start).Round(time.Millisecond))
+		if err := ix.WaitFullText(ctx); err != nil {
+			b.Fatal(err)
+		}
+		name := fmt.Sprintf("memory-C%d", c)
+		if c == 0 {
+			name = "memory-exact"
+		}
+		vs = append(vs, variant{name, func(text string) ([]int64, error) {
+			rows, _, ok, err := ix.MemVectorHits(ctx, text, 40)
+			if err == nil && !ok {
+				err = fmt.Errorf("the in-memory vectors do not serve")
+			}
+			return rows, err
+		}})
+	}
 	for _, ef := range []int{40, 100, 200, 400, 1000} {
 		ix := open(ef)
 		vs = append(vs, variant{fmt.Sprintf("hnsw-ef%d", ef), func(text string) ([]int64, error) { return ix.VectorHits(ctx, text, 40) }})
 	}
 	for _, v := range vs {
 		b.Run(v.name, func(b *testing.B) {
-			var lat retrievetest.Latencies
+			var lat, cpu retrievetest.Latencies
 			i := 0
 			for b.Loop() {
-				start := time.Now()
+				start, startCPU := time.Now(), cputime.Process()
 				hits, err := v.search(qs[i%len(qs)].Text)
 				lat = append(lat, time.Since(start))
+				cpu = append(cpu, cputime.Process()-startCPU)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -220,6 +261,7 @@ func BenchmarkVectorSearch100k(b *testing.B) {
 				i++
 			}
 			lat.Report(b)
+			cpu.ReportCPU(b)
 			found, total := 0, 0
 			for j := 0; j < len(qs); j += 8 {
 				got, err := v.search(qs[j].Text)

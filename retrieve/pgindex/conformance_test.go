@@ -21,18 +21,20 @@ func open(t testing.TB, opts ...pgindex.Option) *pgindex.Index {
 	return ix
 }
 
-// TestConformance runs the backend-neutral suite with pgvector's HNSW
-// index when the server has the extension, and again with the exact scan
-// the index falls back to without it.
+// TestConformance runs the backend-neutral suite with the vectors in
+// memory (the default), with pgvector's exact scan and its HNSW index
+// when the server has the extension, and with the exact scan in SQL the
+// index falls back to without it.
 func TestConformance(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts []pgindex.Option
 		want pgindex.VectorMode
 	}{
-		{"pgvector", nil, pgindex.VectorsPGExact},
+		{"memory", nil, pgindex.VectorsPGExact}, // vectors in memory once loaded (at once for a small index)
+		{"pgvector", []pgindex.Option{pgindex.WithoutMemVectors()}, pgindex.VectorsPGExact},
 		{"hnsw", []pgindex.Option{pgindex.WithEfSearch(40)}, pgindex.VectorsHNSW},
-		{"exact", []pgindex.Option{pgindex.WithoutPGVector()}, pgindex.VectorsExact},
+		{"exact", []pgindex.Option{pgindex.WithoutPGVector(), pgindex.WithoutMemVectors()}, pgindex.VectorsExact},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			indextest.Run(t, func(t *testing.T, o indextest.Options) retrieve.Index {

@@ -2,9 +2,11 @@
 // of retrieve/sqliteindex: chunks with a tsvector under a GIN index for
 // full text (English stemming, the counterpart of FTS5's porter
 // tokenizer), text[] metadata under GIN indexes, and embeddings searched
-// exactly by pgvector's cosine distance when the extension is installed
-// (through its HNSW index with WithEfSearch), by an exact scan in SQL
-// otherwise. Its schema is component
+// in memory as SQLite's are (retrieve/memvec, memvec.go) once loaded, and
+// until then by pgvector's exact cosine distance when the extension is
+// installed (through its HNSW index with WithEfSearch, which also keeps
+// the search in the database), by an exact scan in SQL otherwise. Its
+// schema is component
 // "lore" in hearth_schema (package internal/pgdb).
 //
 // # Filtering and roles
@@ -86,6 +88,11 @@
 // searches through the index instead: approximate, with ef_search at
 // least the number of candidates wanted. Without pgvector
 // the same query computes every candidate's dot product in SQL: exact,
-// and linear in the number of vectors the filter leaves. VectorSearch
-// says which, for the start-up log.
+// and linear in the number of vectors the filter leaves. Those are what
+// serve until the in-memory vectors are loaded (in the background at open
+// and after every write, by the generation) and always with
+// WithoutMemVectors or WithEfSearch: in memory, a search estimates every
+// readable row from int8 columns of the query's largest dimensions and
+// scores the best 256 exactly (WithVectorCandidates), as SQLite does, with
+// the same results. VectorSearch says which, for the start-up log.
 package pgindex

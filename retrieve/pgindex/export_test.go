@@ -17,7 +17,11 @@ const RankRows = rankRows
 // returns the chunk rows best first: for measuring HNSW against the
 // exact scan.
 func (ix *Index) VectorHits(ctx context.Context, text string, k int) ([]int64, error) {
-	hits, _, err := ix.vectorSearch(ctx, text, int(access.GM), retrieve.Filter{}, k)
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hits, _, err := ix.vectorSearch(ctx, gen, text, int(access.GM), retrieve.Filter{}, k)
 	out := make([]int64, len(hits))
 	for i, h := range hits {
 		out[i] = h.n
@@ -67,4 +71,23 @@ func (ix *Index) SetMemFullText(on bool) {
 	ix.mem.mu.Lock()
 	ix.mem.off = !on
 	ix.mem.mu.Unlock()
+}
+
+// MemVectorHits runs the in-memory vector search alone, as the GM with
+// no filter; ok is false when the in-memory vectors do not serve the
+// index as it now stands.
+func (ix *Index) MemVectorHits(ctx context.Context, text string, k int) (rows []int64, scores []float64, ok bool, err error) {
+	vecs, err := ix.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, nil, false, err
+	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	hits, _, ok, err := ix.memVectorSearch(ctx, gen, vecs[0], int(access.GM), retrieve.Filter{}, k)
+	for _, h := range hits {
+		rows, scores = append(rows, h.n), append(scores, h.score)
+	}
+	return rows, scores, ok, err
 }

@@ -58,13 +58,9 @@ func (ix *Index) generation(ctx context.Context) (string, error) {
 }
 
 // memRank ranks terms over the memory index with the role and filter;
-// ok is false when it has none for the current generation, or a term is
+// ok is false when it has none for generation gen (the current one), or a term is
 // not one token.
-func (ix *Index) memRank(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
-	gen, err := ix.generation(ctx)
-	if err != nil {
-		return nil, false, ix.explain("search the lore index's full text", err)
-	}
+func (ix *Index) memRank(ctx context.Context, gen string, terms []string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
 	snap := ix.memSnapshot(ctx, gen)
 	if snap == nil {
 		return nil, false, nil
@@ -88,6 +84,12 @@ func (ix *Index) memRank(ctx context.Context, terms []string, role int, f retrie
 // per-row columns in Go, entities (id or reference), threads and tags
 // through SQL, which names the few rows they admit.
 func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f retrieve.Filter) (func(int) bool, error) {
+	return ix.accept(ctx, &snap.cols, snap.ix.Rows(), role, f)
+}
+
+// accept is the test of memtext.Columns.Accept for cols, whose documents
+// are rows (ascending), with the keyed part of f answered in SQL.
+func (ix *Index) accept(ctx context.Context, cols *memtext.Columns, rows []int64, role int, f retrieve.Filter) (func(int) bool, error) {
 	var allowed []int64 // ascending
 	keys := memtext.Keyed(f)
 	if !keys.IsZero() {
@@ -105,7 +107,7 @@ func (ix *Index) memFilter(ctx context.Context, snap *memSnapshot, role int, f r
 		}
 		allowed = ns
 	}
-	return snap.cols.Accept(role, f, snap.ix.Rows(), !keys.IsZero(), allowed), nil
+	return cols.Accept(role, f, rows, !keys.IsZero(), allowed), nil
 }
 
 // memSnapshot returns the snapshot of generation gen, or nil, starting a

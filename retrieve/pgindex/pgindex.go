@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/internal/pgdb"
 	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/memvec"
 )
 
 //go:embed migrations/*.sql
@@ -45,6 +46,8 @@ type Index struct {
 	tstats    termStats
 	efSearch  int     // hnsw.ef_search, before raising it to the candidates wanted; 0 with VectorsPGExact
 	mem       memText // full text in memory (memtext.go)
+	vecs      memVecs // vectors in memory (memvec.go)
+	cands     int     // candidates the in-memory vector search re-ranks; 0: exact
 }
 
 var _ retrieve.Index = (*Index)(nil)
@@ -54,6 +57,9 @@ type options struct {
 	log        *slog.Logger
 	noPGVector bool
 	efSearch   int
+	noMemVecs  bool
+	cands      int
+	candsSet   bool
 }
 
 // Option configures New and Open.
@@ -80,6 +86,23 @@ func WithoutPGVector() Option { return func(o *options) { o.noPGVector = true } 
 // (BENCHMARKS.md), so the exact scan is the default.
 func WithEfSearch(n int) Option { return func(o *options) { o.efSearch = n } }
 
+// DefaultVectorCandidates is how many rows the in-memory vector search
+// re-ranks exactly unless WithVectorCandidates says otherwise.
+const DefaultVectorCandidates = memvec.DefaultCandidates
+
+// WithVectorCandidates sets how many chunks the in-memory vector search
+// scores exactly, picked first by an estimate from the query's largest
+// dimensions, as sqliteindex.WithVectorCandidates does: 0 scores every
+// chunk exactly. Without it, DefaultVectorCandidates applies.
+func WithVectorCandidates(c int) Option {
+	return func(o *options) { o.cands, o.candsSet = max(c, 0), true }
+}
+
+// WithoutMemVectors searches vectors in the database only (Mode says
+// how), never in memory: for measuring one against the other. WithEfSearch
+// implies it.
+func WithoutMemVectors() Option { return func(o *options) { o.noMemVecs = true } }
+
 // New serves the lore index from the shared handle h, whose migrations
 // must include Migrations. With an embedder, it finds out whether
 // pgvector is installed (creating the extension when it is available and
@@ -97,7 +120,11 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 	if o.emb != nil && o.emb.Dim() <= 0 {
 		return nil, fmt.Errorf("open lore index: embedder %s has dimension %d", o.emb.Name(), o.emb.Dim())
 	}
-	ix := &Index{h: h, emb: o.emb, log: o.log, mode: VectorsOff, efSearch: min(max(o.efSearch, 0), maxEfSearch)}
+	ix := &Index{h: h, emb: o.emb, log: o.log, mode: VectorsOff, efSearch: min(max(o.efSearch, 0), maxEfSearch), cands: DefaultVectorCandidates}
+	if o.candsSet {
+		ix.cands = o.cands
+	}
+	ix.vecs.off = o.emb == nil || o.noMemVecs || ix.efSearch > 0
 	if o.emb != nil {
 		ix.mode = VectorsExact
 		if !o.noPGVector {
@@ -111,10 +138,12 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 	}
 	ix.log.Info("lore index: vector search", "mode", string(ix.mode), "how", ix.VectorSearch())
 	ix.mem.start()
-	// Build the in-memory full text: now when the index is small, in the
-	// background when not (the tsvector ranking serves until it is).
+	ix.vecs.start()
+	// Build the in-memory full text and vectors: now when the index is
+	// small, in the background when not (the database serves until then).
 	if gen, err := ix.generation(ctx); err == nil {
 		ix.memSnapshot(ctx, gen)
+		ix.vecSnapshot(ctx, gen)
 	}
 	return ix, nil
 }
@@ -138,6 +167,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Index, error) {
 // Close closes the handle when Open opened it.
 func (ix *Index) Close() error {
 	ix.mem.close()
+	ix.vecs.close()
 	if ix.own {
 		ix.own = false
 		return ix.h.Close()
@@ -150,8 +180,21 @@ func (ix *Index) Mode() VectorMode { return ix.mode }
 
 // VectorSearch says in words how vector searches run, for the start-up
 // log: "pgvector 0.8.1 HNSW (cosine)", "exact scan (pgvector is not
-// installed)", "off (no embedder)".
+// installed)", "off (no embedder)", each after "in memory …, until
+// loaded: " when the in-memory vectors serve.
 func (ix *Index) VectorSearch() string {
+	if ix.mode != VectorsOff && !ix.vecs.off {
+		how := "in memory, " + strconv.Itoa(ix.cands) + " candidates by an int8 estimate re-ranked exactly"
+		if ix.cands == 0 {
+			how = "in memory, exact scan"
+		}
+		return how + "; until loaded and after each write until reloaded: " + ix.dbVectorSearch()
+	}
+	return ix.dbVectorSearch()
+}
+
+// dbVectorSearch says how the database searches vectors.
+func (ix *Index) dbVectorSearch() string {
 	switch ix.mode {
 	case VectorsPGExact:
 		return "pgvector " + ix.pgvector + " exact cosine scan, " + strconv.Itoa(ix.emb.Dim()) + " dimensions (HNSW index kept, not searched)"

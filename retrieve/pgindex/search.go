@@ -36,9 +36,18 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 	k := depth(q.EffectiveLimit())
 	terms := retrieve.Terms(text)
 
+	// One read of the generation says whether the in-memory full text
+	// and vectors serve this search.
+	var gen string
+	if len(terms) > 0 || ix.emb != nil && text != "" {
+		var err error
+		if gen, err = ix.generation(ctx); err != nil {
+			return retrieve.Result{}, ix.explain("search the lore index", err)
+		}
+	}
 	var rankings []ranked
 	if len(terms) > 0 {
-		hits, err := ix.fullText(ctx, terms, role, q.Filter, k)
+		hits, err := ix.fullText(ctx, gen, terms, role, q.Filter, k)
 		if err != nil {
 			return retrieve.Result{}, err
 		}
@@ -46,7 +55,7 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 	}
 	vectorRan := false
 	if ix.emb != nil && text != "" {
-		hits, ran, err := ix.vectorSearch(ctx, text, role, q.Filter, k)
+		hits, ran, err := ix.vectorSearch(ctx, gen, text, role, q.Filter, k)
 		if err != nil {
 			return retrieve.Result{}, err
 		}
@@ -196,8 +205,8 @@ func (q *query) match(terms []string, op string) {
 //
 // All of that is the fallback: once the in-memory index (memtext.go) is
 // built for the index's generation, it ranks instead, by exact BM25.
-func (ix *Index) fullText(ctx context.Context, terms []string, role int, f retrieve.Filter, k int) ([]hit, error) {
-	found, ok, err := ix.memRank(ctx, terms, role, f, k)
+func (ix *Index) fullText(ctx context.Context, gen string, terms []string, role int, f retrieve.Filter, k int) ([]hit, error) {
+	found, ok, err := ix.memRank(ctx, gen, terms, role, f, k)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +292,7 @@ func (ix *Index) metadata(ctx context.Context, role int, f retrieve.Filter, k in
 // did not run: no vectors, nothing to embed, or an embedder that failed.
 // Vectors at a right angle to the query or further share nothing with it
 // and are left out, as on SQLite.
-func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retrieve.Filter, k int) ([]hit, bool, error) {
+func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role int, f retrieve.Filter, k int) ([]hit, bool, error) {
 	vecs, err := ix.emb.Embed(ctx, []string{text})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -293,6 +302,9 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 	}
 	if len(vecs) != 1 || len(vecs[0]) != ix.emb.Dim() || isZero(vecs[0]) {
 		return nil, false, nil
+	}
+	if hits, ran, ok, err := ix.memVectorSearch(ctx, gen, vecs[0], role, f, k); err != nil || ok {
+		return hits, ran, err
 	}
 	var q query
 	var setup []string

@@ -128,8 +128,9 @@ func (ix *Index) Upsert(ctx context.Context, pack, file, fileHash string, chunks
 	return ix.explain("index "+src, err)
 }
 
-// bumpGeneration marks the chunks changed, for the full-text term
-// statistics cached per generation (termstats.go). It is written in the
+// bumpGeneration marks the chunks or their vectors changed, for what is
+// cached per generation: the full-text term statistics (termstats.go) and
+// the in-memory full text and vectors (memtext.go, memvec.go). It is written in the
 // transaction that changes them.
 const bumpGeneration = `INSERT INTO lore_meta (key, value) VALUES ('generation', '1')
 	ON CONFLICT (key) DO UPDATE SET value = (lore_meta.value::bigint + 1)::text`
@@ -285,6 +286,10 @@ func (ix *Index) syncEmbeddings(ctx context.Context) error {
 			if _, err := tx.Exec(ctx, `TRUNCATE lore_vectors`); err != nil {
 				return err
 			}
+			// Every server's in-memory vectors are stale now.
+			if _, err := tx.Exec(ctx, bumpGeneration); err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, `INSERT INTO lore_meta (key, value) VALUES ('embedder', $1), ('dim', $2)
 				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, name, dim); err != nil {
 				return err
@@ -337,6 +342,7 @@ func (ix *Index) syncEmbeddings(ctx context.Context) error {
 				b.Queue(`INSERT INTO lore_vectors (chunk, vec) VALUES ($1, $2)
 					ON CONFLICT (chunk) DO UPDATE SET vec = excluded.vec`, n, vecs[i])
 			}
+			b.Queue(bumpGeneration) // the in-memory vectors lack these
 			return tx.SendBatch(ctx, &b).Close()
 		})
 		if err != nil {

@@ -151,8 +151,8 @@ func BenchmarkVectorScan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if vc.len() != benchChunks {
-		b.Fatalf("%d vectors loaded, want %d", vc.len(), benchChunks)
+	if vc.Len() != benchChunks {
+		b.Fatalf("%d vectors loaded, want %d", vc.Len(), benchChunks)
 	}
 	var qs [][]float32
 	for _, q := range retrievetest.Queries(b) {
@@ -166,7 +166,7 @@ func BenchmarkVectorScan(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		start, startCPU := time.Now(), cputime.Process()
-		hits := vc.scan(qs[i%len(qs)], int(access.GM), 40, nil)
+		hits := vc.Scan(qs[i%len(qs)], int(access.GM), 40, nil)
 		lat = append(lat, time.Since(start))
 		cpu = append(cpu, cputime.Process()-startCPU)
 		i++

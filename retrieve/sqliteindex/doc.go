@@ -10,7 +10,7 @@
 //
 // A search narrows by metadata and by the reader's role in SQL, ranks the
 // survivors by BM25 and, when an embedder is configured, by vector
-// similarity (approx.go: the rows whose estimate from a few int8 columns
+// similarity (retrieve/memvec: the rows whose estimate from a few int8 columns
 // is highest, scored exactly; WithVectorCandidates(0) scans every vector
 // exactly), fuses the two rankings and fits the result to the query's
 // limit and token budget. BM25 is ranked by an in-memory index
@@ -25,7 +25,8 @@
 // role may see (access.Level.CanSee does) or how chunks are made (the
 // chunk, campaign and ingest packages do).
 //
-// The vectors are kept in memory, loaded in full on first use. Triggers
+// The vectors are kept in memory (a retrieve/memvec.Set), loaded in full
+// on first use. Triggers
 // log every chunk whose vector or access level changes (lore_vector_log),
 // so before each scan the cache reads just what changed since it was
 // built, whichever process wrote it; after many changes it reloads. The

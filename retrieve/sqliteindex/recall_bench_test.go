@@ -10,6 +10,7 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/internal/cputime"
+	"github.com/hearth-rpg/hearth/retrieve/memvec"
 	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
 )
 
@@ -34,8 +35,8 @@ func BenchmarkVectorRecall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if vc.len() != benchChunks {
-		b.Fatalf("%d vectors loaded, want %d", vc.len(), benchChunks)
+	if vc.Len() != benchChunks {
+		b.Fatalf("%d vectors loaded, want %d", vc.Len(), benchChunks)
 	}
 	var qs [][]float32
 	for _, q := range retrievetest.Queries(b) {
@@ -49,19 +50,19 @@ func BenchmarkVectorRecall(b *testing.B) {
 	}
 	const k = 40
 	for _, role := range []access.Level{access.Player, access.GM} {
-		exact := make([][]hit, len(qs))
+		exact := make([][]memvec.Hit, len(qs))
 		for i, q := range qs {
-			exact[i] = vc.scan(q, int(role), k, nil)
+			exact[i] = vc.Scan(q, int(role), k, nil)
 		}
 		for _, c := range []int{0, 128, 256, 512, 1024, 2048} {
 			b.Run(fmt.Sprintf("%s/C=%d", role, c), func(b *testing.B) {
 				var pool sync.Pool
 				found, want, estimated := 0, 0, 0
 				for i, q := range qs {
-					if d, _ := estimateDims(q, new(approx)); d != nil {
+					if memvec.Estimates(q) {
 						estimated++
 					}
-					f, w := recallAt(exact[i], vc.search(q, int(role), k, nil, c, &pool), 10)
+					f, w := recallAt(exact[i], vc.Search(q, int(role), k, nil, c, &pool), 10)
 					found += f
 					want += w
 				}
@@ -69,7 +70,7 @@ func BenchmarkVectorRecall(b *testing.B) {
 				i := 0
 				for b.Loop() {
 					start, startCPU := time.Now(), cputime.Process()
-					hits := vc.search(qs[i%len(qs)], int(role), k, nil, c, &pool)
+					hits := vc.Search(qs[i%len(qs)], int(role), k, nil, c, &pool)
 					lat = append(lat, time.Since(start))
 					cpu = append(cpu, cputime.Process()-startCPU)
 					i++
@@ -88,13 +89,13 @@ func BenchmarkVectorRecall(b *testing.B) {
 
 // recallAt counts how many of the first n exact hits are among the first
 // n of got, and how many there were to find.
-func recallAt(exact, got []hit, n int) (found, want int) {
+func recallAt(exact, got []memvec.Hit, n int) (found, want int) {
 	in := map[int64]bool{}
 	for _, h := range got[:min(n, len(got))] {
-		in[h.n] = true
+		in[h.Row] = true
 	}
 	for _, h := range exact[:min(n, len(exact))] {
-		if in[h.n] {
+		if in[h.Row] {
 			found++
 		}
 	}

@@ -240,7 +240,7 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 	if err != nil {
 		return nil, false, false, err
 	}
-	if vc.len() == 0 {
+	if vc.Len() == 0 {
 		return nil, false, false, nil
 	}
 	var allowed []int64
@@ -251,7 +251,7 @@ func (ix *Index) vectorSearch(ctx context.Context, text string, role int, f retr
 			return nil, false, false, err
 		}
 	}
-	return vc.search(vecs[0], role, k, allowed, ix.cands, &ix.scratch), true, false, nil
+	return hitsOf(vc.Search(vecs[0], role, k, allowed, ix.cands, &ix.scratch)), true, false, nil
 }
 
 // rowSet returns the rows that pass the role and a filter, ascending.

@@ -11,6 +11,7 @@ import (
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/memvec"
 )
 
 //go:embed migrations/*.sql
@@ -63,6 +64,10 @@ type Option func(*options)
 func WithEmbedder(e embedding.Embedder) Option {
 	return func(o *options) { o.emb = e }
 }
+
+// DefaultVectorCandidates is how many rows a vector search re-ranks
+// exactly unless WithVectorCandidates says otherwise.
+const DefaultVectorCandidates = memvec.DefaultCandidates
 
 // WithVectorCandidates sets how many chunks a vector search scores
 // exactly, picked first by an estimate from the query's largest dimensions:

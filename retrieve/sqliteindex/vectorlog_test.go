@@ -3,7 +3,6 @@ package sqliteindex
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -16,7 +15,7 @@ import (
 // snapshot is a cache's readable contents by row, for comparing a cache
 // that caught up with one loaded from scratch.
 func snapshot(vc *vectorCache) map[int64]string {
-	rows, acc, vecs := vc.live()
+	rows, acc, vecs := vc.Live()
 	out := make(map[int64]string, len(rows))
 	for i, n := range rows {
 		out[n] = fmt.Sprint(acc[i], vecs[i])
@@ -50,7 +49,7 @@ func mustVectors(t *testing.T, ix *Index) *vectorCache {
 }
 
 func sameBase(a, b *vectorCache) bool {
-	return len(a.base.data) > 0 && len(b.base.data) > 0 && &a.base.data[0] == &b.base.data[0]
+	return a.SharesBase(b.Set)
 }
 
 func lorefile(name string, n int, level access.Level) []chunk.Chunk {
@@ -80,8 +79,8 @@ func TestVectorCacheCatchesUp(t *testing.T) {
 		}
 	}
 	first := mustVectors(t, ix)
-	if first.len() != 400 || first.ndead != 0 || len(first.extra.rows) != 0 {
-		t.Fatalf("first load: %d vectors, %d dead, %d extra", first.len(), first.ndead, len(first.extra.rows))
+	if first.Len() != 400 || first.Dead() != 0 || first.Extra() != 0 {
+		t.Fatalf("first load: %d vectors, %d dead, %d extra", first.Len(), first.Dead(), first.Extra())
 	}
 	if again := mustVectors(t, ix); again != first {
 		t.Fatal("the cache was rebuilt with nothing written")
@@ -98,9 +97,9 @@ func TestVectorCacheCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := mustVectors(t, ix)
-	if !sameBase(first, second) || second.ndead != 20 || len(second.extra.rows) != 15 {
+	if !sameBase(first, second) || second.Dead() != 20 || second.Extra() != 15 {
 		t.Fatalf("after 3 writes: shared base %v, %d dead, %d extra; want a delta of 20 dead and 15 extra",
-			sameBase(first, second), second.ndead, len(second.extra.rows))
+			sameBase(first, second), second.Dead(), second.Extra())
 	}
 	if got, want := snapshot(second), fresh(t, path, e); !reflect.DeepEqual(got, want) {
 		t.Fatalf("caught-up cache has %d vectors, a full load %d", len(got), len(want))
@@ -119,8 +118,8 @@ func TestVectorCacheCatchesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	third := mustVectors(t, ix)
-	if !sameBase(first, third) || len(third.extra.rows) != 14 {
-		t.Fatalf("after another handle's write: shared base %v, %d extra; want 14", sameBase(first, third), len(third.extra.rows))
+	if !sameBase(first, third) || third.Extra() != 14 {
+		t.Fatalf("after another handle's write: shared base %v, %d extra; want 14", sameBase(first, third), third.Extra())
 	}
 	if got, want := snapshot(third), fresh(t, path, e); !reflect.DeepEqual(got, want) {
 		t.Fatalf("caught-up cache has %d vectors, a full load %d", len(got), len(want))
@@ -133,8 +132,8 @@ func TestVectorCacheCatchesUp(t *testing.T) {
 		}
 	}
 	fourth := mustVectors(t, ix)
-	if sameBase(first, fourth) || fourth.ndead != 0 || len(fourth.extra.rows) != 0 {
-		t.Fatalf("after 300 changes: shared base %v, %d dead, %d extra; want a full reload", sameBase(first, fourth), fourth.ndead, len(fourth.extra.rows))
+	if sameBase(first, fourth) || fourth.Dead() != 0 || fourth.Extra() != 0 {
+		t.Fatalf("after 300 changes: shared base %v, %d dead, %d extra; want a full reload", sameBase(first, fourth), fourth.Dead(), fourth.Extra())
 	}
 	if got, want := snapshot(fourth), fresh(t, path, e); !reflect.DeepEqual(got, want) {
 		t.Fatalf("reloaded cache has %d vectors, a full load %d", len(got), len(want))
@@ -153,41 +152,5 @@ func TestVectorCacheCatchesUp(t *testing.T) {
 	}
 	if got, want := snapshot(fifth), fresh(t, path, e); !reflect.DeepEqual(got, want) {
 		t.Fatalf("reloaded cache has %d vectors, a full load %d", len(got), len(want))
-	}
-}
-
-// TestScanSkipsDeadAndReadsExtra checks the scan of a cache that caught
-// up against brute force over what it holds.
-func TestScanSkipsDeadAndReadsExtra(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const dim = 8
-	vc := randomCache(rng, parallelFrom+500, dim)
-	vc.dead = make([]uint64, (len(vc.base.rows)+63)/64)
-	var allowed []int64
-	for i := 0; i < len(vc.base.rows); i += 7 {
-		vc.dead[i/64] |= 1 << (i % 64)
-		vc.ndead++
-		allowed = append(allowed, vc.base.rows[i], vc.base.rows[i+1])
-	}
-	for i := range 300 {
-		n := int64(10_000_000 + i)
-		vc.extra.add(n, int8(1+rng.IntN(4)), randomUnit(rng, dim))
-		if i%3 == 0 {
-			allowed = append(allowed, n)
-		}
-	}
-	for _, role := range []int{1, 4} {
-		for _, rows := range [][]int64{nil, allowed} {
-			q := randomUnit(rng, dim)
-			got, want := vc.scan(q, role, 25, rows), bruteForce(vc, q, role, 25, rows)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("role %d, %d allowed: scan %v, brute force %v", role, len(rows), got[:min(3, len(got))], want[:min(3, len(want))])
-			}
-			for _, h := range got {
-				if i, ok := vc.base.slot[h.n]; ok && vc.isDead(int(i)) {
-					t.Fatalf("role %d: dead row %d returned", role, h.n)
-				}
-			}
-		}
 	}
 }

@@ -1,88 +1,22 @@
 package sqliteindex
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
-	"math"
-	"runtime"
-	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/hearth-rpg/hearth/embedding"
-	"github.com/hearth-rpg/hearth/internal/vecmath"
+	"github.com/hearth-rpg/hearth/retrieve/memvec"
 )
 
-// slab holds vectors in one block of memory, so an exact scan walks it in
-// order.
-type slab struct {
-	rows   []int64 // lore_chunks.n of each slot, ascending
-	access []int8  // the chunk's access level, checked on every scan
-	data   []float32
-	slot   map[int64]int32
-	// cols is every vector again, column by column (dimension d of slot
-	// r at cols[d*len(rows)+r]), each value scaled by scale to an int8:
-	// the approximate search's estimate reads only the columns of the
-	// query's largest dimensions. Only the base slab has them (see
-	// index); the few vectors in extra are always scored exactly.
-	cols  []int8
-	scale float32
-}
-
-func (s *slab) vec(i, dim int) []float32 {
-	return s.data[i*dim : (i+1)*dim : (i+1)*dim]
-}
-
-func (s *slab) add(n int64, acc int8, v []float32) {
-	if s.slot == nil {
-		s.slot = map[int64]int32{}
-	}
-	s.slot[n] = int32(len(s.rows))
-	s.rows = append(s.rows, n)
-	s.access = append(s.access, acc)
-	s.data = append(s.data, v...)
-}
-
-// index builds s.cols from s.data, once every vector has been added.
-func (s *slab) index(dim int) {
-	var m float32
-	for _, x := range s.data {
-		m = max(m, x, -x)
-	}
-	s.scale = 1
-	if m > 0 {
-		s.scale = 127 / m
-	}
-	n := len(s.rows)
-	s.cols = make([]int8, n*dim)
-	for r := range n {
-		for d, x := range s.data[r*dim : (r+1)*dim] {
-			s.cols[d*n+r] = int8(math.Round(float64(x * s.scale)))
-		}
-	}
-}
-
-// vectorCache is every stored vector as of one entry of lore_vector_log:
-// a base slab loaded in full, the base slots changed since (dead), and
-// the vectors stored since (extra). It is immutable: catching up builds a
-// new one that shares the base. Once the changes outgrow compactAt, the
-// next catch-up reloads everything into a new base.
+// vectorCache is every stored vector as of one entry of lore_vector_log.
+// Catching up builds a new one whose Set shares the base (memvec.Set.Apply).
+// Once the changes outgrow compactAt, the next catch-up reloads everything
+// into a new base.
 type vectorCache struct {
-	seq   int64 // the last log entry reflected
-	dim   int
-	base  slab
-	dead  []uint64 // bit per base slot
-	ndead int
-	extra slab
-}
-
-func (vc *vectorCache) len() int { return len(vc.base.rows) - vc.ndead + len(vc.extra.rows) }
-
-func (vc *vectorCache) isDead(i int) bool {
-	return vc.dead != nil && vc.dead[i/64]&(1<<(i%64)) != 0
+	seq int64 // the last log entry reflected
+	*memvec.Set
 }
 
 // compactAt is how many changes a cache takes as a delta before the next
@@ -120,7 +54,7 @@ func (ix *Index) vectors(ctx context.Context) (*vectorCache, error) {
 		if err != nil {
 			return nil, ix.explain("load the lore vectors", err)
 		}
-		if old.ndead+len(old.extra.rows)+changed <= compactAt(len(old.base.rows)) {
+		if old.Changed()+changed <= compactAt(old.BaseLen()) {
 			vc, err := ix.catchUp(ctx, tx, old, last.Int64)
 			if err != nil {
 				return nil, err
@@ -145,16 +79,7 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lore_vectors`).Scan(&count); err != nil {
 		return nil, ix.explain("load the lore vectors", err)
 	}
-	vc := &vectorCache{
-		seq: seq,
-		dim: dim,
-		base: slab{
-			rows:   make([]int64, 0, count),
-			access: make([]int8, 0, count),
-			data:   make([]float32, 0, count*dim),
-			slot:   make(map[int64]int32, count),
-		},
-	}
+	bd := memvec.NewBuilder(dim, count)
 	rows, err := tx.QueryContext(ctx, `SELECT v.chunk, c.access, v.vec FROM lore_vectors v
 		JOIN lore_chunks c ON c.n = v.chunk ORDER BY v.chunk`)
 	if err != nil {
@@ -173,20 +98,14 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 			// compare vectors of different spaces.
 			continue
 		}
-		b := &vc.base
-		var err error
-		if b.data, err = embedding.Decode(b.data, blob); err != nil {
-			return nil, fmt.Errorf("load the lore vector of row %d: %w", n, err)
+		if err := bd.AddEncoded(n, int8(acc), blob); err != nil {
+			return nil, err
 		}
-		b.slot[n] = int32(len(b.rows))
-		b.rows = append(b.rows, n)
-		b.access = append(b.access, int8(acc))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, ix.explain("load the lore vectors", err)
 	}
-	vc.base.index(dim)
-	return vc, nil
+	return &vectorCache{seq: seq, Set: bd.Build()}, nil
 }
 
 // catchUp builds the cache at log entry seq from old and the chunks
@@ -202,11 +121,7 @@ func (ix *Index) catchUp(ctx context.Context, tx *sql.Tx, old *vectorCache, seq 
 		return nil, ix.explain("catch up with the lore vectors", err)
 	}
 	defer rows.Close()
-	type change struct {
-		acc int8
-		vec []float32 // nil: gone
-	}
-	changes := map[int64]change{}
+	changes := map[int64]memvec.Change{}
 	var blob []byte
 	for rows.Next() {
 		var n int64
@@ -214,12 +129,12 @@ func (ix *Index) catchUp(ctx context.Context, tx *sql.Tx, old *vectorCache, seq 
 		if err := rows.Scan(&n, &acc, &blob); err != nil {
 			return nil, ix.explain("catch up with the lore vectors", err)
 		}
-		var c change
-		if acc.Valid && len(blob) == 4*old.dim {
-			if c.vec, err = embedding.Decode(nil, blob); err != nil {
+		var c memvec.Change
+		if acc.Valid && len(blob) == 4*old.Dim() {
+			if c.Vec, err = embedding.Decode(nil, blob); err != nil {
 				return nil, fmt.Errorf("load the lore vector of row %d: %w", n, err)
 			}
-			c.acc = int8(acc.Int64)
+			c.Access = int8(acc.Int64)
 		}
 		changes[n] = c
 	}
@@ -227,174 +142,22 @@ func (ix *Index) catchUp(ctx context.Context, tx *sql.Tx, old *vectorCache, seq 
 		return nil, ix.explain("catch up with the lore vectors", err)
 	}
 
-	vc := &vectorCache{seq: seq, dim: old.dim, base: old.base, ndead: old.ndead}
-	vc.dead = slices.Clone(old.dead)
-	for n := range changes {
-		i, ok := old.base.slot[n]
-		if !ok || old.isDead(int(i)) {
-			continue
-		}
-		if vc.dead == nil {
-			vc.dead = make([]uint64, (len(old.base.rows)+63)/64)
-		}
-		vc.dead[i/64] |= 1 << (i % 64)
-		vc.ndead++
-	}
-	for i, n := range old.extra.rows {
-		if _, ok := changes[n]; !ok {
-			vc.extra.add(n, old.extra.access[i], old.extra.vec(i, old.dim))
-		}
-	}
-	for _, n := range slices.Sorted(maps.Keys(changes)) {
-		if c := changes[n]; c.vec != nil {
-			vc.extra.add(n, c.acc, c.vec)
-		}
-	}
-	return vc, nil
+	return &vectorCache{seq: seq, Set: old.Apply(changes)}, nil
 }
 
+// hit is a ranked row.
 type hit struct {
 	n     int64
 	score float32
 }
 
-// better orders hits best first, ties by row, so the top k are the same
-// however the scan was split.
-func better(a, b hit) int {
-	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.n, b.n))
-}
-
-// parallelFrom is the number of vectors above which a scan is split
-// across the CPUs; below it, starting goroutines costs more than it saves.
-const parallelFrom = 16384
-
-// scan returns the k vectors most similar to q among those the role may
-// read: every stored vector when allowed is nil, else only the rows in
-// allowed (which the caller selected with the role already applied).
-// Vectors at a right angle to q or further (similarity ≤ 0) share nothing
-// with it and are left out.
-func (vc *vectorCache) scan(q []float32, role, k int, allowed []int64) []hit {
-	if k <= 0 || len(q) != vc.dim {
-		return nil
+// hitsOf converts memvec's hits.
+func hitsOf(hs []memvec.Hit) []hit {
+	out := make([]hit, len(hs))
+	for i, h := range hs {
+		out[i] = hit{h.Row, h.Score}
 	}
-	if allowed != nil {
-		h := topK{k: k}
-		for _, n := range allowed {
-			if i, ok := vc.extra.slot[n]; ok {
-				vc.offer(&h, &vc.extra, int(i), q, role)
-			} else if i, ok := vc.base.slot[n]; ok && !vc.isDead(int(i)) {
-				vc.offer(&h, &vc.base, int(i), q, role)
-			}
-		}
-		return h.sorted()
-	}
-	n := len(vc.base.rows)
-	parts := 1
-	if n >= parallelFrom {
-		parts = min(runtime.GOMAXPROCS(0), n/(parallelFrom/2))
-	}
-	heaps := make([]topK, parts+1)
-	var wg sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*n/parts, (p+1)*n/parts
-		heaps[p].k = k
-		wg.Go(func() { vc.scanRange(&heaps[p], &vc.base, vc.dead, lo, hi, q, role) })
-	}
-	heaps[parts].k = k
-	vc.scanRange(&heaps[parts], &vc.extra, nil, 0, len(vc.extra.rows), q, role)
-	wg.Wait()
-	var all []hit
-	for _, h := range heaps {
-		all = append(all, h.hits...)
-	}
-	slices.SortFunc(all, better)
-	return all[:min(k, len(all))]
-}
-
-// scanBlock is how many slots scanRange scores at a time: their scores
-// fit in a small buffer on the stack.
-const scanBlock = 64
-
-// scanRange offers slots lo to hi of s, skipping those marked in dead.
-// It is the hot loop of every vector search: it scores the slots a block
-// at a time with vecmath.DotRows (eight rows at once, the same bits as
-// embedding.Dot row by row), then offers those the role may read. A block
-// with no readable slot is not scored.
-func (vc *vectorCache) scanRange(h *topK, s *slab, dead []uint64, lo, hi int, q []float32, role int) {
-	dim, acc, rows := vc.dim, s.access, s.rows
-	var sims [scanBlock]float32
-	for b := lo; b < hi; b += scanBlock {
-		e := min(b+scanBlock, hi)
-		readable := false
-		for i := b; i < e && !readable; i++ {
-			readable = int(acc[i]) <= role && (dead == nil || dead[uint(i)/64]&(1<<(uint(i)%64)) == 0)
-		}
-		if !readable {
-			continue
-		}
-		vecmath.DotRows(sims[:e-b], q, s.data[b*dim:e*dim])
-		for i := b; i < e; i++ {
-			if int(acc[i]) > role || dead != nil && dead[uint(i)/64]&(1<<(uint(i)%64)) != 0 {
-				continue
-			}
-			if sim := sims[i-b]; sim > 0 {
-				h.offer(hit{rows[i], sim})
-			}
-		}
-	}
-}
-
-// offer scores slot i of s against q when the role may read it.
-func (vc *vectorCache) offer(h *topK, s *slab, i int, q []float32, role int) {
-	if int(s.access[i]) <= role {
-		if sim := embedding.Dot(q, s.vec(i, vc.dim)); sim > 0 {
-			h.offer(hit{s.rows[i], sim})
-		}
-	}
-}
-
-// topK keeps the k best hits seen, in a heap with the worst at the root.
-type topK struct {
-	k    int
-	hits []hit
-}
-
-func (h *topK) offer(x hit) {
-	if len(h.hits) < h.k {
-		h.hits = append(h.hits, x)
-		for i := len(h.hits) - 1; i > 0; {
-			p := (i - 1) / 2
-			if better(h.hits[i], h.hits[p]) <= 0 {
-				break
-			}
-			h.hits[i], h.hits[p] = h.hits[p], h.hits[i]
-			i = p
-		}
-		return
-	}
-	if better(x, h.hits[0]) >= 0 {
-		return
-	}
-	h.hits[0] = x
-	for i := 0; ; {
-		l, r, worst := 2*i+1, 2*i+2, i
-		if l < len(h.hits) && better(h.hits[l], h.hits[worst]) > 0 {
-			worst = l
-		}
-		if r < len(h.hits) && better(h.hits[r], h.hits[worst]) > 0 {
-			worst = r
-		}
-		if worst == i {
-			return
-		}
-		h.hits[i], h.hits[worst] = h.hits[worst], h.hits[i]
-		i = worst
-	}
-}
-
-func (h *topK) sorted() []hit {
-	slices.SortFunc(h.hits, better)
-	return h.hits
+	return out
 }
 
 // reembedBatch is how many chunks Open embeds per transaction when

@@ -1,4 +1,4 @@
-package sqliteindex
+package memvec
 
 import (
 	"cmp"
@@ -10,13 +10,13 @@ import (
 	"github.com/hearth-rpg/hearth/internal/vecmath"
 )
 
-// DefaultVectorCandidates is how many rows a vector search re-ranks by
-// exact similarity after picking them by an estimate, unless
-// WithVectorCandidates says otherwise. On the 100,000-chunk benchmark
-// corpus (BenchmarkVectorRecall) 128 candidates keep recall@10 at 0.984
+// DefaultCandidates is how many rows a lore index's vector search
+// re-ranks by exact similarity after picking them by an estimate, unless
+// configured otherwise. On the 100,000-chunk benchmark corpus
+// (sqliteindex's BenchmarkVectorRecall) 128 candidates keep recall@10 at 0.984
 // to 0.991 and 256 at 0.996 to 0.998: 256 leaves a margin above 0.98 for
 // other corpora for a few hundred exact dot products more.
-const DefaultVectorCandidates = 256
+const DefaultCandidates = 256
 
 // The estimate reads the columns of the query's largest dimensions,
 // enough to hold estimateMass of its squared length (estimateMinDims at
@@ -40,24 +40,24 @@ type approx struct {
 	sims  []float32
 }
 
-// search returns what scan does, the k best vectors the role may read
+// Search returns what Scan does, the k best vectors the role may read
 // (among allowed when it is not nil), but with cands > 0 it scores
 // exactly only the cands base slots of highest estimate. The estimate is
 // the dot product over the query's largest dimensions only, from the
 // int8 columns: for the short, sparse queries of the hashing embedder it
 // is nearly the whole score. A row outside the candidates is missed even
 // if it is among the k best: that is the approximation, measured in
-// BenchmarkVectorRecall. Only rows the role may read (and, with allowed,
+// sqliteindex's BenchmarkVectorRecall. Only rows the role may read (and, with allowed,
 // only those rows) are ever candidates, so the top k are the top k after
 // filtering. The vectors stored since the base was loaded (extra) are
 // always scored exactly. It is exact with cands ≤ 0, with no more
 // readable rows than cands, and for a query spread over too many
 // dimensions.
-func (vc *vectorCache) search(q []float32, role, k int, allowed []int64, cands int, pool *sync.Pool) []hit {
-	if cands <= 0 || len(vc.base.cols) != len(vc.base.data) {
-		return vc.scan(q, role, k, allowed)
+func (vs *Set) Search(q []float32, role, k int, allowed []int64, cands int, pool *sync.Pool) []Hit {
+	if cands <= 0 || len(vs.base.cols) != len(vs.base.data) {
+		return vs.Scan(q, role, k, allowed)
 	}
-	if k <= 0 || len(q) != vc.dim {
+	if k <= 0 || len(q) != vs.dim {
 		return nil
 	}
 	sc, _ := pool.Get().(*approx)
@@ -67,7 +67,7 @@ func (vc *vectorCache) search(q []float32, role, k int, allowed []int64, cands i
 	defer pool.Put(sc)
 	dims, ws := estimateDims(q, sc)
 	if dims == nil {
-		return vc.scan(q, role, k, allowed)
+		return vs.Scan(q, role, k, allowed)
 	}
 	h := topK{k: k}
 	var slots []int32
@@ -75,28 +75,28 @@ func (vc *vectorCache) search(q []float32, role, k int, allowed []int64, cands i
 	if narrowed {
 		slots = sc.slots[:0]
 		for _, n := range allowed {
-			if i, ok := vc.extra.slot[n]; ok {
-				vc.offer(&h, &vc.extra, int(i), q, role)
-			} else if i, ok := vc.base.slot[n]; ok && !vc.isDead(int(i)) && int(vc.base.access[i]) <= role {
+			if i, ok := vs.extra.slot[n]; ok {
+				vs.offer(&h, &vs.extra, int(i), q, role)
+			} else if i, ok := vs.base.slot[n]; ok && !vs.isDead(int(i)) && int(vs.base.access[i]) <= role {
 				slots = append(slots, i)
 			}
 		}
 		sc.slots = slots
 	} else {
-		vc.scanRange(&h, &vc.extra, nil, 0, len(vc.extra.rows), q, role)
+		vs.scanRange(&h, &vs.extra, nil, 0, len(vs.extra.rows), q, role)
 	}
 	cand := slots
 	if !narrowed || len(slots) > cands {
-		cand = vc.candidates(dims, ws, role, slots, narrowed, cands, sc)
+		cand = vs.candidates(dims, ws, role, slots, narrowed, cands, sc)
 	}
 	if cap(sc.sims) < len(cand) {
 		sc.sims = make([]float32, len(cand))
 	}
 	sims := sc.sims[:len(cand)]
-	vecmath.DotGather(sims, q, vc.base.data, cand)
+	vecmath.DotGather(sims, q, vs.base.data, cand)
 	for i, s := range cand {
 		if sims[i] > 0 {
-			h.offer(hit{vc.base.rows[s], sims[i]})
+			h.offer(Hit{vs.base.rows[s], sims[i]})
 		}
 	}
 	// h's buffer is new to this search: the pool keeps only sc.
@@ -146,8 +146,8 @@ const estimateBlock = 512
 // (all of them when fewer are readable), ties to the lower slot: among
 // slots when narrowed, else among every live base slot the role may
 // read. Large passes are split across the CPUs as the exact scan is.
-func (vc *vectorCache) candidates(dims []int, ws []int32, role int, slots []int32, narrowed bool, cands int, sc *approx) []int32 {
-	n := len(vc.base.rows)
+func (vs *Set) candidates(dims []int, ws []int32, role int, slots []int32, narrowed bool, cands int, sc *approx) []int32 {
+	n := len(vs.base.rows)
 	if narrowed {
 		n = len(slots)
 	}
@@ -165,9 +165,9 @@ func (vc *vectorCache) candidates(dims []int, ws []int32, role int, slots []int3
 		lo, hi := part*n/parts, (part+1)*n/parts
 		run := func() {
 			if narrowed {
-				vc.estimateSlots(dims, ws, slots[lo:hi], h)
+				vs.estimateSlots(dims, ws, slots[lo:hi], h)
 			} else {
-				vc.estimateRange(dims, ws, role, lo, hi, h)
+				vs.estimateRange(dims, ws, role, lo, hi, h)
 			}
 		}
 		if part == parts-1 {
@@ -195,8 +195,8 @@ func (vc *vectorCache) candidates(dims []int, ws []int32, role int, slots []int3
 // estimateRange offers base slots lo to hi that the role may read and
 // that are live to h, by their estimate, summing a block of slots one
 // column at a time.
-func (vc *vectorCache) estimateRange(dims []int, ws []int32, role, lo, hi int, h *candHeap) {
-	b := &vc.base
+func (vs *Set) estimateRange(dims []int, ws []int32, role, lo, hi int, h *candHeap) {
+	b := &vs.base
 	n := len(b.rows)
 	var sums [estimateBlock]int32
 	for start := lo; start < hi; start += estimateBlock {
@@ -213,7 +213,7 @@ func (vc *vectorCache) estimateRange(dims []int, ws []int32, role, lo, hi int, h
 		}
 		for i, key := range acc {
 			s := start + i
-			if int(b.access[s]) > role || vc.isDead(s) {
+			if int(b.access[s]) > role || vs.isDead(s) {
 				continue
 			}
 			h.offer(cand{key, int32(s)})
@@ -222,8 +222,8 @@ func (vc *vectorCache) estimateRange(dims []int, ws []int32, role, lo, hi int, h
 }
 
 // estimateSlots offers the given base slots to h by their estimate.
-func (vc *vectorCache) estimateSlots(dims []int, ws []int32, slots []int32, h *candHeap) {
-	b := &vc.base
+func (vs *Set) estimateSlots(dims []int, ws []int32, slots []int32, h *candHeap) {
+	b := &vs.base
 	n := len(b.rows)
 	for _, s := range slots {
 		var key int32
@@ -281,4 +281,11 @@ func (h *candHeap) offer(x cand) {
 		h.h[i], h.h[least] = h.h[least], h.h[i]
 		i = least
 	}
+}
+
+// Estimates says whether Search would estimate q (rather than scan
+// exactly): for reporting how many queries a benchmark estimated.
+func Estimates(q []float32) bool {
+	dims, _ := estimateDims(q, new(approx))
+	return dims != nil
 }

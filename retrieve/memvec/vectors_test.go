@@ -1,4 +1,4 @@
-package sqliteindex
+package memvec
 
 import (
 	"math"
@@ -11,8 +11,8 @@ import (
 )
 
 // randomCache makes n random unit vectors with random access levels.
-func randomCache(rng *rand.Rand, n, dim int) *vectorCache {
-	vc := &vectorCache{dim: dim}
+func randomCache(rng *rand.Rand, n, dim int) *Set {
+	vc := &Set{dim: dim}
 	for i := range n {
 		row := int64(3*i + 1) // row numbers need not be dense
 		vc.base.add(row, int8(1+rng.IntN(4)), randomUnit(rng, dim))
@@ -30,29 +30,16 @@ func randomUnit(rng *rand.Rand, dim int) []float32 {
 	return v
 }
 
-// live lists the cache's readable vectors as (row, access, vector).
-func (vc *vectorCache) live() (rows []int64, acc []int8, vecs [][]float32) {
-	for i, n := range vc.base.rows {
-		if !vc.isDead(i) {
-			rows, acc, vecs = append(rows, n), append(acc, vc.base.access[i]), append(vecs, vc.base.vec(i, vc.dim))
-		}
-	}
-	for i, n := range vc.extra.rows {
-		rows, acc, vecs = append(rows, n), append(acc, vc.extra.access[i]), append(vecs, vc.extra.vec(i, vc.dim))
-	}
-	return rows, acc, vecs
-}
-
 // bruteForce is the scan's reference: score everything, sort, cut.
-func bruteForce(vc *vectorCache, q []float32, role, k int, allowed []int64) []hit {
-	var all []hit
-	rows, acc, vecs := vc.live()
+func bruteForce(vc *Set, q []float32, role, k int, allowed []int64) []Hit {
+	var all []Hit
+	rows, acc, vecs := vc.Live()
 	for i, n := range rows {
 		if int(acc[i]) > role || (allowed != nil && !slices.Contains(allowed, n)) {
 			continue
 		}
 		if s := embedding.Dot(q, vecs[i]); s > 0 {
-			all = append(all, hit{n, s})
+			all = append(all, Hit{n, s})
 		}
 	}
 	slices.SortFunc(all, better)
@@ -81,7 +68,7 @@ func TestScan(t *testing.T) {
 			q[j] = float32(rng.NormFloat64())
 		}
 		embedding.Normalize(q)
-		got := vc.scan(q, tt.role, tt.k, tt.allowed)
+		got := vc.Scan(q, tt.role, tt.k, tt.allowed)
 		want := bruteForce(vc, q, tt.role, tt.k, tt.allowed)
 		if len(got) == 0 && len(want) == 0 {
 			continue
@@ -90,12 +77,12 @@ func TestScan(t *testing.T) {
 			t.Errorf("%s: scan gave %d hits, brute force %d; first %v vs %v", tt.name, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
 		}
 		for _, h := range got {
-			if int(vc.base.access[vc.base.slot[h.n]]) > tt.role {
-				t.Fatalf("%s: row %d above the role", tt.name, h.n)
+			if int(vc.base.access[vc.base.slot[h.Row]]) > tt.role {
+				t.Fatalf("%s: row %d above the role", tt.name, h.Row)
 			}
 		}
 	}
-	if got := vc.scan(make([]float32, 3), 4, 10, nil); got != nil {
+	if got := vc.Scan(make([]float32, 3), 4, 10, nil); got != nil {
 		t.Errorf("a query of the wrong dimension gave %v", got)
 	}
 }
@@ -125,13 +112,13 @@ func TestScanSizes(t *testing.T) {
 		for _, role := range []int{1, 4} {
 			for _, k := range []int{1, 10, 40} {
 				q := randomUnit(rng, tt.dim)
-				got := vc.scan(q, role, k, nil)
+				got := vc.Scan(q, role, k, nil)
 				want := bruteForce(vc, q, role, k, nil)
 				if len(got) != len(want) {
 					t.Fatalf("n=%d dim=%d role=%d k=%d: %d hits, brute force %d", tt.n, tt.dim, role, k, len(got), len(want))
 				}
 				for i := range got {
-					if got[i].n != want[i].n || math.Float32bits(got[i].score) != math.Float32bits(want[i].score) {
+					if got[i].Row != want[i].Row || math.Float32bits(got[i].Score) != math.Float32bits(want[i].Score) {
 						t.Fatalf("n=%d dim=%d role=%d k=%d: hit %d is %v, brute force %v", tt.n, tt.dim, role, k, i, got[i], want[i])
 					}
 				}
