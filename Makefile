@@ -43,7 +43,7 @@ bench:
 	$(GO) test -run='^$$' -bench='^Benchmark(Search|VectorRecall)$$' -benchtime=160x -timeout=60m ./retrieve/sqliteindex | tee -a bench.txt
 	$(GO) test -run='^$$' -bench='^BenchmarkRecall100k$$' -benchtime=1000x -timeout=30m ./narrative/sqlitenarrative | tee -a bench.txt
 	$(GO) test -run='^$$' -bench='^Benchmark(Streaming1000|StreamingMemory|StreamingBurst|ChatStartCPU|IdleChatMemory)$$' -benchtime=1x -timeout=30m ./server | tee -a bench.txt
-	scripts/bench-pdf.sh 1x | tee -a bench.txt
+	scripts/bench-pdf.sh 8x | tee -a bench.txt
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/hearth-bench ./cmd/hearth
 	$(GO) run ./scripts/firstprompt -bin bin/hearth-bench -runs 5 | tee -a bench.txt
 	@echo "load: $$(uptime)" | tee -a bench.txt

@@ -34,8 +34,8 @@ bin=$(mktemp -d)/pdf.test
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 GOFLAGS="${GOFLAGS:--buildvcs=false}" go test -c -o "$bin" ./ingest/pdf
 cd ingest/pdf
-echo "hearth ingest/pdf (BenchmarkExtract: text, outline and images; BenchmarkExtractText: no images; benchtime ${1:-2x}, one process, $(nproc) cores):"
-"$bin" -test.run='^$' -test.bench='^BenchmarkExtract(Text)?$' -test.benchtime="${1:-2x}" |
+echo "hearth ingest/pdf (BenchmarkExtract: text, outline and images; BenchmarkExtractText: no images; benchtime ${1:-8x}, one process, $(nproc) cores):"
+"$bin" -test.run='^$' -test.bench='^BenchmarkExtract(Text)?$' -test.benchtime="${1:-8x}" |
 	awk '/^BenchmarkExtract(Text)?\// {
 		name = $1; kind = "with images"
 		if (name ~ /^BenchmarkExtractText\//) kind = "text only"
