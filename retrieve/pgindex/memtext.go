@@ -3,8 +3,6 @@ package pgindex
 import (
 	"context"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/bm25"
@@ -22,32 +20,12 @@ import (
 // that reads the generation with the rows. Until it is built, and while
 // it is stale, the tsvector ranking (search.go, termstats.go) serves.
 
-type memText struct {
-	mu       sync.Mutex
-	snap     *memSnapshot
-	building bool
-	failed   error
-	failedAt string // the generation a build failed at: not tried again there
-	off      bool   // for tests: rank with tsvectors only
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-}
+// memText is the full text in memory, per generation (built.go).
+type memText = built[memSnapshot]
 
 type memSnapshot struct {
-	gen  string
 	ix   *bm25.Index
 	cols memtext.Columns // access level and filter columns per document
-}
-
-func (m *memText) start() { m.ctx, m.cancel = context.WithCancel(context.Background()) }
-
-func (m *memText) close() {
-	if m.cancel != nil {
-		m.cancel()
-	}
-	m.wg.Wait()
 }
 
 // generation reads lore_meta's counter ("" before any write).
@@ -110,44 +88,10 @@ func (ix *Index) accept(ctx context.Context, cols *memtext.Columns, rows []int64
 	return cols.Accept(role, f, rows, !keys.IsZero(), allowed), nil
 }
 
-// memSnapshot returns the snapshot of generation gen, or nil, starting a
-// build when there is none. A small index (memSyncRows chunks or fewer,
-// a fraction of a second) is built at once, in the search that asks, so
-// its searches do not change ranking with a build's timing; a larger
-// one in the background while the fallback serves.
+// memSnapshot returns the full text of generation gen, or nil, starting
+// a build when there is none.
 func (ix *Index) memSnapshot(ctx context.Context, gen string) *memSnapshot {
-	m := &ix.mem
-	m.mu.Lock()
-	if !m.off && m.snap != nil && m.snap.gen == gen {
-		snap := m.snap
-		m.mu.Unlock()
-		return snap
-	}
-	if m.off || m.failed != nil && m.failedAt == gen || m.building || m.ctx == nil || m.ctx.Err() != nil {
-		m.mu.Unlock()
-		return nil
-	}
-	m.building = true
-	m.wg.Add(1)
-	size := -1
-	if m.snap != nil {
-		size = m.snap.ix.Docs()
-	}
-	m.mu.Unlock()
-	if size < 0 {
-		size = ix.countChunks(ctx)
-	}
-	if size > memSyncRows {
-		go ix.buildMem()
-		return nil
-	}
-	ix.buildMem()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.snap != nil && m.snap.gen == gen {
-		return m.snap
-	}
-	return nil
+	return ix.mem.get(ctx, gen, ix.countChunks, ix.log)
 }
 
 // memSyncRows is the largest index built in the search that asks.
@@ -162,55 +106,12 @@ func (ix *Index) countChunks(ctx context.Context) int {
 	return n
 }
 
-func (ix *Index) buildMem() {
-	m := &ix.mem
-	defer m.wg.Done()
-	start := time.Now()
-	snap, gen, err := ix.readMem(m.ctx)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.building = false
-	if err != nil {
-		m.failed, m.failedAt = err, gen
-		ix.log.Warn("lore index: in-memory full text not built; PostgreSQL's ranking serves", "err", err)
-		return
-	}
-	m.failed = nil
-	m.snap = snap
-	ix.log.Info("lore index: in-memory full text built", "chunks", snap.ix.Docs(), "postings", snap.ix.Postings(),
-		"bytes", snap.ix.Bytes(), "took", time.Since(start).Round(time.Millisecond))
-}
-
 // WaitFullText waits until the in-memory full text serves the index as
 // it now stands, building it if need be: for tools, tests and
 // benchmarks. It returns the build's error when it cannot be built.
 func (ix *Index) WaitFullText(ctx context.Context) error {
-	for {
-		gen, err := ix.generation(ctx)
-		if err != nil {
-			return err
-		}
-		if ix.memSnapshot(ctx, gen) != nil {
-			return nil
-		}
-		ix.mem.mu.Lock()
-		off := ix.mem.off
-		ix.mem.mu.Unlock()
-		if off {
-			return fmt.Errorf("the in-memory full text is turned off")
-		}
-		ix.mem.mu.Lock()
-		failed := ix.mem.failed
-		ix.mem.mu.Unlock()
-		if failed != nil {
-			return failed
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return ix.waitBuilt(ctx, func(ctx context.Context, gen string) bool { return ix.memSnapshot(ctx, gen) != nil },
+		ix.mem.state, fmt.Errorf("the in-memory full text is turned off"))
 }
 
 // readMem reads the generation and every chunk's full-text columns in
@@ -235,7 +136,7 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err e
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer rows.Close()
-	snap := &memSnapshot{gen: gen}
+	snap := &memSnapshot{}
 	var (
 		n                   int64
 		heading, text, tags string

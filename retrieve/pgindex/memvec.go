@@ -3,8 +3,6 @@ package pgindex
 import (
 	"context"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -23,34 +21,13 @@ import (
 // generation with the rows. Until it is built, and while it is stale,
 // the pgvector (or SQL) search of Mode serves.
 
-type memVecs struct {
-	mu       sync.Mutex
-	snap     *vecSnapshot
-	building bool
-	failed   error
-	failedAt string // the generation a build failed at: not tried again there
-	off      bool   // WithoutMemVectors, or a test: the database searches
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	pool   sync.Pool // memvec's search buffers
-}
+// memVecs is the vectors in memory, per generation (built.go).
+type memVecs = built[vecSnapshot]
 
 type vecSnapshot struct {
-	gen  string
 	set  *memvec.Set
 	rows []int64         // the rows with a vector, ascending
 	cols memtext.Columns // their access levels and filter columns
-}
-
-func (m *memVecs) start() { m.ctx, m.cancel = context.WithCancel(context.Background()) }
-
-func (m *memVecs) close() {
-	if m.cancel != nil {
-		m.cancel()
-	}
-	m.wg.Wait()
 }
 
 // memVectorSearch searches the in-memory vectors for q with the role
@@ -80,7 +57,7 @@ func (ix *Index) memVectorSearch(ctx context.Context, gen string, q []float32, r
 			}
 		}
 	}
-	found := snap.set.Search(q, role, k, allowed, ix.cands, &ix.vecs.pool)
+	found := snap.set.Search(q, role, k, allowed, ix.cands, &ix.vecPool)
 	hits := make([]hit, len(found))
 	for i, h := range found {
 		hits[i] = hit{n: h.Row, score: float64(h.Score)}
@@ -89,64 +66,9 @@ func (ix *Index) memVectorSearch(ctx context.Context, gen string, q []float32, r
 }
 
 // vecSnapshot returns the vectors of generation gen, or nil, starting a
-// build when there are none: at once for a small index (memSyncRows
-// chunks or fewer), so its searches do not change with a build's timing;
-// in the background for a larger one.
+// build when there are none.
 func (ix *Index) vecSnapshot(ctx context.Context, gen string) *vecSnapshot {
-	m := &ix.vecs
-	m.mu.Lock()
-	if !m.off && m.snap != nil && m.snap.gen == gen {
-		snap := m.snap
-		m.mu.Unlock()
-		return snap
-	}
-	if m.off || m.failed != nil && m.failedAt == gen || m.building || m.ctx == nil || m.ctx.Err() != nil {
-		m.mu.Unlock()
-		return nil
-	}
-	m.building = true
-	m.wg.Add(1)
-	size := -1
-	if m.snap != nil {
-		size = m.snap.set.Len()
-		// Stale: no search uses it again, so let it go before the new
-		// vectors are read rather than hold both.
-		m.snap = nil
-	}
-	m.mu.Unlock()
-	if size < 0 {
-		size = ix.countChunks(ctx)
-	}
-	if size > memSyncRows {
-		go ix.buildVecs()
-		return nil
-	}
-	ix.buildVecs()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.snap != nil && m.snap.gen == gen {
-		return m.snap
-	}
-	return nil
-}
-
-func (ix *Index) buildVecs() {
-	m := &ix.vecs
-	defer m.wg.Done()
-	start := time.Now()
-	snap, gen, err := ix.readVecs(m.ctx)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.building = false
-	if err != nil {
-		m.failed, m.failedAt = err, gen
-		ix.log.Warn("lore index: in-memory vectors not built; "+ix.VectorSearch()+" serves", "err", err)
-		return
-	}
-	m.failed = nil
-	m.snap = snap
-	ix.log.Info("lore index: in-memory vectors built", "vectors", snap.set.Len(), "dim", snap.set.Dim(),
-		"took", time.Since(start).Round(time.Millisecond))
+	return ix.vecs.get(ctx, gen, ix.countChunks, ix.log)
 }
 
 // readVecs reads the generation and every vector with its chunk's access
@@ -171,7 +93,7 @@ func (ix *Index) readVecs(ctx context.Context) (_ *vecSnapshot, gen string, err 
 		return nil, gen, ix.explain("load the lore vectors", err)
 	}
 	defer rows.Close()
-	snap := &vecSnapshot{gen: gen, rows: make([]int64, 0, count)}
+	snap := &vecSnapshot{rows: make([]int64, 0, count)}
 	var (
 		n     int64
 		level int16
@@ -208,27 +130,6 @@ func (ix *Index) WaitVectors(ctx context.Context) error {
 	if ix.emb == nil {
 		return fmt.Errorf("the lore index has no embedder: there are no vectors to load")
 	}
-	for {
-		gen, err := ix.generation(ctx)
-		if err != nil {
-			return err
-		}
-		if ix.vecSnapshot(ctx, gen) != nil {
-			return nil
-		}
-		ix.vecs.mu.Lock()
-		off, failed := ix.vecs.off, ix.vecs.failed
-		ix.vecs.mu.Unlock()
-		if off {
-			return fmt.Errorf("the in-memory vectors are turned off")
-		}
-		if failed != nil {
-			return failed
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return ix.waitBuilt(ctx, func(ctx context.Context, gen string) bool { return ix.vecSnapshot(ctx, gen) != nil },
+		ix.vecs.state, fmt.Errorf("the in-memory vectors are turned off"))
 }

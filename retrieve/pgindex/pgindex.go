@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/internal/pgdb"
@@ -44,10 +45,11 @@ type Index struct {
 	iterative bool
 	pgvector  string // the extension's version, "" when absent
 	tstats    termStats
-	efSearch  int     // hnsw.ef_search, before raising it to the candidates wanted; 0 with VectorsPGExact
-	mem       memText // full text in memory (memtext.go)
-	vecs      memVecs // vectors in memory (memvec.go)
-	cands     int     // candidates the in-memory vector search re-ranks; 0: exact
+	efSearch  int       // hnsw.ef_search, before raising it to the candidates wanted; 0 with VectorsPGExact
+	mem       memText   // full text in memory (memtext.go)
+	vecs      memVecs   // vectors in memory (memvec.go)
+	vecPool   sync.Pool // memvec's search buffers
+	cands     int       // candidates the in-memory vector search re-ranks; 0: exact
 }
 
 var _ retrieve.Index = (*Index)(nil)
@@ -137,6 +139,14 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 		}
 	}
 	ix.log.Info("lore index: vector search", "mode", string(ix.mode), "how", ix.VectorSearch())
+	ix.mem = memText{what: "full text", serves: "PostgreSQL's ranking", read: ix.readMem,
+		size: func(s *memSnapshot) int { return s.ix.Docs() },
+		attrs: func(s *memSnapshot) []any {
+			return []any{"chunks", s.ix.Docs(), "postings", s.ix.Postings(), "bytes", s.ix.Bytes()}
+		}}
+	ix.vecs = memVecs{what: "vectors", serves: ix.VectorSearch(), read: ix.readVecs, off: ix.vecs.off,
+		size:  func(s *vecSnapshot) int { return s.set.Len() },
+		attrs: func(s *vecSnapshot) []any { return []any{"vectors", s.set.Len(), "dim", s.set.Dim()} }}
 	ix.mem.start()
 	ix.vecs.start()
 	// Build the in-memory full text and vectors: now when the index is
