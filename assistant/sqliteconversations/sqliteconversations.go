@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hearth-rpg/hearth/assistant"
@@ -37,9 +36,7 @@ type Store struct {
 	w   *sql.DB // the one writer
 	r   *sql.DB // the readers
 
-	mu     sync.Mutex
-	stmts  map[string]*sql.Stmt // the hot statements, prepared on first use
-	closed bool
+	stmts sqlitedb.Stmts // the hot statements, prepared on first use
 
 	saves saveQueue
 }
@@ -49,7 +46,7 @@ var _ assistant.Conversations = (*Store)(nil)
 // New keeps conversations in the shared handle h, whose migrations must
 // include Migrations. Close does not close h.
 func New(h *sqlitedb.DB) *Store {
-	return &Store{h: h, w: h.Writer(), r: h.Reader(), stmts: map[string]*sql.Stmt{}}
+	return &Store{h: h, w: h.Writer(), r: h.Reader(), stmts: sqlitedb.Stmts{What: "the conversation store"}}
 }
 
 // Open opens (creating if needed) the conversation tables in
@@ -68,47 +65,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // Close closes the prepared statements, and the database when Open
 // opened it.
 func (c *Store) Close() error {
-	c.mu.Lock()
-	var errs []error
-	for q, st := range c.stmts {
-		errs = append(errs, st.Close())
-		delete(c.stmts, q)
-	}
-	c.closed = true
-	c.mu.Unlock()
+	errs := []error{c.stmts.Close()}
 	if c.own {
 		errs = append(errs, c.h.Close())
 	}
 	return errors.Join(errs...)
 }
 
-// stmt returns query prepared on pool, preparing it on first use;
-// database/sql prepares it again, once, on each connection of the pool
-// that runs it (the writer has one). Parsing the save's upsert on every
-// call was half of what saving a conversation cost a chat.
+// stmt returns query prepared on pool, preparing it on first use.
 func (c *Store) stmt(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
-	c.mu.Lock()
-	st, ok := c.stmts[query]
-	c.mu.Unlock()
-	if ok {
-		return st, nil
-	}
-	st, err := pool.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		st.Close()
-		return nil, errors.New("the conversation store is closed")
-	}
-	if prev, ok := c.stmts[query]; ok { // prepared meanwhile by another call
-		st.Close()
-		return prev, nil
-	}
-	c.stmts[query] = st
-	return st, nil
+	return c.stmts.Get(ctx, pool, query)
 }
 
 const timeFormat = time.RFC3339Nano

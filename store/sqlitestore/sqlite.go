@@ -43,14 +43,7 @@ type DB struct {
 
 	mu       sync.Mutex
 	branches map[string]store.Branch // branches never change once made
-	stmts    map[stmtKey]*sql.Stmt   // the hot statements, prepared once
-	closed   bool
-}
-
-// stmtKey names a prepared statement by its pool and text.
-type stmtKey struct {
-	pool  *sql.DB
-	query string
+	stmts    sqlitedb.Stmts          // the hot statements, prepared once
 }
 
 var _ store.Store = (*DB)(nil)
@@ -101,7 +94,7 @@ func DefaultDir() (string, error) {
 // New stores sessions in the shared handle h, whose migrations must
 // include Migrations and sqlitenarrative.Migrations. Close does not close h.
 func New(h *sqlitedb.DB) *DB {
-	return &DB{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), branches: map[string]store.Branch{}, stmts: map[stmtKey]*sql.Stmt{}}
+	return &DB{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), branches: map[string]store.Branch{}, stmts: sqlitedb.Stmts{What: "the game store"}}
 }
 
 // Open opens (creating if needed) the database in dir with the store's
@@ -132,14 +125,7 @@ func (db *DB) Path() string { return db.path }
 // Close closes the prepared statements, and the database when Open opened
 // it; a shared handle stays open.
 func (db *DB) Close() error {
-	db.mu.Lock()
-	var errs []error
-	for k, st := range db.stmts {
-		errs = append(errs, st.Close())
-		delete(db.stmts, k)
-	}
-	db.closed = true
-	db.mu.Unlock()
+	errs := []error{db.stmts.Close()}
 	if db.own {
 		errs = append(errs, db.h.Close())
 	}
@@ -147,35 +133,8 @@ func (db *DB) Close() error {
 }
 
 // stmt returns query prepared on pool, preparing it on first use.
-// database/sql prepares it again on each connection of the pool that runs
-// it, once; the writer has one. Parsing and planning a statement each call
-// was a sizeable share of a turn's commit. Never call it for the writer
-// inside a transaction: preparing waits for the writer's one connection,
-// which the transaction holds.
 func (db *DB) stmt(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
-	k := stmtKey{pool, query}
-	db.mu.Lock()
-	st, ok := db.stmts[k]
-	db.mu.Unlock()
-	if ok {
-		return st, nil
-	}
-	st, err := pool.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.closed {
-		st.Close()
-		return nil, errors.New("the game store is closed")
-	}
-	if prev, ok := db.stmts[k]; ok { // prepared meanwhile by another call
-		st.Close()
-		return prev, nil
-	}
-	db.stmts[k] = st
-	return st, nil
+	return db.stmts.Get(ctx, pool, query)
 }
 
 // explain turns SQLite's errors into ones that say what to do.

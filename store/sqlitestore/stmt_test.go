@@ -51,7 +51,7 @@ func TestHotStatementsPreparedOnce(t *testing.T) {
 		t.Fatalf("tip = %d, %v; want 20", tip, err)
 	}
 	db.mu.Lock()
-	got := len(db.stmts)
+	got := db.stmts.Len()
 	db.mu.Unlock()
 	if want := len(appendSQL) + 1; got != want { // + Tip
 		t.Errorf("%d statements prepared after 20 turns, want %d", got, want)
@@ -76,8 +76,8 @@ func TestCloseOverSharedHandle(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if len(db.stmts) != 0 {
-		t.Errorf("%d statements left open after Close", len(db.stmts))
+	if db.stmts.Len() != 0 {
+		t.Errorf("%d statements left open after Close", db.stmts.Len())
 	}
 	if _, err := db.Tip(ctx, s.Branch); err == nil {
 		t.Error("Tip on a closed store: no error")
