@@ -406,15 +406,7 @@ func (e *Extractor) readSome(ctx context.Context, ws []*worker, list []int, mode
 			}
 		})
 	}
-feed:
-	for _, i := range list {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
+	feed(ctx, next, list)
 	wg.Wait()
 	close(errs)
 	if err, ok := <-errs; ok {

@@ -135,15 +135,7 @@ func (e *Extractor) extractNative(ctx context.Context, data []byte, nf *pdfread.
 			}
 		})
 	}
-feed:
-	for i := range pages {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
+	feed(ctx, next, pageNumbers(pages))
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -307,14 +299,6 @@ func (e *Extractor) readImagesOf(ctx context.Context, ws []*worker, list []int, 
 			}
 		})
 	}
-feed:
-	for _, i := range list {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
+	feed(ctx, next, list)
 	wg.Wait()
 }

@@ -208,3 +208,25 @@ func (w *worker) close() {
 	}
 	w.inst = nil
 }
+
+// feed sends each of list to next until ctx ends, then closes next: the
+// page queue of a pool of workers.
+func feed(ctx context.Context, next chan<- int, list []int) {
+	defer close(next)
+	for _, i := range list {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// pageNumbers is 0 to n-1.
+func pageNumbers(n int) []int {
+	list := make([]int, n)
+	for i := range list {
+		list[i] = i
+	}
+	return list
+}
