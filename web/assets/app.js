@@ -18,6 +18,7 @@ class App {
     this.user = null;
     this.view = null; // the live view, closed on navigation
     this.loads = 0; // counts navigations and page loads; a slower, older load must not draw over a newer one
+    this.routes = 0; // views drawn, on #main for whoever debugs a view drawn twice
     this.main = document.getElementById("main");
     this.nav = document.getElementById("nav");
     this.alertBox = document.getElementById("alert");
@@ -99,6 +100,7 @@ class App {
 
   route() {
     this.loads++;
+    this.main.dataset.routes = String(++this.routes);
     if (this.view) {
       this.view.close();
       this.view = null;

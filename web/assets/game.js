@@ -21,6 +21,8 @@ export class GameView {
     this.shown = {turn: -1, branch: ""}; // what the log holds
     this.loading = 0; // history loads in flight, newest wins
     this.historyPending = false; // the newest load has not drawn yet
+    this.sockets = 0; // sockets opened; with sent, on #conn for whoever debugs a hung turn
+    this.sent = 0;
   }
 
   open() {
@@ -227,6 +229,7 @@ export class GameView {
       this.retry = 0;
       replace(this.conn, this.t("game.connected"));
       this.conn.dataset.state = "open";
+      this.conn.dataset.sockets = String(++this.sockets);
     };
     ws.onmessage = (ev) => {
       let msg;
@@ -253,6 +256,7 @@ export class GameView {
       return false;
     }
     this.ws.send(JSON.stringify(msg));
+    this.conn.dataset.sent = String(++this.sent);
     return true;
   }
 
