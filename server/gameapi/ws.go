@@ -228,6 +228,9 @@ func (c *client) write() {
 		select {
 		case b := <-c.send:
 			if err := c.writeOne(b); err != nil {
+				// Logged: the page reconnects, and what it sent meanwhile
+				// may be lost with this connection.
+				srv.log.Info("dropping a client whose write failed", "session", c.l.id, "conn", c.id, "user", c.user.ID, "err", err)
 				c.kick(websocketGoingAway, "write failed", false)
 				c.conn.CloseNow()
 				return
@@ -237,6 +240,7 @@ func (c *client) write() {
 			err := c.conn.Ping(ctx)
 			cancel()
 			if err != nil {
+				srv.log.Info("dropping a client that did not answer a ping", "session", c.l.id, "conn", c.id, "user", c.user.ID, "err", err)
 				c.kick(websocketGoingAway, "no answer to ping", false)
 				c.conn.CloseNow()
 				return
