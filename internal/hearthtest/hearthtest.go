@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,12 +51,24 @@ var serving = regexp.MustCompile(`serving on (http://\S+)`)
 // Start runs the server until the test ends and returns its base URL.
 func (s Server) Start(t testing.TB) string {
 	t.Helper()
+	url, _ := s.StartDump(t)
+	return url
+}
+
+// StartDump is Start, and also returns dump, which has the server print
+// its goroutines and exit (SIGQUIT) at once, its output going to Log. A
+// failed test's server is dumped when the test's cleanups reach Start's,
+// after those registered later (a browser closing, say): a test calls
+// dump itself before then to see the server while its clients are still
+// connected. Only the first call does anything.
+func (s Server) StartDump(t testing.TB) (url string, dump func()) {
+	t.Helper()
 	cmd, url := s.Launch(t)
-	t.Cleanup(func() {
-		if t.Failed() {
-			// A test that failed waiting for the server gets the server's
-			// goroutines in its log: SIGQUIT makes a Go program print
-			// them all and exit.
+	var once sync.Once
+	dump = func() {
+		once.Do(func() {
+			// SIGQUIT makes a Go program print all its goroutines and
+			// exit; Launch's reader passes them to Log.
 			cmd.Process.Signal(syscall.SIGQUIT)
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
@@ -65,6 +78,17 @@ func (s Server) Start(t testing.TB) string {
 				cmd.Process.Kill()
 				<-done
 			}
+		})
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			// A test that failed waiting for the server gets the server's
+			// goroutines in its log.
+			dump()
+			return
+		}
+		if cmd.ProcessState != nil {
+			t.Error("hearth serve was dumped (SIGQUIT) although the test has not failed")
 			return
 		}
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -80,7 +104,7 @@ func (s Server) Start(t testing.TB) string {
 			t.Error("hearth serve did not stop within 30s of SIGTERM")
 		}
 	})
-	return url
+	return url, dump
 }
 
 // startWait is how long a server may take to say it serves; startup

@@ -298,9 +298,11 @@ func (l *live) enqueue(j job) error {
 	l.srv.mu.Unlock()
 	select {
 	case l.jobs <- j:
+		l.srv.log.Debug("turn queued", "session", l.id, "by", j.by, "auto", j.auto)
 		return nil
 	default:
 		l.srv.release(l)
+		l.srv.log.Info("turn refused: the queue is full", "session", l.id, "by", j.by)
 		return problem("gameapi.msg.busy", "Limit", maxJobs)
 	}
 }
@@ -370,6 +372,7 @@ func (l *live) turn(p game.Play) (*game.Response, error) {
 		l.mu.Unlock()
 	}
 	l.broadcastTurn(resp, input, by)
+	l.srv.log.Debug("turn played", "session", l.id, "turn", resp.Turn, "committed", resp.Committed, "by", by)
 	if resp.Fallback != "" {
 		// Nobody is left believing the model told this turn.
 		l.srv.log.Warn("the game master's model failed; the turn was played offline", "session", l.id, "turn", resp.Turn, "fallback", resp.Fallback)

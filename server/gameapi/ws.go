@@ -107,10 +107,14 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 		conn.Close(websocket.StatusGoingAway, "the game is gone")
 		return
 	}
+	// At debug each connection and command is logged, so a turn that never
+	// came back shows whether it reached the server.
+	s.log.Debug("websocket joined", "session", id, "conn", c.id, "user", u.ID)
 	go c.write()
 	c.read(r.Context())
 	c.kick(websocketNormalClosure, "", false)
 	l.leave(c)
+	s.log.Debug("websocket left", "session", id, "conn", c.id, "user", u.ID)
 }
 
 // read handles the client's messages until the connection ends.
@@ -129,9 +133,11 @@ func (c *client) read(ctx context.Context) {
 		}
 		cmd, err := DecodeCommand(b)
 		if err != nil {
+			c.l.srv.log.Debug("websocket command", "session", c.l.id, "conn", c.id, "user", c.user.ID, "err", err)
 			c.problem(err)
 			continue
 		}
+		c.l.srv.log.Debug("websocket command", "session", c.l.id, "conn", c.id, "user", c.user.ID, "type", cmd.Type)
 		if err := c.handle(ctx, cmd); err != nil {
 			c.problem(err)
 		}
@@ -222,6 +228,9 @@ func (c *client) write() {
 		select {
 		case b := <-c.send:
 			if err := c.writeOne(b); err != nil {
+				// Logged: the page reconnects, and what it sent meanwhile
+				// may be lost with this connection.
+				srv.log.Info("dropping a client whose write failed", "session", c.l.id, "conn", c.id, "user", c.user.ID, "err", err)
 				c.kick(websocketGoingAway, "write failed", false)
 				c.conn.CloseNow()
 				return
@@ -231,6 +240,7 @@ func (c *client) write() {
 			err := c.conn.Ping(ctx)
 			cancel()
 			if err != nil {
+				srv.log.Info("dropping a client that did not answer a ping", "session", c.l.id, "conn", c.id, "user", c.user.ID, "err", err)
 				c.kick(websocketGoingAway, "no answer to ping", false)
 				c.conn.CloseNow()
 				return

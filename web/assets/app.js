@@ -18,6 +18,8 @@ class App {
     this.user = null;
     this.view = null; // the live view, closed on navigation
     this.loads = 0; // counts navigations and page loads; a slower, older load must not draw over a newer one
+    this.routes = 0; // views drawn, on #main for whoever debugs a view drawn twice
+    this.routed = null; // the hash the view shown was drawn for
     this.main = document.getElementById("main");
     this.nav = document.getElementById("nav");
     this.alertBox = document.getElementById("alert");
@@ -28,8 +30,14 @@ class App {
     await this.setLanguage(pickLanguage(), false);
     const sel = document.getElementById("lang");
     sel.addEventListener("change", () => this.setLanguage(sel.value, true));
-    // Routes are #/…; the skip link's #main only moves focus.
+    // Routes are #/…; the skip link's #main only moves focus. A hash the
+    // view shown was drawn for is not drawn again: signing in draws the
+    // games page before its hash change arrives, and two changes in a row
+    // arrive as two events that both read the newest hash. Drawing again
+    // would replace the view in use, and with it what the user is typing
+    // and a game's socket.
     window.addEventListener("hashchange", () => {
+      if (location.hash === this.routed) return;
       if (location.hash === "" || location.hash.startsWith("#/")) this.route();
     });
     document.getElementById("skip").addEventListener("click", (ev) => {
@@ -99,11 +107,13 @@ class App {
 
   route() {
     this.loads++;
+    this.main.dataset.routes = String(++this.routes);
     if (this.view) {
       this.view.close();
       this.view = null;
     }
     this.renderNav();
+    this.routed = location.hash;
     const hash = location.hash || "#/";
     if (!this.user) return this.signInView();
     const m = /^#\/game\/([A-Za-z0-9_-]+)$/.exec(hash);

@@ -21,6 +21,12 @@ export class GameView {
     this.shown = {turn: -1, branch: ""}; // what the log holds
     this.loading = 0; // history loads in flight, newest wins
     this.historyPending = false; // the newest load has not drawn yet
+    this.sockets = 0; // sockets opened; with sent, on #conn for whoever debugs a hung turn
+    this.sent = 0;
+    // The action last sent and not yet answered (no turn, no error since):
+    // a socket that closes first may have taken it along unread, so it
+    // goes back in the box rather than vanish without a word.
+    this.pending = null;
   }
 
   open() {
@@ -227,6 +233,7 @@ export class GameView {
       this.retry = 0;
       replace(this.conn, this.t("game.connected"));
       this.conn.dataset.state = "open";
+      this.conn.dataset.sockets = String(++this.sockets);
     };
     ws.onmessage = (ev) => {
       let msg;
@@ -237,6 +244,11 @@ export class GameView {
       clearTimeout(opening);
       if (this.ws !== ws || this.closed) return;
       this.ws = null;
+      if (this.pending !== null) {
+        if (!this.input.value) this.input.value = this.pending;
+        this.pending = null;
+        this.app.notify(this.t("game.unanswered"), true);
+      }
       // Back off 0.5 s, 1 s, 2 s … up to 15 s, with jitter so that many
       // clients of a restarted server do not all come back at once.
       const delay = Math.min(MAX_BACKOFF, 500 * 2 ** this.retry) * (0.75 + Math.random() / 2);
@@ -253,10 +265,15 @@ export class GameView {
       return false;
     }
     this.ws.send(JSON.stringify(msg));
+    this.conn.dataset.sent = String(++this.sent);
+    if (msg.type === "human_action") this.pending = msg.content;
     return true;
   }
 
   receive(msg) {
+    // A turn being told, or an error (a refusal is an answer too), answers
+    // the action sent.
+    if (msg.type === "turn_delta" || msg.type === "turn_update" || msg.type === "error") this.pending = null;
     switch (msg.type) {
       case "session_state":
         this.setState(msg.state);

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -85,12 +86,14 @@ func serveEnv(t *testing.T, prep func(data string), env ...string) hearth {
 		t.Fatalf("no key in %s", out)
 	}
 	// The default rate limits: a page's many requests a view fit them.
-	// At info the server logs what happens to a game's clients (a slow
-	// one dropped, a game taken over), which a failed wait needs; the log
-	// is shown only when the test fails.
-	env = append([]string{"HEARTH__LOG__LEVEL=info"}, env...)
-	url := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) }, Env: env}.Start(t)
-	return hearth{url: url, key: key, data: data}
+	// At debug the server logs each request, each game connection and
+	// command and each turn queued and played, which a failed wait needs;
+	// the log is shown only when the test fails.
+	env = append([]string{"HEARTH__LOG__LEVEL=debug"}, env...)
+	url, dump := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) }, Env: env}.StartDump(t)
+	h := hearth{url: url, key: key, data: data}
+	onFailServer(t, h, dump)
+	return h
 }
 
 // browse starts a headless Chromium for the test.
@@ -118,6 +121,17 @@ func browseAs(t *testing.T, name string) context.Context {
 	if err := chromedp.Run(tab); err != nil {
 		t.Fatalf("start %s: %v", chromium, err)
 	}
+	// HEARTH_TEST_CPU_THROTTLE=N runs the page N times slower, as on a
+	// loaded machine, to bring out races between the page and the server.
+	if v := os.Getenv("HEARTH_TEST_CPU_THROTTLE"); v != "" {
+		rate, err := strconv.ParseFloat(v, 64)
+		if err != nil || rate < 1 {
+			t.Fatalf("HEARTH_TEST_CPU_THROTTLE=%q: want a slowdown factor of 1 or more", v)
+		}
+		if err := chromedp.Run(tab, emulation.SetCPUThrottlingRate(rate)); err != nil {
+			t.Fatalf("throttle %s: %v", chromium, err)
+		}
+	}
 	ctx, cancelT := context.WithTimeout(tab, bound)
 	t.Cleanup(cancelT)
 	var done atomic.Bool // no t.Log once the test has ended
@@ -140,30 +154,9 @@ func browseAs(t *testing.T, name string) context.Context {
 			t.Logf("%s exception: %s", name, e.ExceptionDetails.Error())
 		}
 	})
-	// Cleanups run last first: this one runs before the browser closes.
-	t.Cleanup(func() {
-		if !t.Failed() {
-			return
-		}
-		dctx, cancel := context.WithTimeout(tab, 20*time.Second)
-		defer cancel()
-		var where string
-		// The start and the end of the view: a game's log and status are
-		// at the top, its scene images and tools at the bottom.
-		err := chromedp.Run(dctx, chromedp.Evaluate(`(() => {
-			const main = (document.getElementById("main") || {}).innerHTML || "";
-			const action = document.getElementById("action");
-			return location.href + "\n" + document.title + "\n" +
-				"alert: " + ((document.getElementById("alert") || {}).textContent || "") + "\n" +
-				"action box: " + (action ? JSON.stringify(action.value) : "none") + "\n" +
-				(main.length <= 6000 ? main : main.slice(0, 3000) + "\n…\n" + main.slice(-3000));
-		})()`, &where))
-		if err != nil {
-			t.Logf("%s: where the page was is unknown: %v", name, err)
-			return
-		}
-		t.Logf("%s at the failure:\n%s", name, where)
-	})
+	// Cleanups run last first: this one runs before the browsers close.
+	onFailPage(t, func() { showPage(t, tab, name) })
+	t.Cleanup(func() { diagnose(t) })
 	return ctx
 }
 

@@ -4,5 +4,9 @@
 // rendering of hostile campaign text, CSRF and the CSP. It holds tests
 // only; they skip when Chromium is absent. Screenshots of each view at 390
 // and 1440 px go to $HEARTH_TEST_OUTPUT, else to the test's temporary
-// directory.
+// directory. HEARTH_TEST_CPU_THROTTLE=N runs the pages N times slower
+// (Chromium's CPU throttling), to bring out races between a page and the
+// server. A failed test logs, before its browsers close, where each page
+// was, the server's games and the server's goroutines, after the server's
+// own log (at debug: each request, game connection, command and turn).
 package chromiumtest
