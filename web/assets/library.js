@@ -233,7 +233,8 @@ export class LibraryView {
       this.progress("failed", t("library.failed", {reason: j.error || ""}));
       return this.load();
     }
-    const stage = j.stage ? t("stage." + j.stage) : t("library.queued");
+    // A job just taken by the server runs before its first stage is named.
+    const stage = j.stage ? t("stage." + j.stage) : t(j.status === "running" ? "library.starting" : "library.queued");
     if (j.total > 0) {
       this.bar.value = Math.round((j.done / j.total) * 100);
       this.progress(j.status, t(j.stage === "extract" ? "library.stage_pages" : "library.stage_items", {stage, done: j.done, total: j.total}), "", j.stage);
