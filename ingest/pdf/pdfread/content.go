@@ -93,6 +93,15 @@ type interp struct {
 // most limit of them. An ErrUnsupported error means PDFium should read
 // this page instead.
 func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
+	return f.ReadPageInto(p, limit, nil)
+}
+
+// ReadPageInto is ReadPage appending the characters to chars[:0], so a
+// caller done with one page's characters can hand their array to the
+// next page: growing it anew for every page was the most allocated of
+// reading text, and each collection the allocation paces costs every
+// goroutine a preemption.
+func (f *File) ReadPageInto(p PageRef, limit int, chars []Char) (*Page, error) {
 	pg := &Page{}
 	cb := p.CropBox
 	pg.Width, pg.Height = cb[2]-cb[0], cb[3]-cb[1]
@@ -112,7 +121,11 @@ func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg.Chars = make([]Char, 0, len(data)/32)
+	if cap(chars) > 0 {
+		pg.Chars = chars[:0]
+	} else {
+		pg.Chars = make([]Char, 0, len(data)/32)
+	}
 	if err := in.run(data, p.Resources); err != nil {
 		return nil, err
 	}
