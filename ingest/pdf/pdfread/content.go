@@ -655,18 +655,24 @@ func (in *interp) show(s String) {
 			code = uint32(s[i])
 			i++
 		}
-		w := ft.width(code)
+		var w float64
+		var rs []rune
+		if q := ft.simple; q != nil && code < 256 && q[code].ok {
+			w, rs = q[code].w, q[code].text
+		} else {
+			w = ft.width(code)
+			var err error
+			if rs, err = ft.text(code, in.runeBuf[:0]); err != nil {
+				in.fail(err)
+				return
+			}
+		}
 		// The character's matrix without the font size: Tz and Tm
 		// and the CTM; the rise moves the origin.
 		t, c := &in.tm, &g.ctm
 		a0, a1, a2, a3, a4, a5 := mul6(g.tz, 0, 0, 1, 0, g.rise, t[0], t[1], t[2], t[3], t[4], t[5])
 		var m matrix
 		m[0], m[1], m[2], m[3], m[4], m[5] = mul6(a0, a1, a2, a3, a4, a5, c[0], c[1], c[2], c[3], c[4], c[5])
-		rs, err := ft.text(code, in.runeBuf[:0])
-		if err != nil {
-			in.fail(err)
-			return
-		}
 		in.place(rs, m, w, ft)
 		adv := w*g.size + g.tc
 		if !ft.twoByte && code == 32 {
