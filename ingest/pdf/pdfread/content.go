@@ -104,11 +104,10 @@ func (f *File) ReadPage(p PageRef, limit int) (*Page, error) {
 	return f.ReadPageInto(p, limit, nil)
 }
 
-// ReadPageInto is ReadPage appending the characters to chars[:0], so a
-// caller done with one page's characters can hand their array to the
-// next page: growing it anew for every page was the most allocated of
-// reading text, and each collection the allocation paces costs every
-// goroutine a preemption.
+// ReadPageInto is ReadPage with the characters appended to chars[:0]:
+// a caller done with one page's characters hands their array to the
+// next page instead of growing a new one, which was most of what
+// reading text allocated.
 func (f *File) ReadPageInto(p PageRef, limit int, chars []Char) (*Page, error) {
 	pg := &Page{}
 	cb := p.CropBox
