@@ -36,6 +36,10 @@ type simpleGlyph struct {
 	ok   bool
 }
 
+// maxSimpleRanges bounds the ToUnicode ranges a font with a simple
+// table may have: each of its 256 codes may be looked for in all of them.
+const maxSimpleRanges = 256
+
 // fillSimple works out the simple table of a loaded one-byte font.
 func (ft *font) fillSimple() {
 	ft.simple = new([256]simpleGlyph)
@@ -83,6 +87,12 @@ func (f *File) font(o Object) *font {
 		return ft
 	}
 	ft = f.loadFont(d)
+	// The table costs 256 lookups: only for a font kept for the file
+	// (a direct font dictionary is loaded at every Tf), and only with a
+	// ToUnicode map short enough that they stay cheap.
+	if !ft.twoByte && ft.err == nil && (ft.cmap == nil || len(ft.cmap.ranges) <= maxSimpleRanges) {
+		ft.fillSimple()
+	}
 	f.mu.Lock()
 	f.fonts[r] = ft
 	f.mu.Unlock()
@@ -180,9 +190,6 @@ func (f *File) loadFont(d Dict) *font {
 		ft.weight = fontWeight(stem)
 	} else {
 		ft.weight = baseWeight(string(base))
-	}
-	if !ft.twoByte {
-		ft.fillSimple()
 	}
 	return ft
 }
