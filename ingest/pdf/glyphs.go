@@ -99,6 +99,8 @@ type pageText struct {
 	boxes         []charBox
 	fonts         []charFont
 	width, height float64
+	buf           []glyph // the glyphs' array to reuse, if any
+	word          []byte  // slowWord's word being built
 }
 
 // box returns character i's loose box (font ascent to descent: one call
@@ -178,14 +180,15 @@ func (w *worker) readGlyphs(page requests.Page, width, height float64, mode meas
 	if err != nil {
 		return nil, false, err
 	}
-	glyphs, endsOK = measureGlyphs(pdfiumText{w.inst, tp.TextPage}, runes, width, height, mode)
+	glyphs, endsOK = measureGlyphs(pdfiumText{w.inst, tp.TextPage}, runes, width, height, mode, nil)
 	return glyphs, endsOK, nil
 }
 
-// measureGlyphs makes the glyphs of a page's text as mode says.
-func measureGlyphs(src charSource, runes []rune, width, height float64, mode measure) ([]glyph, bool) {
+// measureGlyphs makes the glyphs of a page's text as mode says,
+// appending them to buf[:0].
+func measureGlyphs(src charSource, runes []rune, width, height float64, mode measure, buf []glyph) ([]glyph, bool) {
 	n := len(runes)
-	t := &pageText{src: src, runes: runes, width: width, height: height}
+	t := &pageText{src: src, runes: runes, width: width, height: height, buf: buf}
 	if _, cheap := src.(nativeText); !cheap {
 		// Each answer costs a call into PDFium: keep them.
 		t.boxes, t.fonts = make([]charBox, n), make([]charFont, n)
@@ -201,7 +204,7 @@ func measureGlyphs(src charSource, runes []rune, width, height float64, mode mea
 // says. It reports false when a checked word shows that measuring by
 // the ends is wrong on this page; in measureEnds it then stops early.
 func (t *pageText) glyphs(mode measure) ([]glyph, bool) {
-	var out []glyph
+	out := t.buf[:0]
 	var idx []int    // the word's printable characters' indices
 	var chars []rune // and their runes
 	seen := 0        // words measured by their ends
@@ -312,16 +315,18 @@ func (t *pageText) fastWord(a, b, m int, size float64) (glyph, bool) {
 // slowWord measures a word character by character, splitting it where
 // its letters sit apart, and appends its glyphs to out.
 func (t *pageText) slowWord(out []glyph, idx []int, chars []rune, f charFont) []glyph {
-	var word strings.Builder
+	// The word's bytes go to a buffer kept from word to word, so its
+	// text is one allocation of its size.
+	word := t.word[:0]
 	var g glyph
 	prevX0 := 0.0 // a ligature's letters share one box
 	emit := func() {
-		if word.Len() > 0 && g.x1 > g.x0 {
-			g.text = word.String()
+		if len(word) > 0 && g.x1 > g.x0 {
+			g.text = string(word)
 			g.size, g.bold = glyphSize(f.size, g), f.bold
 			out = append(out, g)
 		}
-		word.Reset()
+		word = word[:0]
 		g = glyph{}
 	}
 	for p, k := range idx {
@@ -331,12 +336,12 @@ func (t *pageText) slowWord(out []glyph, idx []int, chars []rune, f charFont) []
 			continue // off the page: clipped overflow some producers leave
 		}
 		if !b.ok {
-			if word.Len() > 0 {
-				word.WriteRune(r) // a ligature's second letter, say
+			if len(word) > 0 {
+				word = utf8.AppendRune(word, r) // a ligature's second letter, say
 			}
 			continue
 		}
-		if word.Len() > 0 {
+		if len(word) > 0 {
 			h := max(f.size, b.bottom-b.top, 1)
 			mid := (b.top + b.bottom) / 2
 			if gap := b.x0 - g.x1; gap > spaceGap*h || gap < -0.5*h && b.x0 < prevX0-0.5 || mid < g.top || mid > g.bottom {
@@ -344,15 +349,16 @@ func (t *pageText) slowWord(out []glyph, idx []int, chars []rune, f charFont) []
 				out = append(out, glyph{space: true})
 			}
 		}
-		if word.Len() == 0 {
+		if len(word) == 0 {
 			g = glyph{x0: b.x0, x1: b.x1, top: b.top, bottom: b.bottom}
 		}
 		g.x0, g.x1 = min(g.x0, b.x0), max(g.x1, b.x1)
 		g.top, g.bottom = min(g.top, b.top), max(g.bottom, b.bottom)
-		word.WriteRune(r)
+		word = utf8.AppendRune(word, r)
 		prevX0 = b.x0
 	}
 	emit()
+	t.word = word
 	return out
 }
 

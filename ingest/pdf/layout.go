@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"cmp"
 	"math"
 	"slices"
@@ -36,18 +37,18 @@ const (
 // buildSegments groups glyphs, in PDFium's order, into segments.
 func buildSegments(gs []glyph) []seg {
 	var segs []seg
-	var b strings.Builder
+	var b []byte // the segment's text, one buffer for all of them
 	var cur seg
 	var prev *glyph
 	pendingSpace := false
 	flush := func() {
 		if cur.chars > 0 {
-			cur.text = strings.TrimSpace(b.String())
-			if cur.text != "" {
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				cur.text = string(t)
 				segs = append(segs, cur)
 			}
 		}
-		b.Reset()
+		b = b[:0]
 		cur = seg{}
 		prev = nil
 		pendingSpace = false
@@ -72,22 +73,22 @@ func buildSegments(gs []glyph) []seg {
 			switch {
 			case g.join == joinGlue:
 			case g.join == joinSpace:
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			case !sameLine || gap > segGap*h || gap < -0.5*h || pendingBrk && !continuesAfterBreak(prev, g):
 				flush()
 			case pendingSpace || gap > spaceGap*h:
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			case pendingBrk && gap > 0.05*h:
 				// PDFium broke the line here; without a clear gap it is
 				// the next word, with none at all (a superscript, a
 				// letter drawn on its own) the same word.
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			}
 		}
 		if cur.chars == 0 {
 			cur = seg{x0: g.x0, x1: g.x1, top: g.top, bottom: g.bottom, size: g.size}
 		}
-		b.WriteString(g.text)
+		b = append(b, g.text...)
 		cur.x0, cur.x1 = min(cur.x0, g.x0), max(cur.x1, g.x1)
 		cur.top, cur.bottom = min(cur.top, g.top), max(cur.bottom, g.bottom)
 		cur.size = max(cur.size, g.size)
@@ -261,7 +262,7 @@ func groupLines(segs []seg) []line {
 		}
 		slices.SortStableFunc(row, func(a, b seg) int { return cmp.Compare(a.x0, b.x0) })
 		out = append(out, rowLine(row))
-		row = nil
+		row = row[:0]
 	}
 	for _, s := range segs {
 		if len(row) > 0 {
@@ -280,6 +281,11 @@ func groupLines(segs []seg) []line {
 // table rows keep their cells apart.
 func rowLine(row []seg) line {
 	var b strings.Builder
+	n := 0
+	for _, s := range row {
+		n += len(s.text) + 3
+	}
+	b.Grow(n)
 	l := line{x0: row[0].x0, x1: row[0].x1, top: row[0].top, bottom: row[0].bottom}
 	chars, bold := 0, 0
 	sizeChars := map[float64]int{}

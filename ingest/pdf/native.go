@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,23 +62,37 @@ func (t nativeText) font(i int) (size float64, weight int, ok bool) {
 	return float64(c.Size), int(c.Weight), true
 }
 
+// nativeScratch is one native reading goroutine's buffers, reused from
+// page to page: a page's characters, runes and glyphs are garbage once
+// its lines are built, and growing them anew for every page was most of
+// what reading text allocated.
+type nativeScratch struct {
+	chars  []pdfread.Char
+	runes  []rune
+	glyphs []glyph
+}
+
 // readNativePage reads page i natively, and its pictures too when
 // budget is not nil; img says the page draws images PDFium must read.
-func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64) (*rawPage, bool, error) {
-	pg, err := nf.ReadPage(ref, e.opts.MaxPageChars)
+// The page's lines do not share memory with s.
+func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64, s *nativeScratch) (*rawPage, bool, error) {
+	pg, err := nf.ReadPageInto(ref, e.opts.MaxPageChars, s.chars)
 	if err != nil {
 		return nil, false, err
 	}
+	s.chars = pg.Chars
 	rp := &rawPage{width: pg.Width, height: pg.Height}
 	rp.fixSize()
-	runes := make([]rune, len(pg.Chars))
-	for k, c := range pg.Chars {
-		runes[k] = c.R
+	runes := slices.Grow(s.runes[:0], len(pg.Chars))
+	for _, c := range pg.Chars {
+		runes = append(runes, c.R)
 	}
+	s.runes = runes
 	var glyphs []glyph
 	if len(runes) > 0 {
 		// Every character's box is at hand: measure them all.
-		glyphs, _ = measureGlyphs(nativeText{pg.Chars}, runes, rp.width, rp.height, measureChars)
+		glyphs, _ = measureGlyphs(nativeText{pg.Chars}, runes, rp.width, rp.height, measureChars, s.glyphs)
+		s.glyphs = glyphs
 	}
 	rp.setGlyphs(glyphs, true)
 	if !pg.HasImages || budget == nil || budget.Load() <= 0 {
@@ -124,8 +139,9 @@ func (e *Extractor) extractNative(ctx context.Context, data []byte, nf *pdfread.
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), pages) {
 		wg.Go(func() {
+			var s nativeScratch
 			for i := range next {
-				rp, img, err := e.safeNativePage(nf, refs[i], i, nativeBudget)
+				rp, img, err := e.safeNativePage(nf, refs[i], i, nativeBudget, &s)
 				if err != nil {
 					failed[i] = true
 					continue
@@ -213,13 +229,13 @@ func (e *Extractor) extractNative(ctx context.Context, data []byte, nf *pdfread.
 
 // safeNativePage reads a page natively; a panic on input the reader did
 // not expect sends the page to PDFium.
-func (e *Extractor) safeNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64) (rp *rawPage, img bool, err error) {
+func (e *Extractor) safeNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64, s *nativeScratch) (rp *rawPage, img bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			rp, img, err = nil, false, fmt.Errorf("native reader failed: %v", r)
 		}
 	}()
-	return e.readNativePage(nf, ref, i, budget)
+	return e.readNativePage(nf, ref, i, budget, s)
 }
 
 // nativeMeta reads the information dictionary as worker.meta does.

@@ -118,3 +118,57 @@ func outlinePages(d *ingest.Document) []int {
 	d.Walk(func(s *ingest.Section) { out = append(out, s.Page) })
 	return out
 }
+
+// TestNativeReusesBuffers reads pages that get shorter and shorter, so
+// every reading goroutine takes each page's characters, runes and
+// glyphs into arrays a longer page left behind: each page must have its
+// own words only, all read natively.
+func TestNativeReusesBuffers(t *testing.T) {
+	widths := "/FirstChar 32 /LastChar 126 /Widths [" + strings.Repeat("500 ", 95) + "]"
+	const pages = 10
+	kids := ""
+	for i := range pages {
+		kids += fmt.Sprintf("%d 0 R ", 4+2*i)
+	}
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", kids, pages),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding " + widths + " >>",
+	}
+	words := []string{"amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron", "inlet", "juniper", "kestrel"}
+	var want []string
+	for i := range pages {
+		var c, text strings.Builder
+		c.WriteString("BT /F1 11 Tf 14 TL 72 600 Td")
+		for k := range pages - i {
+			line := fmt.Sprintf("%s %s page%d line%d", words[(i+k)%len(words)], words[(2*i+k+1)%len(words)], i+1, k+1)
+			fmt.Fprintf(&c, " (%s) Tj T*", line)
+			text.WriteString(line + " ")
+		}
+		c.WriteString(" ET")
+		want = append(want, norm(text.String()))
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i),
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len(), c.String()))
+	}
+	e, err := Open(context.Background(), Options{CacheDir: extractor(t).opts.CacheDir, PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	d, err := e.Extract(context.Background(), writePDF(objs, ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Pages) != pages {
+		t.Fatalf("%d pages, want %d", len(d.Pages), pages)
+	}
+	for i, p := range d.Pages {
+		if got := norm(p.Text); got != want[i] {
+			t.Errorf("page %d:\n got %q\nwant %q", i+1, got, want[i])
+		}
+	}
+	if n, p := e.nativePages.Load(), e.pdfiumPages.Load(); n != pages || p != 0 {
+		t.Errorf("%d pages read natively and %d by PDFium, want %d and 0", n, p, pages)
+	}
+}

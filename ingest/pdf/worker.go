@@ -151,7 +151,7 @@ func (w *worker) readPageRaw(ctx context.Context, i int, mode measure) (*rawPage
 		w.failed = true
 		return nil, fmt.Errorf("%w: page %d text: %v", ErrCorrupt, i+1, err)
 	}
-	glyphs, endsOK := measureGlyphs(pg, runes, rp.width, rp.height, mode)
+	glyphs, endsOK := measureGlyphs(pg, runes, rp.width, rp.height, mode, nil)
 	if len(runes) == 0 {
 		endsOK = true
 	}

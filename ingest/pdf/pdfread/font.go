@@ -22,6 +22,32 @@ type font struct {
 	fontScale float64 // Type3: FontMatrix[0]*1000 applied to widths; else 1
 	err       error   // why this font's text cannot be read natively
 	strict    bool    // codes without a width are not read natively
+	// simple is a one-byte font's advance and text of every code,
+	// worked out once: the glyph loop looked each character up in two
+	// or three maps.
+	simple *[256]simpleGlyph
+}
+
+// simpleGlyph is a one-byte code's advance and text (shared; read
+// only); ok is false where text fails, to be asked again for its error.
+type simpleGlyph struct {
+	w    float64
+	text []rune
+	ok   bool
+}
+
+// maxSimpleRanges bounds the ToUnicode ranges a font with a simple
+// table may have: each of its 256 codes may be looked for in all of them.
+const maxSimpleRanges = 256
+
+// fillSimple works out the simple table of a loaded one-byte font.
+func (ft *font) fillSimple() {
+	ft.simple = new([256]simpleGlyph)
+	for c := range uint32(256) {
+		g := &ft.simple[c]
+		g.w = ft.width(c)
+		g.text, g.ok = ft.mapText(c, nil)
+	}
 }
 
 // baseWeight guesses the weight of a font without a descriptor (the
@@ -61,6 +87,12 @@ func (f *File) font(o Object) *font {
 		return ft
 	}
 	ft = f.loadFont(d)
+	// The table costs 256 lookups: only for a font kept for the file
+	// (a direct font dictionary is loaded at every Tf), and only with a
+	// ToUnicode map short enough that they stay cheap.
+	if !ft.twoByte && ft.err == nil && (ft.cmap == nil || len(ft.cmap.ranges) <= maxSimpleRanges) {
+		ft.fillSimple()
+	}
 	f.mu.Lock()
 	f.fonts[r] = ft
 	f.mu.Unlock()
@@ -300,20 +332,33 @@ func (ft *font) width(code uint32) float64 {
 
 // text maps a code to Unicode.
 func (ft *font) text(code uint32, buf []rune) ([]rune, error) {
+	if rs, ok := ft.mapText(code, buf); ok {
+		return rs, nil
+	}
 	if ft.strict {
 		if _, ok := ft.widths[code]; !ok {
 			return nil, unsupported("font %s: no built-in width for code %#x", ft.name, code)
 		}
 	}
+	return nil, unsupported("font %s: code %#x has no Unicode mapping", ft.name, code)
+}
+
+// mapText is text without the error's making.
+func (ft *font) mapText(code uint32, buf []rune) ([]rune, bool) {
+	if ft.strict {
+		if _, ok := ft.widths[code]; !ok {
+			return nil, false
+		}
+	}
 	if ft.cmap != nil {
 		if r, ok := ft.cmap.lookup(code, buf); ok {
-			return r, nil
+			return r, true
 		}
 	}
 	if !ft.twoByte && code < 256 && ft.encOK[code] {
-		return append(buf[:0], ft.enc[code]), nil
+		return append(buf[:0], ft.enc[code]), true
 	}
-	return nil, unsupported("font %s: code %#x has no Unicode mapping", ft.name, code)
+	return nil, false
 }
 
 func (ft *font) String() string { return fmt.Sprintf("font %s", ft.name) }

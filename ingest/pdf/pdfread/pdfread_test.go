@@ -440,3 +440,39 @@ func TestImages(t *testing.T) {
 		t.Errorf("decoding DCT natively: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestReadPageInto reads a page into an array left over from a longer
+// page: the characters are the page's alone, in that array.
+func TestReadPageInto(t *testing.T) {
+	f, err := Open(build(onePage("BT /F1 10 Tf 72 700 Td (Hello world) Tj ET", ""), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := f.Pages(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.ReadPage(pages[0], 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := make([]Char, 40, 64)
+	for i := range old {
+		old[i] = Char{R: 'x', X0: 1, X1: 2, Size: 99}
+	}
+	got, err := f.ReadPageInto(pages[0], 10000, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Chars) != len(want.Chars) {
+		t.Fatalf("%d characters, want %d", len(got.Chars), len(want.Chars))
+	}
+	for i := range want.Chars {
+		if got.Chars[i] != want.Chars[i] {
+			t.Errorf("character %d is %+v, want %+v", i, got.Chars[i], want.Chars[i])
+		}
+	}
+	if &got.Chars[0] != &old[0] {
+		t.Error("the characters are not in the array passed")
+	}
+}
