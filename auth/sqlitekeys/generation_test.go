@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -152,5 +155,59 @@ func TestLastUseKeepsKey(t *testing.T) {
 	}
 	if n := sqlitekeys.Reads(s); n != 1 {
 		t.Errorf("the key's row was read %d times, want 1: a last-use time changed the generation", n)
+	}
+}
+
+// TestKeyReadsConcurrentlyAndClose checks the readers Key's reads run on:
+// many requests at once each get their own key, and after Close a lookup
+// fails with an error (it neither hangs nor panics) and no reader is left.
+func TestKeyReadsConcurrentlyAndClose(t *testing.T) {
+	ctx := context.Background()
+	before := runtime.NumGoroutine()
+	s, err := sqlitekeys.Open(ctx, filepath.Join(t.TempDir(), "hearth.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1_700_000_000, 0)
+	const users = 8
+	for i := range users {
+		id := fmt.Sprintf("u%d", i)
+		if err := s.AddUser(ctx, auth.User{ID: id, Name: "user" + id, Role: access.Player}, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddKey(ctx, auth.StoredKey{ID: fmt.Sprintf("key%013d", i), UserID: id, Hash: "h" + id, Created: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 64 {
+		wg.Go(func() {
+			for j := range 50 {
+				i := (g + j) % users
+				k, u, err := s.Key(ctx, fmt.Sprintf("key%013d", i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if want := fmt.Sprintf("u%d", i); u.ID != want || k.UserID != want || k.Hash != "h"+want {
+					t.Errorf("key %d read as user %s, key %+v", i, u.ID, k)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Key(ctx, "key0000000000000"); err == nil {
+		t.Error("Key after Close: no error")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before Open", n, before)
 	}
 }

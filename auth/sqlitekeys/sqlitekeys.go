@@ -44,6 +44,7 @@ type Store struct {
 	mu    sync.Mutex
 	keys  map[string]keptKey // by key id
 	reads atomic.Int64       // key rows read, for tests
+	rd    readers            // where Key's reads run
 }
 
 // keptKey is a key's lookup as read after the generation gen was read.
@@ -78,6 +79,7 @@ func New(ctx context.Context, h *sqlitedb.DB) (*Store, error) {
 		s.lookup.Close()
 		return nil, s.explain("open the keyring", err)
 	}
+	s.rd.start(s.key)
 	return s, nil
 }
 
@@ -115,6 +117,7 @@ func OpenKeyring(ctx context.Context, path string, opts ...auth.Option) (*auth.K
 
 // Close closes the prepared statements, and the file when Open opened it.
 func (s *Store) Close() error {
+	s.rd.close()
 	err := errors.Join(s.lookup.Close(), s.gen.Close())
 	if s.own {
 		err = errors.Join(err, s.h.Close())
@@ -220,12 +223,16 @@ func (s *Store) AddKey(ctx context.Context, k auth.StoredKey) error {
 // Key implements auth.Store. It reads the keys' generation on every
 // call, so a key revoked or removed by another process is refused at
 // once, and the key's row only when the generation is not the one it was
-// last read after.
+// last read after. The reads run on the store's readers (see readers).
 func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, error) {
-	// Not cancelled with the request: a read of one row by its key
-	// returns at once, and watching a cancellable context cost the
-	// driver and database/sql a goroutine each, on every request.
-	ctx = context.WithoutCancel(ctx)
+	return s.rd.do(id)
+}
+
+// key is Key, on a reader. Its reads are not cancelled with the request:
+// they return at once, and watching a cancellable context cost the
+// driver and database/sql a goroutine each, on every request.
+func (s *Store) key(id string) (auth.StoredKey, auth.User, error) {
+	ctx := context.Background()
 	var gen int64
 	if err := s.gen.QueryRowContext(ctx).Scan(&gen); err != nil {
 		return auth.StoredKey{}, auth.User{}, s.explain("look up key "+id, err)
