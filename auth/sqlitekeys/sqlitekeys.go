@@ -7,6 +7,10 @@
 // they existed, a NULL revoked_at an active key, a NULL last_used_at one
 // never used. The component's migrations keep the name "auth" and their
 // numbers, so a database of any earlier round upgrades in place.
+//
+// auth_generation holds one value that triggers change with every write
+// to the users and keys (see migration 0004); Key reads it on every call
+// and reads a key's row only when it changed since the row was last read.
 package sqlitekeys
 
 import (
