@@ -12,7 +12,9 @@ import (
 // long as the store. SQLite's calls are deep (its virtual machine's frames
 // are large), and on a request's own goroutine, new with each connection,
 // they grew its stack by copying on nearly every request (12-18 µs of a
-// chat's start in a burst of new connections, by the CPU profile).
+// chat's start in a burst of new connections, by the CPU profile; some
+// of that growth moves to the request's later work), and a burst's
+// requests each waited for one of the pool's connections.
 
 // keyRead is one key check handed to a reader.
 type keyRead struct {
