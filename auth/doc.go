@@ -7,9 +7,11 @@
 // A key reads hth_<id>_<secret>: the id finds the key's row, the secret is
 // compared with its argon2id hash in constant time. Hashing is slow on
 // purpose, so a Keyring remembers successful verifications for a few minutes
-// (never failures) but still reads the key's row on every request, so that a
-// key revoked by another process stops working at once. Last-used times are
-// batched into one write a minute.
+// (never failures) but still asks its Store for the key's row on every
+// request, so that a key revoked by another process stops working at once.
+// (The SQLite store answers from what it last read while a generation that
+// every write to the users and keys changes is the one it read with it.)
+// Last-used times are batched into one write a minute.
 //
 // Wrong secrets are rate-limited per key id and client address, and from
 // all clients together; the key itself never is. Past the budget a wrong

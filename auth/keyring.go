@@ -217,9 +217,10 @@ func (kr *Keyring) Close() error {
 // *ThrottledError) when it is wrong and its key id is throttled, and are
 // otherwise failures to read the store.
 //
-// The key's row is read on every call, so a revocation or removal made by
-// another process (the CLI beside a running server) takes effect at once;
-// only the argon2id comparison is cached. An unknown key id, a revoked key
+// The key's row is asked of the store on every call, which answers what is
+// stored now, so a revocation or removal made by another process (the CLI
+// beside a running server) takes effect at once; only the argon2id
+// comparison is cached here. An unknown key id, a revoked key
 // and a wrong secret cost the same argon2id hash to refuse, so how long a
 // refusal takes does not tell which key ids exist.
 func (kr *Keyring) Authenticate(ctx context.Context, key string) (User, error) {

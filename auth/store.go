@@ -28,7 +28,10 @@ type Store interface {
 	// AddKey stores k for the user k.UserID: ErrNoUser if that user is
 	// gone (removed meanwhile).
 	AddKey(ctx context.Context, k StoredKey) error
-	// Key returns key id and the user who holds it: ErrNoKey.
+	// Key returns key id and the user who holds it: ErrNoKey. It returns
+	// what is stored now, whichever process wrote it: a Store may answer
+	// from what it read before only if it can tell, on this call, that
+	// nothing it read has changed since.
 	Key(ctx context.Context, id string) (StoredKey, User, error)
 	// Keys returns the keys of user userID, revoked ones included, oldest
 	// first (then by id), User left empty.

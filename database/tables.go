@@ -188,10 +188,11 @@ func tables() []*table {
 // derivedSQLite are SQLite tables Copy does not move because the
 // target rebuilds them, and PostgreSQL has no counterpart: full text
 // (the FTS tables and their shadows), lore_keys (from lore_chunks), the
-// vector log (from lore_vectors' triggers) and SQLite's own bookkeeping.
+// vector log (from lore_vectors' triggers), the keys' generation (from
+// the users' and keys' triggers) and SQLite's own bookkeeping.
 func derivedSQLite(name string) bool {
 	switch {
-	case name == "lore_keys", name == "lore_vector_log", name == "hearth_schema",
+	case name == "lore_keys", name == "lore_vector_log", name == "hearth_schema", name == "auth_generation",
 		strings.HasPrefix(name, "sqlite_"), strings.HasPrefix(name, "lore_fts"),
 		strings.HasPrefix(name, "library_images_fts"):
 		return true

@@ -7,6 +7,10 @@
 // they existed, a NULL revoked_at an active key, a NULL last_used_at one
 // never used. The component's migrations keep the name "auth" and their
 // numbers, so a database of any earlier round upgrades in place.
+//
+// auth_generation holds one value that triggers change with every write
+// to the users and keys (see migration 0004); Key reads it on every call
+// and reads a key's row only when it changed since the row was last read.
 package sqlitekeys
 
 import (
@@ -15,6 +19,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hearth-rpg/hearth/auth"
@@ -36,8 +42,29 @@ type Store struct {
 	own    bool // Close closes h: Open opened it
 	w      *sql.DB
 	r      *sql.DB
-	lookup *sql.Stmt // read on every request: prepared once
+	lookup *sql.Stmt // a key's row and its user's
+	gen    *sql.Stmt // the generation: read on every request
+
+	mu    sync.Mutex
+	keys  map[string]keptKey // by key id
+	reads atomic.Int64       // key rows read, for tests
+	rd    readers            // where Key's reads run
 }
+
+// keptKey is a key's lookup as read after the generation gen was read.
+// The triggers of migration 0004 give the generation a new random value
+// with every write to the users and keys (any process's), so while a
+// request reads gen again, nothing the lookup read has changed since,
+// and the read of one integer stands for the join of two rows.
+type keptKey struct {
+	gen int64
+	key auth.StoredKey
+	usr auth.User
+}
+
+// maxKept bounds the kept lookups: past it they are all dropped, and the
+// next requests read their keys again.
+const maxKept = 4096
 
 var _ auth.Store = (*Store)(nil)
 
@@ -51,6 +78,12 @@ func New(ctx context.Context, h *sqlitedb.DB) (*Store, error) {
 	if err != nil {
 		return nil, s.explain("open the keyring", err)
 	}
+	s.gen, err = s.r.PrepareContext(ctx, `SELECT n FROM auth_generation WHERE id = 1`)
+	if err != nil {
+		s.lookup.Close()
+		return nil, s.explain("open the keyring", err)
+	}
+	s.rd.start(s.key)
 	return s, nil
 }
 
@@ -86,9 +119,10 @@ func OpenKeyring(ctx context.Context, path string, opts ...auth.Option) (*auth.K
 	return kr, nil
 }
 
-// Close closes the prepared lookup, and the file when Open opened it.
+// Close closes the prepared statements, and the file when Open opened it.
 func (s *Store) Close() error {
-	err := s.lookup.Close()
+	s.rd.close()
+	err := errors.Join(s.lookup.Close(), s.gen.Close())
 	if s.own {
 		err = errors.Join(err, s.h.Close())
 	}
@@ -190,8 +224,45 @@ func (s *Store) AddKey(ctx context.Context, k auth.StoredKey) error {
 	return nil
 }
 
-// Key implements auth.Store.
+// Key implements auth.Store. It reads the keys' generation on every
+// call, so a key revoked or removed by another process is refused at
+// once, and the key's row only when the generation is not the one it was
+// last read after. The reads run on the store's readers (see readers).
 func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, error) {
+	return s.rd.do(id)
+}
+
+// key is Key, on a reader. Its reads are not cancelled with the request:
+// they return at once, and watching a cancellable context cost the
+// driver and database/sql a goroutine each, on every request.
+func (s *Store) key(id string) (auth.StoredKey, auth.User, error) {
+	ctx := context.Background()
+	var gen int64
+	if err := s.gen.QueryRowContext(ctx).Scan(&gen); err != nil {
+		return auth.StoredKey{}, auth.User{}, s.explain("look up key "+id, err)
+	}
+	s.mu.Lock()
+	kept, ok := s.keys[id]
+	s.mu.Unlock()
+	if ok && kept.gen == gen {
+		return kept.key, kept.usr, nil
+	}
+	k, u, err := s.readKey(ctx, id)
+	if err != nil {
+		return k, u, err
+	}
+	s.mu.Lock()
+	if s.keys == nil || len(s.keys) >= maxKept {
+		s.keys = make(map[string]keptKey)
+	}
+	s.keys[id] = keptKey{gen: gen, key: k, usr: u}
+	s.mu.Unlock()
+	return k, u, nil
+}
+
+// readKey reads key id's row and its user's.
+func (s *Store) readKey(ctx context.Context, id string) (auth.StoredKey, auth.User, error) {
+	s.reads.Add(1)
 	k := auth.StoredKey{ID: id}
 	var (
 		u       auth.User
@@ -199,10 +270,7 @@ func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, 
 		created int64
 		revoked sql.NullInt64
 	)
-	// Not cancelled with the request: a read of one row by its key
-	// returns at once, and watching a cancellable context cost the
-	// driver and database/sql a goroutine each, on every request.
-	err := s.lookup.QueryRowContext(context.WithoutCancel(ctx), id).Scan(&k.Hash, &check, &created, &revoked, &u.ID, &u.Name, &u.Role)
+	err := s.lookup.QueryRowContext(ctx, id).Scan(&k.Hash, &check, &created, &revoked, &u.ID, &u.Name, &u.Role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return auth.StoredKey{}, auth.User{}, auth.ErrNoKey
 	}

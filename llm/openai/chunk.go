@@ -7,12 +7,14 @@ import (
 )
 
 // decodeChunk decodes one chat.completion.chunk. Nearly every chunk of a
-// stream is a choice's delta of text, which decodeTextChunk reads in one
-// pass without reflection (encoding/json took 3-7 µs a chunk, the largest
-// cost of a streamed token after the system calls); anything else (tool
-// calls, usage, errors, escapes it cannot take, JSON it doubts) goes to
-// encoding/json, so the result is always what encoding/json makes of it
-// (FuzzDecodeChunk holds it to that).
+// stream is a choice's delta of text, or the usage at its end, which
+// decodeTextChunk reads in one pass without reflection (encoding/json
+// took 3-7 µs a chunk, the largest cost of a streamed token after the
+// system calls, and at a stream's end its deep calls grew the agent
+// loop's fresh stack); anything else (tool calls, errors, escapes it
+// cannot take, JSON it doubts) goes to encoding/json, so the result is
+// always what encoding/json makes of it (FuzzDecodeChunk holds it to
+// that).
 func decodeChunk(data []byte, c *streamChunk) error {
 	_, err := decodeChunkText(data, c, nil)
 	return err
@@ -40,8 +42,8 @@ func decodeChunkText(data []byte, c *streamChunk, text *streamText) (bool, error
 }
 
 // decodeTextChunk reads a chunk whose known fields are choices with
-// index, delta (content, refusal) and finish_reason; usage and error
-// absent or null. It reports false for anything else.
+// index, delta (content, refusal) and finish_reason, and usage; error
+// absent. It reports false for anything else.
 func decodeTextChunk(data []byte, c *streamChunk, text *streamText) bool {
 	d := chunkDecoder{b: data, text: text}
 	var seen fields
@@ -50,7 +52,7 @@ func decodeTextChunk(data []byte, c *streamChunk, text *streamText) bool {
 		case "choices":
 			return seen.first(0) && d.choices(c)
 		case "usage":
-			return seen.first(1) && d.null()
+			return seen.first(1) && (d.null() || d.usage(c))
 		}
 		// An error, even null, is encoding/json's to read: it keeps
 		// the raw value.
@@ -264,6 +266,36 @@ func (d *chunkDecoder) choices(c *streamChunk) bool {
 		}
 	}
 }
+
+// usage reads a usage object's token counts.
+func (d *chunkDecoder) usage(c *streamChunk) bool {
+	u := new(chunkUsage)
+	var seen fields
+	ok := d.object(func(key []byte) bool {
+		switch string(key) {
+		case "prompt_tokens":
+			return seen.first(0) && d.optInt(&u.PromptTokens)
+		case "completion_tokens":
+			return seen.first(1) && d.optInt(&u.CompletionTokens)
+		case "prompt_tokens_details":
+			var inner fields
+			return seen.first(2) && (d.null() || d.object(func(key []byte) bool {
+				if string(key) == "cached_tokens" {
+					return inner.first(0) && d.optInt(&u.PromptTokensDetails.CachedTokens)
+				}
+				return d.other(key, "cached_tokens")
+			}))
+		}
+		return d.other(key, "prompt_tokens", "completion_tokens", "prompt_tokens_details")
+	})
+	if ok {
+		c.Usage = u
+	}
+	return ok
+}
+
+// optInt reads an integer into v, or a null (leaving v).
+func (d *chunkDecoder) optInt(v *int64) bool { return d.null() || d.int(v) }
 
 // optStr reads a string into s, or a null (leaving s).
 func (d *chunkDecoder) optStr(s *string) bool {

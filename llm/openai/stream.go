@@ -10,15 +10,18 @@ import (
 // streamChunk is the part of a chat.completion.chunk Hearth reads.
 type streamChunk struct {
 	Choices []chunkChoice `json:"choices"`
-	Usage   *struct {
-		PromptTokens        int64 `json:"prompt_tokens"`
-		CompletionTokens    int64 `json:"completion_tokens"`
-		PromptTokensDetails struct {
-			CachedTokens int64 `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
+	Usage   *chunkUsage   `json:"usage"`
 	// Error is set when the server reports a failure inside the stream.
 	Error json.RawMessage `json:"error"`
+}
+
+// chunkUsage is a chunk's token counts.
+type chunkUsage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
 }
 
 // reset empties c for the next chunk of a stream, keeping the array its
