@@ -240,7 +240,10 @@ func harness(b *testing.B) *streambench.Child {
 // against the harness's fake model: hearth's chat API (POST /api/chat,
 // SSE) with the OpenAI provider (the one a user configures for any
 // OpenAI-compatible server, with the transport app gives it), and the
-// peer, a bare net/http SSE proxy.
+// peer, a bare net/http SSE proxy. Last comes "none": the clients read
+// the fake model's own stream of hearth's events, with no server in
+// between, the harness's floor against which a server's added time
+// shows (its CPU figures are the harness's; this process does nothing).
 func servers(b *testing.B, c *streambench.Child) []struct{ name, url, key string } {
 	p, err := openai.New(c.ModelURL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
 	if err != nil {
@@ -249,7 +252,7 @@ func servers(b *testing.B, c *streambench.Child) []struct{ name, url, key string
 	f := newFixture(&testing.T{}, fixtureOpts{provider: p})
 	proxy := httptest.NewServer(streambench.Proxy(c.ModelURL, &http.Client{Transport: llm.ServerTransport()}))
 	b.Cleanup(proxy.Close)
-	return []struct{ name, url, key string }{{"hearth", f.url, f.gmKey}, {"proxy", proxy.URL, ""}}
+	return []struct{ name, url, key string }{{"hearth", f.url, f.gmKey}, {"proxy", proxy.URL, ""}, {"none", c.ModelURL, ""}}
 }
 
 // BenchmarkStreaming1000 is 1,000 chats streaming at the same time from a
@@ -277,6 +280,9 @@ func streaming(b *testing.B, memory bool) {
 	const chats, tokens = 1000, 100
 	c := harness(b)
 	for _, srv := range servers(b, c) {
+		if memory && srv.name == "none" {
+			continue // no server, no server's memory
+		}
 		b.Run("server="+srv.name, func(b *testing.B) {
 			plan := streambench.Plan{Chats: chats, Tokens: tokens, Every: 50 * time.Millisecond, Spacing: 2 * time.Millisecond,
 				URL: srv.url, Key: srv.key, Body: `{"messages":[{"role":"user","content":"describe the jump drive"}]}`}

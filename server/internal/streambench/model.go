@@ -16,6 +16,11 @@ import (
 // the moment it was written, so a client reading the stream through a
 // server can tell how long the token took to reach it.
 //
+// POST /api/chat streams the same tokens as hearth's chat events, with no
+// server in between: what the clients measure there is the harness's own
+// floor (its scheduler, the loopback and the clients), the baseline for
+// the time a server adds.
+//
 // One scheduler goroutine writes every stream's tokens after the first,
 // each when it is due: no timer, channel or goroutine wake-up per stream
 // per token, so the harness's own CPU, which shares the cores with the
@@ -65,8 +70,21 @@ const (
 	doneChunk = "data: [DONE]\n\n"
 )
 
-// appendToken appends a content chunk stamped now.
-func appendToken(b []byte) []byte {
+// The same as hearth's chat events, for POST /api/chat.
+const (
+	eventHead = `data: {"type":"content","text":"t`
+	eventTail = ` "}` + "\n\n"
+	eventDone = `data: {"type":"done"}` + "\n\n"
+)
+
+// appendToken appends a content chunk stamped now, as hearth's event when
+// direct.
+func appendToken(b []byte, direct bool) []byte {
+	if direct {
+		b = append(b, eventHead...)
+		b = strconv.AppendInt(b, time.Now().UnixNano(), 10)
+		return append(b, eventTail...)
+	}
 	b = append(b, chunkHead...)
 	b = strconv.AppendInt(b, time.Now().UnixNano(), 10)
 	return append(b, chunkTail...)
@@ -86,17 +104,19 @@ func appendEnd(b []byte, n int) []byte {
 
 // stream is one answer being written by the scheduler.
 type stream struct {
-	w    io.Writer
-	rc   *http.ResponseController
-	next time.Time // when its next token is due
-	left int       // tokens still to write
-	done chan error
-	i    int // index in Model.due, -1 once out of it
+	w      io.Writer
+	rc     *http.ResponseController
+	next   time.Time // when its next token is due
+	left   int       // tokens still to write
+	done   chan error
+	i      int  // index in Model.due, -1 once out of it
+	direct bool // hearth's events, not OpenAI's chunks
 }
 
 func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
-	if r.URL.Path != "/v1/chat/completions" {
+	direct := r.URL.Path == "/api/chat"
+	if r.URL.Path != "/v1/chat/completions" && !direct {
 		http.NotFound(w, r)
 		return
 	}
@@ -105,13 +125,13 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	start := time.Now()
 	// The first token at once, from the handler.
-	buf := appendToken(make([]byte, 0, 512))
+	buf := appendToken(make([]byte, 0, 512), direct)
 	if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 		return
 	}
 	m.written.Add(1)
 	if tokens > 1 {
-		s := &stream{w: w, rc: rc, next: start.Add(every), left: tokens - 1, done: make(chan error, 1)}
+		s := &stream{w: w, rc: rc, next: start.Add(every), left: tokens - 1, done: make(chan error, 1), direct: direct}
 		m.add(s)
 		select {
 		case err := <-s.done:
@@ -123,7 +143,11 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.Write(appendEnd(buf[:0], tokens))
+	if direct {
+		io.WriteString(w, eventDone)
+	} else {
+		w.Write(appendEnd(buf[:0], tokens))
+	}
 	rc.Flush()
 }
 
@@ -182,7 +206,7 @@ func (m *Model) schedule() {
 		}
 		for len(m.due) > 0 && m.due[0].next.Sub(now) <= batchSlack {
 			s := m.due[0]
-			m.buf = appendToken(m.buf[:0])
+			m.buf = appendToken(m.buf[:0], s.direct)
 			_, err := s.w.Write(m.buf)
 			if err == nil {
 				err = s.rc.Flush()

@@ -204,3 +204,61 @@ func TestModelClientLeaves(t *testing.T) {
 		t.Errorf("a stream after: %v", err)
 	}
 }
+
+// POST /api/chat streams the same tokens as hearth's chat events, which
+// the clients' own reader takes for content with one stamp each, in
+// order, and then done, for several streams at once.
+func TestModelWritesHearthEventsDirect(t *testing.T) {
+	const tokens = 6
+	srv := httptest.NewServer(NewModel(tokens, 5*time.Millisecond))
+	defer srv.Close()
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() { errs[i] = readHearthEvents(srv.URL, tokens) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("stream %d: %v", i, err)
+		}
+	}
+}
+
+func readHearthEvents(url string, tokens int) error {
+	before := time.Now().UnixNano()
+	resp, err := http.Post(url+"/api/chat", "application/json", strings.NewReader(`{"messages":[]}`))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var types []string
+	last := before
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			break
+		}
+		typ, text, ok, err := parseEvent(line)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		types = append(types, string(typ))
+		if string(typ) != "content" {
+			continue
+		}
+		ns := stamps(nil, text)
+		if len(ns) != 1 || ns[0] < last || ns[0] > time.Now().UnixNano() {
+			return fmt.Errorf("content %q: want one stamp after %d and before now", text, last)
+		}
+		last = ns[0]
+	}
+	if want := strings.Repeat("content ", tokens) + "done"; strings.Join(types, " ") != want {
+		return fmt.Errorf("events %q, want %q", strings.Join(types, " "), want)
+	}
+	return nil
+}
