@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,27 +17,10 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/sqlitekeys"
+	"github.com/hearth-rpg/hearth/internal/syncbuf"
 	"github.com/hearth-rpg/hearth/mcp"
 	"github.com/hearth-rpg/hearth/server"
 )
-
-// syncBuffer is a log destination the handlers write from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // keyed is an MCP server behind the real auth middleware and a real
 // keyring, with a GM's and a player's key, on a real HTTP server.
@@ -47,7 +28,7 @@ type keyed struct {
 	url          string
 	gmKey, plKey string
 	gmID, plID   string
-	log          *syncBuffer
+	log          *syncbuf.Buffer
 	streamable   string // the endpoints
 	sse          string
 }
@@ -61,7 +42,7 @@ func newKeyed(t *testing.T) *keyed {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { kr.Close() })
-	k := &keyed{log: &syncBuffer{}}
+	k := &keyed{log: &syncbuf.Buffer{}}
 	key := func(name string, role access.Level) (string, string) {
 		u, err := kr.AddUser(ctx, name, role)
 		if err != nil {

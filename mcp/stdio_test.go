@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/syncbuf"
 	"github.com/hearth-rpg/hearth/mcp"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestStdioSurvivesBadLines(t *testing.T) {
 	const maxLine = 4096
 	f := newFixture(t)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv, err := mcp.New(mcp.Options{Tools: fixtureTools(f), Game: f.game, Logger: log})
 	if err != nil {

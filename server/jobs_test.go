@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/ingest/library"
+	"github.com/hearth-rpg/hearth/internal/syncbuf"
 	"github.com/hearth-rpg/hearth/server"
 )
 
@@ -233,28 +233,10 @@ func TestResumeAfterRestart(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink for several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // At start-up, uploads and checkpoint directories no unfinished job owns
 // are removed, each logged; an unfinished job's are kept.
 func TestOrphanedWorkRemoved(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	f := newFixture(t, fixtureOpts{log: slog.New(slog.NewTextHandler(&logs, nil)), beforeStage: pauseAt("extract")})
 	work := filepath.Join(filepath.Dir(f.db), "work")
 	sum := sha256.Sum256(raiders)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/auth/authtest"
+	"github.com/hearth-rpg/hearth/internal/syncbuf"
 	"github.com/hearth-rpg/hearth/server"
 	"github.com/hearth-rpg/hearth/server/gameapi"
 	"github.com/hearth-rpg/hearth/store/sqlitestore"
@@ -375,27 +375,9 @@ func TestSessionIdleExpiry(t *testing.T) {
 	}
 }
 
-// logBuffer collects a server's log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // gameFixture is a server with the game API mounted, as `hearth serve`
 // has it, and one game.
-func gameFixture(t *testing.T, c *clock, log *logBuffer) (*fixture, string) {
+func gameFixture(t *testing.T, c *clock, log *syncbuf.Buffer) (*fixture, string) {
 	t.Helper()
 	st, err := sqlitestore.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -444,7 +426,7 @@ func dialGame(t *testing.T, f *fixture, path string, h http.Header) (string, int
 }
 
 func TestWebSocketWithCookie(t *testing.T) {
-	f, game := gameFixture(t, nil, &logBuffer{})
+	f, game := gameFixture(t, nil, &syncbuf.Buffer{})
 	pl := f.signIn(f.plKey, "")
 	for _, tc := range []struct {
 		name, origin string
@@ -478,7 +460,7 @@ func TestWebSocketWithCookie(t *testing.T) {
 
 func TestWebSocketTicket(t *testing.T) {
 	c := &clock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	log := &logBuffer{}
+	log := &syncbuf.Buffer{}
 	f, game := gameFixture(t, c, log)
 	ticket := func(b browser, key string) string {
 		t.Helper()

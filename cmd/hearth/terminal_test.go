@@ -3,18 +3,18 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hearth-rpg/hearth/internal/syncbuf"
 )
 
 // openPTY opens a pseudo-terminal pair: the controlling side the test
@@ -45,22 +45,7 @@ func openPTY(t *testing.T) (control, tty *os.File) {
 }
 
 // screen collects what the game writes to its terminal.
-type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *screen) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *screen) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
+type screen struct{ syncbuf.Buffer }
 
 // waitFor waits until the screen shows want n times in all.
 func (s *screen) waitFor(t *testing.T, want string, n int) {

@@ -5,30 +5,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/syncbuf"
 	"github.com/hearth-rpg/hearth/server/gameapi"
 )
 
-// lockedBuffer is a log sink the server's goroutines share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) lines() []map[string]any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// logLines are the JSON log lines written to b.
+func logLines(b *syncbuf.Buffer) []map[string]any {
 	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
+	sc := bufio.NewScanner(bytes.NewReader(b.Bytes()))
 	for sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) == nil {
@@ -43,7 +30,7 @@ func (b *lockedBuffer) lines() []map[string]any {
 // game (and the command its connection), so a turn that never came back
 // shows how far its action got.
 func TestDebugLogTracesAnAction(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	h := newHarness(t, func(o *gameapi.Options) {
 		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
@@ -58,7 +45,7 @@ func TestDebugLogTracesAnAction(t *testing.T) {
 	var got map[string]map[string]any
 	for deadline := time.Now().Add(wait); ; {
 		got = map[string]map[string]any{}
-		for _, l := range logs.lines() {
+		for _, l := range logLines(&logs) {
 			if msg, _ := l["msg"].(string); l["session"] == id {
 				got[msg] = l
 			}
@@ -70,7 +57,7 @@ func TestDebugLogTracesAnAction(t *testing.T) {
 	}
 	for _, w := range want {
 		if got[w] == nil {
-			t.Errorf("no %q logged for game %s; logged: %v", w, id, logs.lines())
+			t.Errorf("no %q logged for game %s; logged: %v", w, id, logLines(&logs))
 		}
 	}
 	if t.Failed() {
