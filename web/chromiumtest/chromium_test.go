@@ -174,6 +174,23 @@ func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Act
 	}
 }
 
+// sendAction types text into the game view's action box and sends it
+// with Enter, as a keyboard user does. Not with a click on Act: a click
+// goes where the button was when its box was read, and the game view's
+// panels (the party, the branches, the scene, the story) still settle as
+// their requests and the socket's first messages arrive, so a click could
+// land on the page's background. A hung first turn in CI showed just
+// that: the action still in the box, nothing sent, focus on <main>.
+func sendAction(text string) chromedp.Action {
+	return chromedp.SendKeys("#action", text+kb.Enter, chromedp.ByQuery)
+}
+
+// pressAct sends what the action box holds with the Act button, through
+// the button's own activation (a click event on it, not at coordinates).
+func pressAct() chromedp.Action {
+	return chromedp.Evaluate(`document.getElementById("send").click()`, nil)
+}
+
 // eval evaluates js in the page, awaiting a promise, into out.
 func eval(t *testing.T, ctx context.Context, js string, out any) {
 	t.Helper()
@@ -266,9 +283,12 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	// Five turns: typed, and one by a choice button.
 	act := func(n int, input string) {
 		t.Helper()
+		send := sendAction(input)
+		if n == 2 { // and once with the Act button
+			send = chromedp.Tasks{chromedp.SendKeys("#action", input, chromedp.ByQuery), pressAct()}
+		}
 		run(t, ctx, fmt.Sprintf("turn %d", n),
-			chromedp.SendKeys("#action", input, chromedp.ByQuery),
-			chromedp.Click("#send", chromedp.ByQuery),
+			send,
 			chromedp.WaitVisible(fmt.Sprintf(`#log[data-turn="%d"] article[data-turn="%d"]`, n, n), chromedp.ByQuery))
 	}
 	act(1, "look around")
@@ -428,8 +448,7 @@ func TestReconnectsAfterRestart(t *testing.T) {
 		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
 	var game string
 	eval(t, ctx, `location.hash`, &game)
@@ -464,8 +483,7 @@ func TestReconnectsAfterRestart(t *testing.T) {
 		t.Errorf("the turn played while the page was away reads %q", missed)
 	}
 	run(t, ctx, "play on",
-		chromedp.SendKeys("#action", "go to the tavern", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("go to the tavern"),
 		chromedp.WaitVisible(`#log[data-turn="3"] article[data-turn="3"]`, chromedp.ByQuery))
 	var n int
 	eval(t, ctx, `document.querySelectorAll("#log article").length`, &n)
@@ -545,8 +563,7 @@ func TestStaleGamesLoadLeavesGameAlone(t *testing.T) {
 	// Now the held games-page loads finish; the game must stay.
 	t.Logf("released %d held model-list requests", hd.release())
 	run(t, ctx, "play on",
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
 	var list bool
 	eval(t, ctx, `!!document.getElementById("games-h") || !document.getElementById("conn")`, &list)
@@ -634,8 +651,7 @@ func TestHostileTextRendersInert(t *testing.T) {
 		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#here li`, chromedp.ByQuery),
-		chromedp.SendKeys("#action", "talk to nell", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("talk to nell"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
 	inert(t, ctx, "game view", []string{"#game-title", "#here"})
 	shots(t, ctx, "hostile-game")
@@ -832,8 +848,7 @@ func TestPlayerSeesWhatTheAPIAllows(t *testing.T) {
 	run(t, ctx, "play",
 		chromedp.Click(`#games [data-resume]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
 	check("the game")
 	shots(t, ctx, "player-game")

@@ -38,15 +38,13 @@ func TestStaleHistoryLoadKeepsTheNewTurn(t *testing.T) {
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery))
 	hd.wait("its history")
 	run(t, ctx, "play while the history is held",
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#log article[data-turn="1"]`, chromedp.ByQuery))
 	t.Logf("released %d held history loads", hd.release())
 	// The next turn comes after the released answers: the log must hold
 	// both turns, whichever load drew last.
 	run(t, ctx, "play on",
-		chromedp.SendKeys("#action", "talk to nell", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("talk to nell"),
 		chromedp.WaitVisible(`#log[data-turn="2"] article[data-turn="2"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#log article[data-turn="1"]`, chromedp.ByQuery))
 }

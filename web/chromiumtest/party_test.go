@@ -120,8 +120,7 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 
 	// ann acts as wren: the turn is attributed to Wren, in Wren's colour.
 	run(t, ann, "ann acts",
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#log article[data-agent="wren"][data-colour] .byline .who-name`, chromedp.ByQuery))
 	var by string
 	run(t, bob, "bob sees wren's turn",

@@ -76,8 +76,7 @@ func TestPortraitOfWhoIsMet(t *testing.T) {
 		chromedp.WaitVisible(`#games [data-resume]`, chromedp.ByQuery),
 		chromedp.Click(`#games [data-resume]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#here li[data-character="nell"] img.portrait`, chromedp.ByQuery))
 

@@ -51,7 +51,7 @@ func TestHashChangeKeepsTheGameInUse(t *testing.T) {
 		t.Fatalf("after a late hash change the action box holds %q, not what the player typed", kept.Value)
 	}
 	run(t, ctx, "play the turn",
-		chromedp.Click("#send", chromedp.ByQuery),
+		pressAct(),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
 	var sockets string
 	eval(t, ctx, `document.getElementById("conn").dataset.sockets`, &sockets)

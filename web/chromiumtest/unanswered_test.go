@@ -34,8 +34,7 @@ func TestUnansweredActionComesBack(t *testing.T) {
 	})()`, nil)
 	var box, alert string
 	run(t, ctx, "send into a closing socket",
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#conn[data-state="open"][data-sockets="2"]`, chromedp.ByQuery),
 		chromedp.Value("#action", &box, chromedp.ByQuery),
 		chromedp.Text("#alert", &alert, chromedp.ByQuery))
@@ -46,7 +45,7 @@ func TestUnansweredActionComesBack(t *testing.T) {
 		t.Fatalf("after the socket closed unanswered the action box holds %q", box)
 	}
 	run(t, ctx, "send it again",
-		chromedp.Click("#send", chromedp.ByQuery),
+		pressAct(),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
 	var n int
 	eval(t, ctx, `document.querySelectorAll("#log article").length`, &n)

@@ -323,8 +323,7 @@ func TestSceneImageButton(t *testing.T) {
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
 		chromedp.WaitVisible("#scene-generate", chromedp.ByQuery),
 		chromedp.WaitVisible("#no-images", chromedp.ByQuery),
-		chromedp.SendKeys("#action", "look around", chromedp.ByQuery),
-		chromedp.Click("#send", chromedp.ByQuery),
+		sendAction("look around"),
 		chromedp.WaitVisible(`#status[data-turn="1"]`, chromedp.ByQuery))
 	run(t, ctx, "generate",
 		chromedp.Click("#scene-generate", chromedp.ByQuery),
