@@ -19,10 +19,15 @@ type built[S any] struct {
 	what   string // for the log and errors: "full text", "vectors"
 	serves string // what answers meanwhile, for the log
 	read   func(ctx context.Context) (_ *S, gen string, _ error)
+	// update, when set, brings a stale structure of generation gen up to
+	// date from what changed since (the change log), for far less than a
+	// read; ok is false when it cannot, and a read follows.
+	update func(ctx context.Context, old *S, gen string) (_ *S, newGen string, ok bool, _ error)
 	size   func(*S) int   // chunks, to choose how the next build runs
 	attrs  func(*S) []any // what the log says of a build
 
 	mu       sync.Mutex
+	reads    int // full reads begun, for tests
 	snap     *S
 	gen      string // snap's generation
 	building bool
@@ -59,6 +64,29 @@ func (b *built[S]) get(ctx context.Context, gen string, count func(context.Conte
 	}
 	b.building = true
 	b.wg.Add(1)
+	if b.snap != nil && b.update != nil {
+		// Stale, but a few changes may bring it up to date: in the
+		// search that asks, since that takes milliseconds.
+		old, oldGen := b.snap, b.gen
+		b.mu.Unlock()
+		snap, newGen, ok, err := b.update(b.ctx, old, oldGen)
+		b.mu.Lock()
+		if err != nil {
+			log.Warn("lore index: in-memory "+b.what+" not brought up to date; reading them whole", "err", err)
+		}
+		if err == nil && ok {
+			b.building = false
+			b.wg.Done()
+			b.snap, b.gen = snap, newGen
+			if newGen == gen {
+				b.mu.Unlock()
+				return snap
+			}
+			b.mu.Unlock()
+			return nil
+		}
+	}
+	b.reads++
 	size := -1
 	if b.snap != nil {
 		size = b.size(b.snap)

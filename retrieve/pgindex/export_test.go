@@ -91,3 +91,11 @@ func (ix *Index) MemVectorHits(ctx context.Context, text string, k int) (rows []
 	}
 	return rows, scores, ok, err
 }
+
+// VectorReads is how many times the in-memory vectors began a read of
+// every vector (rather than catching up from the change log).
+func (ix *Index) VectorReads() int {
+	ix.vecs.mu.Lock()
+	defer ix.vecs.mu.Unlock()
+	return ix.vecs.reads
+}
