@@ -11,8 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/internal/pgdb/pgtest"
+	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/pgindex"
 	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
 )
@@ -184,6 +186,30 @@ func TestVectorsCatchUpWithOtherWriters(t *testing.T) {
 
 	if n := f.ix.VectorReads(); n != reads {
 		t.Errorf("the vectors were read whole %d times after the writes, want 0: the change log was not used", n-reads)
+	}
+
+	// Roles and filters: the caught-up vectors and their columns rank as
+	// a server that read everything after the writes.
+	fresh, err := pgindex.Open(ctx, f.url, pgindex.WithEmbedder(embedding.NewHashing(64)), pgindex.WithVectorCandidates(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if err := fresh.WaitVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := c.Files[0][0]
+	for _, flt := range []retrieve.Filter{{}, {Packs: []string{"new"}}, {ExcludePacks: []string{"new"}},
+		{Location: old.Location}, {ContentTypes: []string{old.ContentType}}, {Packs: []string{"copies"}}} {
+		for _, role := range []access.Level{access.Player, access.GM} {
+			rq := retrieve.Query{Text: query, Role: role, Limit: 40, Budget: 1 << 30, Filter: flt}
+			if got, want := vectorSignals(t, f.ix, rq), vectorSignals(t, fresh, rq); !slices.Equal(got, want) {
+				t.Fatalf("as %v, filter %+v: caught up\n got %v\nread whole\n want %v", role, flt, got, want)
+			}
+		}
+	}
+	if n := f.ix.VectorReads(); n != reads {
+		t.Errorf("the vectors were read whole %d times by the filtered searches, want 0", n-reads)
 	}
 }
 

@@ -99,3 +99,15 @@ func (ix *Index) VectorReads() int {
 	defer ix.vecs.mu.Unlock()
 	return ix.vecs.reads
 }
+
+// SetVectorCatchUp turns catching up from the change log on or off; off,
+// a write makes the next search read every vector again, as before the
+// log existed: for measuring one against the other.
+func (ix *Index) SetVectorCatchUp(on bool) {
+	ix.vecs.mu.Lock()
+	defer ix.vecs.mu.Unlock()
+	ix.vecs.update = nil
+	if on {
+		ix.vecs.update = ix.catchUpVecs
+	}
+}

@@ -20,8 +20,12 @@ import (
 // it is built in the background for the index's generation, which every
 // writing transaction bumps (so any server's write makes every server's
 // copy stale at once), in a repeatable-read transaction that reads the
-// generation with the rows. Until it is built, and while it is stale,
-// the pgvector (or SQL) search of Mode serves.
+// generation with the rows. Once built, a search that finds it stale
+// brings it up to date from the change log (catchUpVecs: the chunks
+// written since, for milliseconds) and reads it whole only when the log
+// cannot say (trimmed, truncated, or too many changes). Until it is
+// built, and while it is read whole, the pgvector (or SQL) search of
+// Mode serves.
 
 // memVecs is the vectors in memory, per generation (built.go).
 type memVecs = built[vecSnapshot]

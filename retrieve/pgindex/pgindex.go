@@ -198,7 +198,7 @@ func (ix *Index) VectorSearch() string {
 		if ix.cands == 0 {
 			how = "in memory, exact scan"
 		}
-		return how + "; until loaded and after each write until reloaded: " + ix.dbVectorSearch()
+		return how + "; until loaded, and while reloaded after a change the change log cannot bring in: " + ix.dbVectorSearch()
 	}
 	return ix.dbVectorSearch()
 }
