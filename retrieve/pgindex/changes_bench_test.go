@@ -158,3 +158,36 @@ func BenchmarkWriteToMemVectors100k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUpsertFile is one file's write (20 chunks replaced, 384
+// dimensions, no HNSW index) into an index of 400 chunks: what the change
+// log's triggers add to a write. Wall p50 / p99 per write.
+func BenchmarkUpsertFile(b *testing.B) {
+	ctx := context.Background()
+	ix, err := pgindex.Open(ctx, pgtest.URL(b), pgindex.WithEmbedder(embedding.NewHashing(retrievetest.BenchDim)),
+		pgindex.WithoutPGVector(), pgindex.WithoutMemVectors())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	ix.SetMemFullText(false)
+	c := retrievetest.Build(b, 400, 20, 31)
+	if err := retrievetest.Fill(ctx, ix, c.Files); err != nil {
+		b.Fatal(err)
+	}
+	file := c.Files[3]
+	var wall []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		if err := ix.Upsert(ctx, file[0].Pack, file[0].File, fmt.Sprint(i), file); err != nil {
+			b.Fatal(err)
+		}
+		wall = append(wall, time.Since(start))
+	}
+	slices.Sort(wall)
+	ms := func(q float64) float64 { return float64(wall[int(q*float64(len(wall)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+}
