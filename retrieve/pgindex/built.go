@@ -27,7 +27,9 @@ type built[S any] struct {
 	attrs  func(*S) []any // what the log says of a build
 
 	mu       sync.Mutex
-	reads    int // full reads begun, for tests
+	reads    int           // full reads begun, for tests
+	updating chan struct{} // closed when the catch-up under way ends
+	onWait   func()        // called as a search waits for it: for tests
 	snap     *S
 	gen      string // snap's generation
 	building bool
@@ -58,6 +60,27 @@ func (b *built[S]) get(ctx context.Context, gen string, count func(context.Conte
 		b.mu.Unlock()
 		return snap
 	}
+	if ch := b.updating; ch != nil {
+		// Another search is catching up, for milliseconds: wait for it
+		// rather than search the database meanwhile, which at 100,000
+		// vectors takes hundreds of them.
+		wait := b.onWait
+		b.mu.Unlock()
+		if wait != nil {
+			wait()
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil
+		}
+		b.mu.Lock()
+		if !b.off && b.snap != nil && b.gen == gen {
+			snap := b.snap
+			b.mu.Unlock()
+			return snap
+		}
+	}
 	if b.off || b.failed != nil && b.failedAt == gen || b.building || b.ctx == nil || b.ctx.Err() != nil {
 		b.mu.Unlock()
 		return nil
@@ -68,9 +91,13 @@ func (b *built[S]) get(ctx context.Context, gen string, count func(context.Conte
 		// Stale, but a few changes may bring it up to date: in the
 		// search that asks, since that takes milliseconds.
 		old, oldGen := b.snap, b.gen
+		done := make(chan struct{})
+		b.updating = done
 		b.mu.Unlock()
 		snap, newGen, ok, err := b.update(b.ctx, old, oldGen)
 		b.mu.Lock()
+		b.updating = nil
+		close(done)
 		if err != nil {
 			log.Warn("lore index: in-memory "+b.what+" not brought up to date; reading them whole", "err", err)
 		}
