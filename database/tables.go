@@ -132,7 +132,9 @@ func tables() []*table {
 		c("playthrough", kText), c("stat", kText), c("value", kInt), c("updated_at", kInt)}})
 
 	// index: the lore index. lore_keys, full text and the vector log are
-	// SQLite's, derived from lore_chunks and lore_vectors.
+	// SQLite's, derived from lore_chunks and lore_vectors; PostgreSQL's
+	// change log (lore_changes, and where it starts, lore_meta's
+	// changes_from) is its triggers', and each database keeps its own.
 	fileKey, _ := pk("pack", "file")
 	add(&table{name: "lore_files", store: "lore", sqliteKey: fileKey, pgKey: fileKey, cols: []column{
 		c("pack", kText), c("file", kText), c("hash", kText)}})
@@ -146,7 +148,7 @@ func tables() []*table {
 	add(chunks)
 	add(&table{name: "lore_vectors", store: "lore", cols: []column{c("chunk", kInt), c("vec", kVector)}})
 	add(&table{name: "lore_meta", store: "lore", cols: []column{c("key", kText), c("value", kText)},
-		sqliteSkip: "key = 'generation'", pgSkip: "key = 'generation'"})
+		sqliteSkip: "key = 'generation'", pgSkip: "key IN ('generation', 'changes_from')"})
 
 	// library: documents, pages, images and ingest jobs. The images'
 	// full text (SQLite's FTS table, PostgreSQL's search column) is

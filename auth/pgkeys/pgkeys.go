@@ -7,6 +7,11 @@
 // Names are unique without regard to ASCII case, as SQLite's NOCASE, by a
 // unique index on lower(name) over "C"-collated text. Several servers may
 // share the tables: a name taken by two at once is ErrUserExists for one.
+//
+// auth_generation holds one value that triggers change with every write
+// to the users and keys, in the writer's transaction (see migration 0003);
+// Key reads it on every call and reads a key's row only when it changed
+// since the row was last read.
 package pgkeys
 
 import (
@@ -15,6 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,7 +41,34 @@ var Migrations = pgdb.Migrations{Component: "auth", FS: migrations, Dir: "migrat
 type Store struct {
 	h   *pgdb.DB
 	own bool // Close closes h: Open opened it
+
+	mu    sync.Mutex
+	keys  map[string]keptKey // by key id
+	reads atomic.Int64       // key rows read, for tests
 }
+
+// keptKey is a key's lookup as read after the generation gen was read.
+// The triggers of migration 0003 give the generation a new random value
+// in every transaction that writes the users or keys (any server's, or
+// psql's), committed with the write. Each statement of a read sees every
+// transaction committed before it began, so a lookup read after gen
+// reflects at least the writes gen does; while a request reads gen again,
+// nothing the lookup read has changed since.
+type keptKey struct {
+	gen int64
+	key auth.StoredKey
+	usr auth.User
+}
+
+// maxKept bounds the kept lookups: past it they are all dropped, and the
+// next requests read their keys again.
+const maxKept = 4096
+
+const (
+	genQuery    = `SELECT n FROM auth_generation WHERE id = 1`
+	lookupQuery = `SELECT k.hash, k.check_bits, k.created_at, k.revoked_at, u.id, u.name, u.role
+		FROM auth_keys k JOIN auth_users u ON u.id = k.user_id WHERE k.id = $1`
+)
 
 var _ auth.Store = (*Store)(nil)
 
@@ -149,8 +183,38 @@ func (s *Store) AddKey(ctx context.Context, k auth.StoredKey) error {
 	return nil
 }
 
-// Key implements auth.Store.
+// Key implements auth.Store. It reads the keys' generation on every
+// call (one prepared statement, cached by pgx on each connection), so a
+// key revoked or removed by another server or by psql is refused at
+// once, and the key's row only when the generation is not the one it was
+// last read after.
 func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, error) {
+	var gen int64
+	if err := s.h.Pool().QueryRow(ctx, genQuery).Scan(&gen); err != nil {
+		return auth.StoredKey{}, auth.User{}, s.explain("look up key "+id, err)
+	}
+	s.mu.Lock()
+	kept, ok := s.keys[id]
+	s.mu.Unlock()
+	if ok && kept.gen == gen {
+		return kept.key, kept.usr, nil
+	}
+	k, u, err := s.readKey(ctx, id)
+	if err != nil {
+		return k, u, err
+	}
+	s.mu.Lock()
+	if s.keys == nil || len(s.keys) >= maxKept {
+		s.keys = make(map[string]keptKey)
+	}
+	s.keys[id] = keptKey{gen: gen, key: k, usr: u}
+	s.mu.Unlock()
+	return k, u, nil
+}
+
+// readKey reads key id's row and its user's.
+func (s *Store) readKey(ctx context.Context, id string) (auth.StoredKey, auth.User, error) {
+	s.reads.Add(1)
 	k := auth.StoredKey{ID: id}
 	var (
 		u       auth.User
@@ -158,8 +222,7 @@ func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, 
 		created int64
 		revoked *int64
 	)
-	err := s.h.Pool().QueryRow(ctx, `SELECT k.hash, k.check_bits, k.created_at, k.revoked_at, u.id, u.name, u.role
-		FROM auth_keys k JOIN auth_users u ON u.id = k.user_id WHERE k.id = $1`, id).
+	err := s.h.Pool().QueryRow(ctx, lookupQuery, id).
 		Scan(&k.Hash, &check, &created, &revoked, &u.ID, &u.Name, &u.Role)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return auth.StoredKey{}, auth.User{}, auth.ErrNoKey

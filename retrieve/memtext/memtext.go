@@ -2,6 +2,7 @@ package memtext
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hearth-rpg/hearth/retrieve"
@@ -33,6 +34,30 @@ func (c *Columns) Add(access int, vals [NumColumns]string) {
 		c.cols[i].add(v)
 	}
 }
+
+// Derive returns empty columns that know c's values, with room for n
+// documents: AppendFrom copies c's documents into them without looking
+// their values up again, and Add appends new ones. It serves a set of
+// documents changed by a few from c's.
+func (c *Columns) Derive(n int) Columns {
+	out := Columns{access: make([]uint8, 0, n)}
+	for i := range c.cols {
+		out.cols[i] = column{ids: maps.Clone(c.cols[i].ids), names: slices.Clone(c.cols[i].names), of: make([]uint32, 0, n)}
+	}
+	return out
+}
+
+// AppendFrom appends document d of src, the columns c was derived from
+// (Derive).
+func (c *Columns) AppendFrom(src *Columns, d int) {
+	c.access = append(c.access, src.access[d])
+	for i := range c.cols {
+		c.cols[i].of = append(c.cols[i].of, src.cols[i].of[d])
+	}
+}
+
+// Len is how many documents the columns hold.
+func (c *Columns) Len() int { return len(c.access) }
 
 // Bytes estimates the columns' memory.
 func (c *Columns) Bytes() int64 {

@@ -19,10 +19,17 @@ type built[S any] struct {
 	what   string // for the log and errors: "full text", "vectors"
 	serves string // what answers meanwhile, for the log
 	read   func(ctx context.Context) (_ *S, gen string, _ error)
+	// update, when set, brings a stale structure of generation gen up to
+	// date from what changed since (the change log), for far less than a
+	// read; ok is false when it cannot, and a read follows.
+	update func(ctx context.Context, old *S, gen string) (_ *S, newGen string, ok bool, _ error)
 	size   func(*S) int   // chunks, to choose how the next build runs
 	attrs  func(*S) []any // what the log says of a build
 
 	mu       sync.Mutex
+	reads    int           // full reads begun, for tests
+	updating chan struct{} // closed when the catch-up under way ends
+	onWait   func()        // called as a search waits for it: for tests
 	snap     *S
 	gen      string // snap's generation
 	building bool
@@ -53,12 +60,60 @@ func (b *built[S]) get(ctx context.Context, gen string, count func(context.Conte
 		b.mu.Unlock()
 		return snap
 	}
+	if ch := b.updating; ch != nil {
+		// Another search is catching up, for milliseconds: wait for it
+		// rather than search the database meanwhile, which at 100,000
+		// vectors takes hundreds of them.
+		wait := b.onWait
+		b.mu.Unlock()
+		if wait != nil {
+			wait()
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil
+		}
+		b.mu.Lock()
+		if !b.off && b.snap != nil && b.gen == gen {
+			snap := b.snap
+			b.mu.Unlock()
+			return snap
+		}
+	}
 	if b.off || b.failed != nil && b.failedAt == gen || b.building || b.ctx == nil || b.ctx.Err() != nil {
 		b.mu.Unlock()
 		return nil
 	}
 	b.building = true
 	b.wg.Add(1)
+	if b.snap != nil && b.update != nil {
+		// Stale, but a few changes may bring it up to date: in the
+		// search that asks, since that takes milliseconds.
+		old, oldGen := b.snap, b.gen
+		done := make(chan struct{})
+		b.updating = done
+		b.mu.Unlock()
+		snap, newGen, ok, err := b.update(b.ctx, old, oldGen)
+		b.mu.Lock()
+		b.updating = nil
+		close(done)
+		if err != nil {
+			log.Warn("lore index: in-memory "+b.what+" not brought up to date; reading them whole", "err", err)
+		}
+		if err == nil && ok {
+			b.building = false
+			b.wg.Done()
+			b.snap, b.gen = snap, newGen
+			if newGen == gen {
+				b.mu.Unlock()
+				return snap
+			}
+			b.mu.Unlock()
+			return nil
+		}
+	}
+	b.reads++
 	size := -1
 	if b.snap != nil {
 		size = b.size(b.snap)

@@ -89,8 +89,10 @@
 // least the number of candidates wanted. Without pgvector
 // the same query computes every candidate's dot product in SQL: exact,
 // and linear in the number of vectors the filter leaves. Those are what
-// serve until the in-memory vectors are loaded (in the background at open
-// and after every write, by the generation) and always with
+// serve until the in-memory vectors are loaded (in the background at
+// open; after a write they catch up from the change log, lore_changes,
+// which triggers fill for every writer, and are read whole again only
+// when it cannot say what changed) and always with
 // WithoutMemVectors or WithEfSearch: in memory, a search estimates every
 // readable row from int8 columns of the query's largest dimensions and
 // scores the best 256 exactly (WithVectorCandidates), as SQLite does, with

@@ -91,3 +91,23 @@ func (ix *Index) MemVectorHits(ctx context.Context, text string, k int) (rows []
 	}
 	return rows, scores, ok, err
 }
+
+// VectorReads is how many times the in-memory vectors began a read of
+// every vector (rather than catching up from the change log).
+func (ix *Index) VectorReads() int {
+	ix.vecs.mu.Lock()
+	defer ix.vecs.mu.Unlock()
+	return ix.vecs.reads
+}
+
+// SetVectorCatchUp turns catching up from the change log on or off; off,
+// a write makes the next search read every vector again, as before the
+// log existed: for measuring one against the other.
+func (ix *Index) SetVectorCatchUp(on bool) {
+	ix.vecs.mu.Lock()
+	defer ix.vecs.mu.Unlock()
+	ix.vecs.update = nil
+	if on {
+		ix.vecs.update = ix.catchUpVecs
+	}
+}

@@ -3,6 +3,8 @@ package pgindex
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -18,8 +20,12 @@ import (
 // it is built in the background for the index's generation, which every
 // writing transaction bumps (so any server's write makes every server's
 // copy stale at once), in a repeatable-read transaction that reads the
-// generation with the rows. Until it is built, and while it is stale,
-// the pgvector (or SQL) search of Mode serves.
+// generation with the rows. Once built, a search that finds it stale
+// brings it up to date from the change log (catchUpVecs: the chunks
+// written since, for milliseconds) and reads it whole only when the log
+// cannot say (trimmed, truncated, or too many changes). Until it is
+// built, and while it is read whole, the pgvector (or SQL) search of
+// Mode serves.
 
 // memVecs is the vectors in memory, per generation (built.go).
 type memVecs = built[vecSnapshot]
@@ -121,6 +127,126 @@ func (ix *Index) readVecs(ctx context.Context) (_ *vecSnapshot, gen string, err 
 	}
 	snap.set = bd.Build()
 	return snap, gen, nil
+}
+
+// compactAt is how many changes the vectors take as a delta before the
+// next catch-up reads them whole, as on SQLite: the extra slab and the
+// dead bits cost a little on every search, and the extra slab is copied
+// on every catch-up.
+func compactAt(base int) int { return 256 + base/16 }
+
+// catchUpVecs brings old, the vectors of generation oldGen, up to the
+// current generation from lore_changes (migration 0002), in one
+// repeatable-read transaction that reads the generation, the log and the
+// changed rows: each changed chunk's slot goes dead and its vector, if it
+// still has one, joins the extra slab (memvec.Set.Apply). ok is false,
+// and the caller reads everything, when the log does not reach back to
+// oldGen (trimmed, or the database restored from an older copy), holds a
+// TRUNCATE, or names more changes than compactAt allows.
+func (ix *Index) catchUpVecs(ctx context.Context, old *vecSnapshot, oldGen string) (_ *vecSnapshot, gen string, ok bool, err error) {
+	from, err := parseGen(oldGen)
+	if err != nil {
+		return nil, "", false, nil
+	}
+	tx, err := ix.h.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, "", false, ix.explain("catch up with the lore vectors", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	var (
+		start     string
+		changed   int
+		truncated bool
+	)
+	err = tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), ''),
+		coalesce((SELECT value FROM lore_meta WHERE key = 'changes_from'), ''),
+		(SELECT count(DISTINCT chunk) FROM lore_changes WHERE gen > $1),
+		coalesce((SELECT bool_or(chunk IS NULL) FROM lore_changes WHERE gen > $1), false)`, from).
+		Scan(&gen, &start, &changed, &truncated)
+	if err != nil {
+		return nil, "", false, ix.explain("catch up with the lore vectors", err)
+	}
+	to, err1 := parseGen(gen)
+	first, err2 := parseGen(start)
+	switch {
+	case err1 != nil || err2 != nil || truncated || from < first || to < from:
+		return nil, "", false, nil
+	case to == from:
+		return old, gen, true, nil
+	case old.set.Changed()+changed > compactAt(old.set.BaseLen()):
+		return nil, "", false, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT l.chunk, c.access, v.vec, c.pack, c.content_type, c.corpus, c.location, c.faction
+		FROM (SELECT DISTINCT chunk FROM lore_changes WHERE gen > $1 AND gen <= $2) l
+		LEFT JOIN lore_vectors v ON v.chunk = l.chunk
+		LEFT JOIN lore_chunks c ON c.n = l.chunk
+		ORDER BY l.chunk`, from, to)
+	if err != nil {
+		return nil, "", false, ix.explain("catch up with the lore vectors", err)
+	}
+	defer rows.Close()
+	type added struct {
+		n     int64
+		level int16
+		vals  [memtext.NumColumns]string
+	}
+	var (
+		changes = map[int64]memvec.Change{}
+		adds    []added // ascending
+		n       int64
+		level   *int16
+		vec     []float32
+		vals    [memtext.NumColumns]*string
+	)
+	dim := old.set.Dim()
+	for rows.Next() {
+		if err := rows.Scan(&n, &level, &vec, &vals[memtext.Pack], &vals[memtext.ContentType], &vals[memtext.Corpus],
+			&vals[memtext.Location], &vals[memtext.Faction]); err != nil {
+			return nil, "", false, ix.explain("catch up with the lore vectors", err)
+		}
+		var c memvec.Change
+		if level != nil && len(vec) == dim {
+			c = memvec.Change{Access: int8(min(max(*level, -128), 127)), Vec: slices.Clone(vec)}
+			a := added{n: n, level: *level}
+			for i, v := range vals {
+				if v != nil {
+					a.vals[i] = *v
+				}
+			}
+			adds = append(adds, a)
+		}
+		changes[n] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", false, ix.explain("catch up with the lore vectors", err)
+	}
+	// The rows with a vector, ascending, and their columns: the old ones
+	// not changed, merged with the changed ones that still have one.
+	snap := &vecSnapshot{set: old.set.Apply(changes), rows: make([]int64, 0, len(old.rows)+len(adds))}
+	snap.cols = old.cols.Derive(cap(snap.rows))
+	i, j := 0, 0
+	for i < len(old.rows) || j < len(adds) {
+		if j == len(adds) || i < len(old.rows) && old.rows[i] < adds[j].n {
+			if _, gone := changes[old.rows[i]]; !gone {
+				snap.rows = append(snap.rows, old.rows[i])
+				snap.cols.AppendFrom(&old.cols, i)
+			}
+			i++
+			continue
+		}
+		snap.rows = append(snap.rows, adds[j].n)
+		snap.cols.Add(int(adds[j].level), adds[j].vals)
+		j++
+	}
+	return snap, gen, true, nil
+}
+
+// parseGen reads a generation; the empty one (no write yet) is 0.
+func parseGen(g string) (int64, error) {
+	if g == "" {
+		return 0, nil
+	}
+	return strconv.ParseInt(g, 10, 64)
 }
 
 // WaitVectors waits until the in-memory vectors serve the index as it

@@ -144,7 +144,7 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 		attrs: func(s *memSnapshot) []any {
 			return []any{"chunks", s.ix.Docs(), "postings", s.ix.Postings(), "bytes", s.ix.Bytes()}
 		}}
-	ix.vecs = memVecs{what: "vectors", serves: ix.VectorSearch(), read: ix.readVecs, off: ix.vecs.off,
+	ix.vecs = memVecs{what: "vectors", serves: ix.VectorSearch(), read: ix.readVecs, update: ix.catchUpVecs, off: ix.vecs.off,
 		size:  func(s *vecSnapshot) int { return s.set.Len() },
 		attrs: func(s *vecSnapshot) []any { return []any{"vectors", s.set.Len(), "dim", s.set.Dim()} }}
 	ix.mem.start()
@@ -198,7 +198,7 @@ func (ix *Index) VectorSearch() string {
 		if ix.cands == 0 {
 			how = "in memory, exact scan"
 		}
-		return how + "; until loaded and after each write until reloaded: " + ix.dbVectorSearch()
+		return how + "; until loaded, and while reloaded after a change the change log cannot bring in: " + ix.dbVectorSearch()
 	}
 	return ix.dbVectorSearch()
 }
