@@ -104,9 +104,9 @@ func BenchmarkWriteToMemVectors100k(b *testing.B) {
 	defer writer.Close()
 	wait, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	// The in-memory full text, built at open, is read whole again after
-	// each write (it has no catch-up): let the builds begun finish, then
-	// turn it off, so that its CPU is not in the figures.
+	// The in-memory full text, built at open, catches up after each
+	// write too: let the builds begun finish, then turn it off, so that
+	// only the vectors' CPU is in the figures.
 	for _, x := range []*pgindex.Index{ix, writer} {
 		if err := x.WaitFullText(wait); err != nil {
 			b.Fatal(err)
