@@ -139,3 +139,39 @@ func TestApplyRejects(t *testing.T) {
 		t.Errorf("columns: %v", err)
 	}
 }
+
+// TestApplyEmptied empties an index and fills it again, and fills one
+// built empty: each ranks as a fresh build.
+func TestApplyEmptied(t *testing.T) {
+	build := func(docs ...Doc) *Index {
+		bd, _ := NewBuilder(1, 2)
+		for _, d := range docs {
+			if err := bd.Add(d.Row, d.Cols...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return bd.Build()
+	}
+	a := Doc{Row: 1, Cols: []string{"red dragon", "fire fire"}}
+	b := Doc{Row: 2, Cols: []string{"blue dragon", "lightning"}}
+	c := Doc{Row: 3, Cols: []string{"dragon turtle", "steam and fire fire fire"}}
+	ix, err := build(a, b).Apply([]int64{1, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ix.Search([]string{"dragon"}, 5, nil); ix.Docs() != 0 || len(got) != 0 {
+		t.Fatalf("emptied: %d docs, hits %v", ix.Docs(), got)
+	}
+	for name, from := range map[string]*Index{"emptied": ix, "built empty": build()} {
+		got, err := from.Apply(nil, []Doc{b, c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := build(b, c)
+		for _, q := range [][]string{{"dragon"}, {"fire", "dragon"}, {"red"}, {"lightn", "steam"}} {
+			if g, w := got.Search(q, 5, nil), want.Search(q, 5, nil); !slices.Equal(g, w) {
+				t.Errorf("%s then filled, %v: got %v, want %v", name, q, g, w)
+			}
+		}
+	}
+}
