@@ -16,4 +16,7 @@
 // after filtering are exact.
 //
 // An Index is immutable once built and safe for concurrent searches.
+// Apply derives a new one with documents removed, changed and added,
+// ranking exactly as a fresh build of the result, for a fraction of a
+// build's cost when the changes are few.
 package bm25

@@ -69,7 +69,11 @@ func NewBuilder(weights ...float64) (*Builder, error) {
 		}
 		w[i] = int(x)
 	}
-	return &Builder{weights: w, terms: map[string]uint32{}, folded: map[string]uint32{}, scratch: map[uint32]int{}}, nil
+	return newBuilder(w), nil
+}
+
+func newBuilder(w []int) *Builder {
+	return &Builder{weights: w, terms: map[string]uint32{}, folded: map[string]uint32{}, scratch: map[uint32]int{}}
 }
 
 // Add indexes one document: row is its key (ascending across calls),
@@ -142,35 +146,58 @@ func (bd *Builder) Postings() int64 { return bd.postings }
 
 // Index is a built, immutable BM25 index.
 type Index struct {
+	weights  []int
 	terms    map[string]uint32
-	df       []uint32
-	blkOff   []uint32 // term i's blocks are blocks[blkOff[i]:blkOff[i+1]]
-	blocks   []block
-	datOff   []uint64 // term i's postings are data[datOff[i]:datOff[i+1]]
-	data     []byte
+	df       []uint32 // live documents holding the term
+	post     []termPost
 	rows     []int64
 	norm     []float64 // k1 × (1 − b + b × length / avgdl), per document
 	lens     []uint32  // tokens per document
-	nTok     int64
-	n        int
-	postings int64
+	nTok     int64     // tokens of the live documents
+	n        int       // live documents
+	postings int64     // live (term, document) pairs
+
+	// Set by Apply: documents removed since the build (their postings
+	// stay, skipped by search) and how many changed since it.
+	dead    []uint64 // bit per document; nil when none
+	changed int
+	derived bool // rows may not ascend
 
 	cursors sync.Pool // of *cursor, reused across searches
 }
 
+// termPost is one term's postings: blocks whose offsets are into data.
+type termPost struct {
+	blocks []block
+	data   []byte
+	// avg is the least mean document length any block's bound was
+	// computed at: with a larger mean now, lengths normalize smaller and
+	// factors grow by at most the ratio (bound).
+	avg float64
+}
+
+// bound is what p's block maxima are multiplied by to bound factors at
+// mean length avgdl.
+func (p *termPost) bound(avgdl float64) float64 {
+	if avgdl > p.avg {
+		return avgdl / p.avg
+	}
+	return 1
+}
+
 // Build finishes the index. The Builder must not be used after.
 func (bd *Builder) Build() *Index {
-	ix := &Index{terms: bd.terms, rows: bd.rows, lens: bd.lens, n: len(bd.rows), nTok: bd.tokens}
+	ix := &Index{weights: bd.weights, terms: bd.terms, rows: bd.rows, lens: bd.lens, n: len(bd.rows), nTok: bd.tokens}
 	ix.df = make([]uint32, len(bd.post))
-	ix.blkOff = make([]uint32, len(bd.post)+1)
-	ix.datOff = make([]uint64, len(bd.post)+1)
+	ix.post = make([]termPost, len(bd.post))
 	var nb, nd int
 	for _, p := range bd.post {
 		nb += len(p.blocks)
 		nd += len(p.data)
 	}
-	ix.blocks = make([]block, 0, nb)
-	ix.data = make([]byte, 0, nd)
+	// One array of blocks and one of postings, each term a slice of them.
+	blocks := make([]block, 0, nb)
+	data := make([]byte, 0, nd)
 	ix.norm = make([]float64, ix.n)
 	avgdl := float64(ix.nTok) / float64(ix.n)
 	for d, l := range bd.lens {
@@ -180,8 +207,8 @@ func (bd *Builder) Build() *Index {
 	for i, p := range bd.post {
 		ix.df[i] = p.df
 		ix.postings += int64(p.df)
-		base := uint32(len(ix.data))
-		ix.data = append(ix.data, p.data...)
+		b0, d0 := len(blocks), len(data)
+		data = append(data, p.data...)
 		for _, blk := range p.blocks {
 			n := decode(p.data[blk.off:], &docs, &freqs)
 			best := 0.0
@@ -189,11 +216,9 @@ func (bd *Builder) Build() *Index {
 				best = max(best, tfFactor(float64(freqs[j]), ix.norm[docs[j]]))
 			}
 			blk.max = roundUp(best)
-			blk.off += base - uint32(ix.datOff[i])
-			ix.blocks = append(ix.blocks, blk)
+			blocks = append(blocks, blk)
 		}
-		ix.blkOff[i+1] = uint32(len(ix.blocks))
-		ix.datOff[i+1] = uint64(len(ix.data))
+		ix.post[i] = termPost{blocks: blocks[b0:len(blocks):len(blocks)], data: data[d0:len(data):len(data)], avg: avgdl}
 		bd.post[i] = nil
 	}
 	bd.post, bd.folded = nil, nil
@@ -270,21 +295,42 @@ func (ix *Index) DocFreq(t string) int {
 // Length returns the number of tokens in the document at row, and
 // whether it is indexed.
 func (ix *Index) Length(row int64) (int, bool) {
-	d, ok := slices.BinarySearch(ix.rows, row)
-	if !ok {
-		return 0, false
+	if !ix.derived {
+		d, ok := slices.BinarySearch(ix.rows, row)
+		if !ok {
+			return 0, false
+		}
+		return int(ix.lens[d]), true
 	}
-	return int(ix.lens[d]), true
+	for d := len(ix.rows) - 1; d >= 0; d-- {
+		if ix.rows[d] == row && !ix.isDead(uint32(d)) {
+			return int(ix.lens[d]), true
+		}
+	}
+	return 0, false
 }
 
-// Rows returns the indexed rows, ascending; the slice is the index's own.
+// Rows returns each document's row, by its position (the doc a search's
+// accept is asked about); the slice is the index's own. They ascend in a
+// built index; in one from Apply, the documents added follow the others
+// and the rows of removed ones remain (never a search's candidates).
 func (ix *Index) Rows() []int64 { return ix.rows }
+
+// Changed is how many documents were removed and added by Apply since
+// the index was built.
+func (ix *Index) Changed() int { return ix.changed }
+
+func (ix *Index) isDead(d uint32) bool {
+	return ix.dead != nil && ix.dead[d/64]&(1<<(d%64)) != 0
+}
 
 // Bytes estimates the index's memory: postings, blocks, per-document
 // arrays and the vocabulary.
 func (ix *Index) Bytes() int64 {
-	n := int64(len(ix.data)) + int64(len(ix.blocks))*16 + int64(len(ix.df))*(4+4+8) +
-		int64(len(ix.rows))*(8+8+4)
+	n := int64(len(ix.df))*(4+56) + int64(len(ix.rows))*(8+8+4) + int64(len(ix.dead))*8
+	for _, p := range ix.post {
+		n += int64(len(p.data)) + int64(len(p.blocks))*16
+	}
 	for t := range ix.terms {
 		n += int64(len(t)) + 16 + 4 + 8 // string header and bytes, id, map slot
 	}

@@ -33,6 +33,7 @@ type cursor struct {
 	w      float64 // idf × how many times the query holds the term
 	tf     float64 // the term-frequency factor in the document being scored
 	ub     float64 // w × the term's largest factor, rounded up
+	scale  float64 // bounds the blocks' maxima at the index's mean length
 	phrase []int   // the query's phrases that are this term
 	bi     int     // current block
 	dec    int     // block decoded into docs/freqs, or -1
@@ -55,7 +56,11 @@ func (c *cursor) doc() uint32 {
 }
 
 func (c *cursor) load() {
-	c.n = decode(c.data[c.blocks[c.bi].off:], &c.docs, &c.freqs)
+	end := len(c.data) // a block may hold fewer than blockSize (Apply)
+	if c.bi+1 < len(c.blocks) {
+		end = int(c.blocks[c.bi+1].off)
+	}
+	c.n = decode(c.data[c.blocks[c.bi].off:end], &c.docs, &c.freqs)
 	c.dec, c.pos = c.bi, 0
 }
 
@@ -103,7 +108,7 @@ func (c *cursor) blockBound(d uint32) (bound float64, next uint32) {
 	if blk.first > d {
 		return 0, blk.first
 	}
-	return c.w * float64(blk.max) * (1 + 1e-9), blk.last + 1
+	return c.w * float64(blk.max) * c.scale * (1 + 1e-9), blk.last + 1
 }
 
 // getCursor reuses a cursor: each holds two decoded blocks (1 KiB), and
@@ -122,9 +127,7 @@ type searcher struct {
 	top    []Hit // a heap, worst at 0
 }
 
-// push adds h to the top k, dropping the worst when full. Documents
-// arrive in ascending row order, so a later equal score never displaces
-// an earlier one.
+// push adds h to the top k, dropping the worst when full.
 func (s *searcher) push(h Hit) {
 	if len(s.top) < s.k {
 		s.top = append(s.top, h)
@@ -177,7 +180,8 @@ func (s *searcher) run(terms []string) []Hit {
 		if c == nil {
 			c = ix.getCursor()
 			defer ix.cursors.Put(c)
-			*c = cursor{blocks: ix.blocks[ix.blkOff[id]:ix.blkOff[id+1]], data: ix.data[ix.datOff[id]:ix.datOff[id+1]], dec: -1, phrase: c.phrase[:0]}
+			p := &ix.post[id]
+			*c = cursor{blocks: p.blocks, data: p.data, scale: p.bound(float64(ix.nTok) / float64(ix.n)), dec: -1, phrase: c.phrase[:0]}
 			byTerm[id] = c
 			cs = append(cs, c)
 		}
@@ -194,7 +198,7 @@ func (s *searcher) run(terms []string) []Hit {
 		for _, blk := range c.blocks {
 			m = max(m, blk.max)
 		}
-		c.ub = c.w * float64(m) * (1 + 1e-9)
+		c.ub = c.w * float64(m) * c.scale * (1 + 1e-9)
 	}
 	// Ascending bounds: a prefix whose bounds sum to at most the k-th
 	// score cannot by itself put a document in the top k.
@@ -225,7 +229,7 @@ func (s *searcher) run(terms []string) []Hit {
 		if d == done {
 			break
 		}
-		if s.accept != nil && !s.accept(int(d)) {
+		if ix.isDead(d) || s.accept != nil && !s.accept(int(d)) {
 			for _, c := range cs[essential:] {
 				if c.doc() == d {
 					c.next()
@@ -286,8 +290,10 @@ func (s *searcher) run(terms []string) []Hit {
 				score += c.idf * c.tf
 			}
 		}
-		if !full || score > theta {
-			s.push(Hit{Row: ix.rows[d], Score: score})
+		// Equal scores by row: documents added by Apply follow the
+		// others whatever their rows.
+		if h := (Hit{Row: ix.rows[d], Score: score}); !full || worse(s.top[0], h) {
+			s.push(h)
 			if len(s.top) == s.k {
 				theta = s.top[0].Score
 			}

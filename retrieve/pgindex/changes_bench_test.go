@@ -8,14 +8,17 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/internal/pgdb/pgtest"
+	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/pgindex"
 	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
 )
@@ -101,9 +104,9 @@ func BenchmarkWriteToMemVectors100k(b *testing.B) {
 	defer writer.Close()
 	wait, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	// The in-memory full text, built at open, is read whole again after
-	// each write (it has no catch-up): let the builds begun finish, then
-	// turn it off, so that its CPU is not in the figures.
+	// The in-memory full text, built at open, catches up after each
+	// write too: let the builds begun finish, then turn it off, so that
+	// only the vectors' CPU is in the figures.
 	for _, x := range []*pgindex.Index{ix, writer} {
 		if err := x.WaitFullText(wait); err != nil {
 			b.Fatal(err)
@@ -190,4 +193,78 @@ func BenchmarkUpsertFile(b *testing.B) {
 	ms := func(q float64) float64 { return float64(wall[int(q*float64(len(wall)-1))].Microseconds()) / 1000 }
 	b.ReportMetric(ms(0.5), "p50-ms")
 	b.ReportMetric(ms(0.99), "p99-ms")
+}
+
+// BenchmarkWriteToMemText100k is the time from a one-chunk file's write
+// (by another server) until a search on this server finds its new word in
+// the in-memory full text, at 100,000 chunks (benchCopies): catching up
+// from the change log against building the full text whole again
+// (catchup=false, as before). Wall and this process's CPU, p50 and p99
+// per write; the writer's own time is not in it.
+func BenchmarkWriteToMemText100k(b *testing.B) {
+	ctx := context.Background()
+	u := benchCopies(b)
+	ix, err := pgindex.Open(ctx, u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	writer, err := pgindex.Open(ctx, u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer writer.Close()
+	wait, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	// The writer's own full text, built at open, is not measured: let it
+	// finish, then turn it off.
+	for _, x := range []*pgindex.Index{ix, writer} {
+		if err := x.WaitFullText(wait); err != nil {
+			b.Fatal(err)
+		}
+	}
+	writer.SetMemFullText(false)
+	file := retrievetest.Build(b, 1, 1, 29).Files[0][:1]
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("catchup=%v", on), func(b *testing.B) {
+			ix.SetFullTextCatchUp(on)
+			var wall, cpu []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				// A word no other chunk holds: letters only, one per write.
+				word := "quillwort" + strings.Map(func(r rune) rune { return 'a' + r - '0' }, fmt.Sprint(i))
+				cs := slices.Clone(file)
+				cs[0].ID, cs[0].Text = "", "the sending of the lanterns "+word
+				if err := writer.Upsert(ctx, "written", "one.md", fmt.Sprint(i), cs); err != nil {
+					b.Fatal(err)
+				}
+				start, startCPU := time.Now(), cputime.Process()
+				for {
+					rows, _, ok, err := ix.MemTextHits(ctx, word, access.GM, retrieve.Filter{}, 1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if ok && len(rows) == 1 {
+						break
+					}
+					if time.Since(start) > 10*time.Minute {
+						b.Fatal("the write never reached the in-memory full text")
+					}
+					time.Sleep(2 * time.Millisecond)
+				}
+				wall, cpu = append(wall, time.Since(start)), append(cpu, cputime.Process()-startCPU)
+			}
+			ms := func(ds []time.Duration, q float64) float64 {
+				slices.Sort(ds)
+				return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000
+			}
+			b.ReportMetric(ms(wall, 0.5), "p50-ms")
+			b.ReportMetric(ms(wall, 0.99), "p99-ms")
+			if cputime.Supported {
+				b.ReportMetric(ms(cpu, 0.5), "cpu-p50-ms")
+				b.ReportMetric(ms(cpu, 0.99), "cpu-p99-ms")
+			}
+		})
+	}
 }

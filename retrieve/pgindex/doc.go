@@ -30,10 +30,13 @@
 // in every writing transaction, read in the same repeatable-read
 // transaction as the rows), so a write by any server makes every
 // server's copy stale at its next search. It is built when the index
-// opens and when a search finds it stale: at once for up to 5,000
-// chunks (a fraction of a second), so small indexes never rank by
-// anything else; in the background for more, and until it is ready the
-// ranking below serves.
+// opens: at once for up to 5,000 chunks (a fraction of a second), so
+// small indexes never rank by anything else; in the background for
+// more, and until it is ready the ranking below serves. A search that
+// finds it stale brings it up to date from the change log, as the
+// vectors (bm25.Index.Apply: the chunks written since, with the document
+// count, mean length and term counts kept exact), and builds it whole
+// again only when the log cannot say.
 //
 // # The fallback: how it differs from BM25
 //

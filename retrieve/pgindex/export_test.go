@@ -111,3 +111,37 @@ func (ix *Index) SetVectorCatchUp(on bool) {
 		ix.vecs.update = ix.catchUpVecs
 	}
 }
+
+// MemTextHits runs the in-memory full text alone for text's words as
+// role with f, with BM25's scores; ok is false when it does not serve the
+// index as it now stands.
+func (ix *Index) MemTextHits(ctx context.Context, text string, role access.Level, f retrieve.Filter, k int) (rows []int64, scores []float64, ok bool, err error) {
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	hits, ok, err := ix.memRank(ctx, gen, retrieve.Terms(text), int(role), f, k)
+	for _, h := range hits {
+		rows, scores = append(rows, h.Row), append(scores, h.Score)
+	}
+	return rows, scores, ok, err
+}
+
+// FullTextReads is how many times the in-memory full text was built
+// whole (rather than caught up from the change log).
+func (ix *Index) FullTextReads() int {
+	ix.mem.mu.Lock()
+	defer ix.mem.mu.Unlock()
+	return ix.mem.reads
+}
+
+// SetFullTextCatchUp turns the full text's catch-up from the change log
+// on or off (off: built whole after every write, as before).
+func (ix *Index) SetFullTextCatchUp(on bool) {
+	ix.mem.mu.Lock()
+	defer ix.mem.mu.Unlock()
+	ix.mem.update = nil
+	if on {
+		ix.mem.update = ix.catchUpMem
+	}
+}

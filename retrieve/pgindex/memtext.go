@@ -17,8 +17,10 @@ import (
 // when a search first finds none for the index's generation (lore_meta's
 // counter, bumped in every writing transaction: any server's write makes
 // every server's copy stale at once), in a repeatable-read transaction
-// that reads the generation with the rows. Until it is built, and while
-// it is stale, the tsvector ranking (search.go, termstats.go) serves.
+// that reads the generation with the rows. Once built, a search that
+// finds it stale catches it up from the change log (catchUpMem) and
+// builds it whole only when the log cannot say; until it is built, the
+// tsvector ranking (search.go, termstats.go) serves.
 
 // memText is the full text in memory, per generation (built.go).
 type memText = built[memSnapshot]
@@ -157,4 +159,84 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err e
 	}
 	snap.ix, snap.cols = bd.Build()
 	return snap, gen, nil
+}
+
+// catchUpMem brings old, the full text of generation oldGen, up to the
+// current generation from lore_changes (migration 0002), as catchUpVecs
+// does the vectors: each changed chunk's document is removed and, if the
+// chunk still exists, its row read again and added (bm25.Index.Apply,
+// which keeps the document count, mean length and term counts exact).
+// ok is false, and the caller builds it whole, when the log cannot say
+// or names more changes than compactAt allows.
+func (ix *Index) catchUpMem(ctx context.Context, old *memSnapshot, oldGen string) (_ *memSnapshot, gen string, ok bool, err error) {
+	const what = "catch up with the in-memory full text"
+	tx, from, to, gen, ok, err := ix.beginCatchUp(ctx, oldGen, what,
+		func(changed int) bool { return old.ix.Changed()+changed <= compactAt(old.ix.Docs()) })
+	if tx == nil {
+		if ok {
+			return old, gen, true, nil
+		}
+		return nil, "", false, err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	rows, err := tx.Query(ctx, `SELECT l.chunk, c.heading, c.text, array_to_string(c.tags, ' '), c.access,
+		c.pack, c.content_type, c.corpus, c.location, c.faction
+		FROM (SELECT DISTINCT chunk FROM lore_changes WHERE gen > $1 AND gen <= $2) l
+		LEFT JOIN lore_chunks c ON c.n = l.chunk
+		ORDER BY l.chunk`, from, to)
+	if err != nil {
+		return nil, "", false, ix.explain(what, err)
+	}
+	defer rows.Close()
+	type added struct {
+		level int16
+		vals  [memtext.NumColumns]string
+	}
+	var (
+		remove              []int64
+		docs                []bm25.Doc // ascending
+		cols                []added
+		n                   int64
+		heading, text, tags *string
+		level               *int16
+		vals                [memtext.NumColumns]*string
+	)
+	for rows.Next() {
+		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[memtext.Pack], &vals[memtext.ContentType], &vals[memtext.Corpus],
+			&vals[memtext.Location], &vals[memtext.Faction]); err != nil {
+			return nil, "", false, ix.explain(what, err)
+		}
+		remove = append(remove, n)
+		if heading == nil || text == nil || tags == nil || level == nil {
+			continue // deleted
+		}
+		a := added{level: *level}
+		for i, v := range vals {
+			if v != nil {
+				a.vals[i] = *v
+			}
+		}
+		docs = append(docs, bm25.Doc{Row: n, Cols: []string{*heading, *text, *tags}})
+		cols = append(cols, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", false, ix.explain(what, err)
+	}
+	next, err := old.ix.Apply(remove, docs)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if next.Postings() > memtext.MaxPostings {
+		return nil, "", false, fmt.Errorf("%s: more than %d postings, past its memory bound", what, memtext.MaxPostings)
+	}
+	// The documents' columns: the old ones (removed ones too: their
+	// positions stay, never a candidate), then the added.
+	snap := &memSnapshot{ix: next, cols: old.cols.Derive(len(next.Rows()))}
+	for d := range old.cols.Len() {
+		snap.cols.AppendFrom(&old.cols, d)
+	}
+	for _, a := range cols {
+		snap.cols.Add(int(a.level), a.vals)
+	}
+	return snap, gen, true, nil
 }

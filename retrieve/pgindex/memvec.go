@@ -144,38 +144,15 @@ func compactAt(base int) int { return 256 + base/16 }
 // oldGen (trimmed, or the database restored from an older copy), holds a
 // TRUNCATE, or names more changes than compactAt allows.
 func (ix *Index) catchUpVecs(ctx context.Context, old *vecSnapshot, oldGen string) (_ *vecSnapshot, gen string, ok bool, err error) {
-	from, err := parseGen(oldGen)
-	if err != nil {
-		return nil, "", false, nil
-	}
-	tx, err := ix.h.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, "", false, ix.explain("catch up with the lore vectors", err)
+	tx, from, to, gen, ok, err := ix.beginCatchUp(ctx, oldGen, "catch up with the lore vectors",
+		func(changed int) bool { return old.set.Changed()+changed <= compactAt(old.set.BaseLen()) })
+	if tx == nil {
+		if ok {
+			return old, gen, true, nil
+		}
+		return nil, "", false, err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	var (
-		start     string
-		changed   int
-		truncated bool
-	)
-	err = tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), ''),
-		coalesce((SELECT value FROM lore_meta WHERE key = 'changes_from'), ''),
-		(SELECT count(DISTINCT chunk) FROM lore_changes WHERE gen > $1),
-		coalesce((SELECT bool_or(chunk IS NULL) FROM lore_changes WHERE gen > $1), false)`, from).
-		Scan(&gen, &start, &changed, &truncated)
-	if err != nil {
-		return nil, "", false, ix.explain("catch up with the lore vectors", err)
-	}
-	to, err1 := parseGen(gen)
-	first, err2 := parseGen(start)
-	switch {
-	case err1 != nil || err2 != nil || truncated || from < first || to < from:
-		return nil, "", false, nil
-	case to == from:
-		return old, gen, true, nil
-	case old.set.Changed()+changed > compactAt(old.set.BaseLen()):
-		return nil, "", false, nil
-	}
 	rows, err := tx.Query(ctx, `SELECT l.chunk, c.access, v.vec, c.pack, c.content_type, c.corpus, c.location, c.faction
 		FROM (SELECT DISTINCT chunk FROM lore_changes WHERE gen > $1 AND gen <= $2) l
 		LEFT JOIN lore_vectors v ON v.chunk = l.chunk
@@ -239,6 +216,47 @@ func (ix *Index) catchUpVecs(ctx context.Context, old *vecSnapshot, oldGen strin
 		j++
 	}
 	return snap, gen, true, nil
+}
+
+// beginCatchUp begins a catch-up from generation oldGen: a repeatable-read
+// transaction whose snapshot reads the generation (gen, to) and the log
+// since oldGen (from) alike, so the changed rows it then reads are those
+// of generation gen. fits says whether so many changed chunks are worth
+// applying. tx is nil when there is nothing to read: ok says whether
+// nothing changed (gen is oldGen) or the log cannot say (trimmed past
+// oldGen, a TRUNCATE, the database restored from an older copy, or more
+// changes than fit) and the caller reads everything.
+func (ix *Index) beginCatchUp(ctx context.Context, oldGen, what string, fits func(changed int) bool) (tx pgx.Tx, from, to int64, gen string, ok bool, err error) {
+	from, err = parseGen(oldGen)
+	if err != nil {
+		return nil, 0, 0, "", false, nil
+	}
+	tx, err = ix.h.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, 0, 0, "", false, ix.explain(what, err)
+	}
+	var (
+		start     string
+		changed   int
+		truncated bool
+	)
+	err = tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), ''),
+		coalesce((SELECT value FROM lore_meta WHERE key = 'changes_from'), ''),
+		(SELECT count(DISTINCT chunk) FROM lore_changes WHERE gen > $1),
+		coalesce((SELECT bool_or(chunk IS NULL) FROM lore_changes WHERE gen > $1), false)`, from).
+		Scan(&gen, &start, &changed, &truncated)
+	if err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		return nil, 0, 0, "", false, ix.explain(what, err)
+	}
+	to, err1 := parseGen(gen)
+	first, err2 := parseGen(start)
+	ok = to == from
+	if err1 != nil || err2 != nil || truncated || from < first || to <= from || !fits(changed) {
+		tx.Rollback(context.WithoutCancel(ctx))
+		return nil, 0, 0, gen, ok && err1 == nil && err2 == nil && !truncated && from >= first, nil
+	}
+	return tx, from, to, gen, true, nil
 }
 
 // parseGen reads a generation; the empty one (no write yet) is 0.

@@ -139,7 +139,7 @@ func New(ctx context.Context, h *pgdb.DB, opts ...Option) (*Index, error) {
 		}
 	}
 	ix.log.Info("lore index: vector search", "mode", string(ix.mode), "how", ix.VectorSearch())
-	ix.mem = memText{what: "full text", serves: "PostgreSQL's ranking", read: ix.readMem,
+	ix.mem = memText{what: "full text", serves: "PostgreSQL's ranking", read: ix.readMem, update: ix.catchUpMem,
 		size: func(s *memSnapshot) int { return s.ix.Docs() },
 		attrs: func(s *memSnapshot) []any {
 			return []any{"chunks", s.ix.Docs(), "postings", s.ix.Postings(), "bytes", s.ix.Bytes()}
