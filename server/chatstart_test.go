@@ -37,9 +37,7 @@ func TestChatHeadersBeforeTheModelAnswers(t *testing.T) {
 	gate := make(chan struct{})
 	f := newFixture(t, fixtureOpts{provider: gatedModel{gate: gate}})
 	opened := make(chan *stream, 1)
-	go func() {
-		opened <- f.openChat(f.gmKey, map[string]any{"messages": []map[string]string{{"role": "user", "content": "ready?"}}})
-	}()
+	go func() { opened <- f.openChat(f.gmKey, map[string]any{"messages": []map[string]string{{"role": "user", "content": "ready?"}}}) }()
 	var s *stream
 	select {
 	case s = <-opened:
