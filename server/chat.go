@@ -77,23 +77,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Conversation-ID", a.ConversationID)
 	stream.start()
-	// The ticker's first tick flushes the headers if no event has yet
-	// (they wait for the first, to go out in one write); the rest keep
-	// the stream alive.
-	tick := time.NewTicker(headerWait)
+	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
-	waiting := true
 	for {
 		select {
 		case <-a.Done():
 			return
 		case <-tick.C:
-			if waiting {
-				waiting = false
-				stream.flushHeaders()
-				tick.Reset(keepAlive)
-				continue
-			}
 			stream.comment("keep-alive")
 		}
 	}

@@ -31,13 +31,15 @@ func (m gatedModel) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk
 }
 
 // A streamed chat's headers (with its conversation's id) reach the client
-// while the model has not answered yet: they wait a moment for the first
-// event, to go out with it, but not for the model.
+// while the model has not answered yet: a client can show the chat as
+// started, and cancel it, before the first token.
 func TestChatHeadersBeforeTheModelAnswers(t *testing.T) {
 	gate := make(chan struct{})
 	f := newFixture(t, fixtureOpts{provider: gatedModel{gate: gate}})
 	opened := make(chan *stream, 1)
-	go func() { opened <- f.openChat(f.gmKey, map[string]any{"messages": []map[string]string{{"role": "user", "content": "ready?"}}}) }()
+	go func() {
+		opened <- f.openChat(f.gmKey, map[string]any{"messages": []map[string]string{{"role": "user", "content": "ready?"}}})
+	}()
 	var s *stream
 	select {
 	case s = <-opened:

@@ -23,7 +23,6 @@ type sse struct {
 	rc       *http.ResponseController
 	failed   bool
 	started  bool
-	flushed  bool      // something (the headers at least) has been flushed
 	early    [][]byte  // events sent before start, written by start
 	line     []byte    // the line being written, kept for the next
 	deadline time.Time // the write deadline last set
@@ -33,18 +32,8 @@ func newSSE(w http.ResponseWriter) *sse {
 	return &sse{w: w, rc: http.NewResponseController(w)}
 }
 
-// headerWait is how long a stream's headers wait for its first event
-// before they are flushed alone (flushHeaders): a model that answers
-// sooner has its first event go out in the same write as the headers,
-// one write and one wake-up of the client fewer on the way to the first
-// token, and a slow one's client still has the headers (and the
-// conversation's id) at once to a person's eye.
-const headerWait = 50 * time.Millisecond
-
 // start writes the headers and any events that came before it. Events can
 // come first: the run begins before the handler knows it may stream.
-// Without such events nothing is flushed yet: the headers go out with
-// the first event, or by flushHeaders.
 func (s *sse) start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,29 +47,11 @@ func (s *sse) start() {
 	for _, b := range s.early {
 		s.write(b)
 	}
-	if len(s.early) > 0 {
-		s.flush()
-	}
 	s.early = nil
-}
-
-// flushHeaders flushes the headers if nothing has been flushed yet.
-func (s *sse) flushHeaders() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started && !s.flushed {
-		s.flush()
-	}
-}
-
-// flush flushes what was written; s.mu is held.
-func (s *sse) flush() {
-	if s.failed {
-		return
-	}
-	s.flushed = true
-	if err := s.rc.Flush(); err != nil {
-		s.failed = true
+	if !s.failed {
+		if err := s.rc.Flush(); err != nil {
+			s.failed = true
+		}
 	}
 }
 
@@ -108,7 +79,11 @@ func (s *sse) send(e agent.Event) {
 	}
 	s.line = append(line, "\n\n"...)
 	s.writeLine()
-	s.flush()
+	if !s.failed {
+		if err := s.rc.Flush(); err != nil {
+			s.failed = true
+		}
+	}
 }
 
 // encodeFailed stands in for an event that could not be encoded.
@@ -159,5 +134,7 @@ func (s *sse) comment(text string) {
 		s.failed = true
 		return
 	}
-	s.flush()
+	if err := s.rc.Flush(); err != nil {
+		s.failed = true
+	}
 }

@@ -4,13 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hearth-rpg/hearth/agent"
 	"github.com/hearth-rpg/hearth/llm"
@@ -95,128 +92,5 @@ func TestSSETokenAllocatesNothing(t *testing.T) {
 	e := agent.Event{Type: agent.Content, Text: "needs an Engineer "}
 	if n := testing.AllocsPerRun(100, func() { s.send(e) }); n != 0 {
 		t.Errorf("a content event costs %v allocations, want 0", n)
-	}
-}
-
-// countingListener counts the writes to the connections it accepts.
-type countingListener struct {
-	net.Listener
-	writes *atomic.Int64
-}
-
-func (l countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return countingConn{Conn: c, writes: l.writes}, nil
-}
-
-type countingConn struct {
-	net.Conn
-	writes *atomic.Int64
-}
-
-func (c countingConn) Write(p []byte) (int, error) {
-	c.writes.Add(1)
-	return c.Conn.Write(p)
-}
-
-// A stream's headers and its first event reach the client in one write
-// when the event comes after start (as a model's first token does): not
-// a flush of the headers alone and another of the event. Later events
-// are a write each.
-func TestSSEStartAndFirstEventInOneWrite(t *testing.T) {
-	var writes atomic.Int64
-	next := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s := newSSE(w)
-		s.start()
-		s.send(agent.Event{Type: agent.Content, Text: "The jump drive "})
-		<-next
-		s.send(agent.Event{Type: agent.Content, Text: "is cold."})
-		<-next
-	}))
-	srv.Listener = countingListener{Listener: srv.Listener, writes: &writes}
-	srv.Start()
-	defer srv.Close()
-	defer close(next)
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	r := bufio.NewReader(resp.Body)
-	readEvent := func() string {
-		t.Helper()
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
-		return line
-	}
-	if got := readEvent(); !strings.Contains(got, "The jump drive") {
-		t.Fatalf("first event %q", got)
-	}
-	if n := writes.Load(); n != 1 {
-		t.Errorf("the headers and the first event took %d writes, want 1", n)
-	}
-	next <- struct{}{}
-	if got := readEvent(); !strings.Contains(got, "is cold.") {
-		t.Fatalf("second event %q", got)
-	}
-	if n := writes.Load(); n != 2 {
-		t.Errorf("after the second event %d writes, want 2", n)
-	}
-}
-
-// flushHeaders sends the headers alone when no event has come.
-func TestSSEFlushHeadersOnlyWhenNothingFlushed(t *testing.T) {
-	var writes atomic.Int64
-	next := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s := newSSE(w)
-		s.start()
-		s.flushHeaders()
-		<-next
-		s.send(agent.Event{Type: agent.Content, Text: "late"})
-		s.flushHeaders()
-		<-next
-	}))
-	srv.Listener = countingListener{Listener: srv.Listener, writes: &writes}
-	srv.Start()
-	defer srv.Close()
-	defer close(next)
-	got := make(chan *http.Response, 1)
-	go func() {
-		resp, err := http.Get(srv.URL) // returns once the headers are in
-		if err != nil {
-			t.Error(err)
-		}
-		got <- resp
-	}()
-	var resp *http.Response
-	select {
-	case resp = <-got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no headers within 10 s")
-	}
-	if resp == nil {
-		return
-	}
-	defer resp.Body.Close()
-	if n := writes.Load(); n != 1 {
-		t.Errorf("the headers alone took %d writes, want 1", n)
-	}
-	next <- struct{}{}
-	line, err := bufio.NewReader(resp.Body).ReadString('\n')
-	if err != nil || !strings.Contains(line, "late") {
-		t.Fatalf("event %q, %v", line, err)
-	}
-	if n := writes.Load(); n != 2 {
-		t.Errorf("after an event and another flushHeaders %d writes, want 2", n)
 	}
 }
