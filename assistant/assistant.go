@@ -120,7 +120,9 @@ type Options struct {
 	Library []string
 	// ModelsTTL is how long the provider's model list is trusted
 	// (default a minute): it decides which models a request may name and
-	// their context lengths.
+	// their context lengths. Once it has passed, the list is asked for
+	// again behind the chats starting meanwhile, which use the last one
+	// (a chat naming a model that one lacks waits for the new list).
 	ModelsTTL time.Duration
 	Now       func() time.Time
 	Logger    *slog.Logger
@@ -685,7 +687,12 @@ func (as *Assistant) Models(ctx context.Context) ([]llm.Model, error) {
 // one while fresh, else one fetch shared by every chat starting while it
 // runs. ok is false when the provider could not list its models (then
 // or, within failedModelsTTL, the last time it was asked).
-func (as *Assistant) modelList(ctx context.Context) (ms []llm.Model, ok bool) {
+//
+// Once a fetch has answered, an expired list is not waited for unless
+// fresh: the chat takes the last answer (stale is true) and one fetch
+// refreshes it behind the chats. Waiting held up every chat starting
+// while the model server answered, once a TTL, in a burst all of them.
+func (as *Assistant) modelList(ctx context.Context, fresh bool) (ms []llm.Model, ok, stale bool) {
 	for {
 		as.modelsMu.Lock()
 		age := as.o.Now().Sub(as.modelsAt)
@@ -693,24 +700,34 @@ func (as *Assistant) modelList(ctx context.Context) (ms []llm.Model, ok bool) {
 		case as.modelsOK && age < as.o.ModelsTTL:
 			ms := as.models
 			as.modelsMu.Unlock()
-			return ms, true
+			return ms, true, false
 		case as.modelsFailed && age < min(failedModelsTTL, as.o.ModelsTTL):
 			as.modelsMu.Unlock()
-			return nil, false
+			return nil, false, false
 		}
+		answered := as.modelsOK || as.modelsFailed
+		ms, ok := as.models, as.modelsOK
 		wait := as.modelsFetch
 		if wait == nil {
 			done := make(chan struct{})
 			as.modelsFetch = done
 			as.modelsMu.Unlock()
-			return as.fetchModels(ctx, done)
+			if answered && !fresh {
+				go as.fetchModels(ctx, done)
+				return ms, ok, true
+			}
+			ms, ok := as.fetchModels(ctx, done)
+			return ms, ok, false
 		}
 		as.modelsMu.Unlock()
+		if answered && !fresh {
+			return ms, ok, true
+		}
 		select {
 		case <-wait:
 			// Look again: the fetch has cached what it found.
 		case <-ctx.Done():
-			return nil, false
+			return nil, false, false
 		}
 	}
 }
@@ -739,7 +756,12 @@ func (as *Assistant) fetchModels(ctx context.Context, done chan struct{}) ([]llm
 // refused with the list; without a list (the provider cannot tell) any
 // name is taken and the context length is unknown.
 func (as *Assistant) model(ctx context.Context, name string, named bool) (llm.Model, error) {
-	ms, ok := as.modelList(ctx)
+	ms, ok, stale := as.modelList(ctx, false)
+	if stale && named && !slices.ContainsFunc(ms, func(m llm.Model) bool { return m.Name == name || strings.TrimSuffix(m.Name, ":latest") == name }) {
+		// A model the last list lacked may have been added since:
+		// such a request waits for the list afresh, as it did before.
+		ms, ok, _ = as.modelList(ctx, true)
+	}
 	if !ok {
 		return llm.Model{Name: name}, nil
 	}

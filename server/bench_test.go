@@ -244,7 +244,7 @@ func harness(b *testing.B) *streambench.Child {
 // the fake model's own stream of hearth's events, with no server in
 // between, the harness's floor against which a server's added time
 // shows (its CPU figures are the harness's; this process does nothing).
-func servers(b *testing.B, c *streambench.Child) []struct{ name, url, key string } {
+func servers(b *testing.B, c *streambench.Child) []benchServer {
 	p, err := openai.New(c.ModelURL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
 	if err != nil {
 		b.Fatal(err)
@@ -252,7 +252,21 @@ func servers(b *testing.B, c *streambench.Child) []struct{ name, url, key string
 	f := newFixture(&testing.T{}, fixtureOpts{provider: p})
 	proxy := httptest.NewServer(streambench.Proxy(c.ModelURL, &http.Client{Transport: llm.ServerTransport()}))
 	b.Cleanup(proxy.Close)
-	return []struct{ name, url, key string }{{"hearth", f.url, f.gmKey}, {"proxy", proxy.URL, ""}, {"none", c.ModelURL, ""}}
+	hearth := benchServer{name: "hearth", url: f.url, key: f.gmKey}
+	if stagesOn() {
+		hearth.stages = &stageTracer{next: f.srv}
+		ts := httptest.NewServer(hearth.stages)
+		b.Cleanup(ts.Close)
+		hearth.url = ts.URL
+	}
+	return []benchServer{hearth, {name: "proxy", url: proxy.URL}, {name: "none", url: c.ModelURL}}
+}
+
+// benchServer is a server under test; stages, if set, traces hearth's
+// chats (HEARTH_BENCH_STAGES=1).
+type benchServer struct {
+	name, url, key string
+	stages         *stageTracer
 }
 
 // BenchmarkStreaming1000 is 1,000 chats streaming at the same time from a
@@ -298,6 +312,9 @@ func streaming(b *testing.B, memory bool) {
 					heap0, stacks0 = liveHeapStacks()
 				}
 				var cpu0 time.Duration
+				if srv.stages != nil {
+					srv.stages.reset()
+				}
 				res, err := c.Run(plan, func(mark string) {
 					switch mark {
 					case "steady":
@@ -317,6 +334,9 @@ func streaming(b *testing.B, memory bool) {
 				})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if srv.stages != nil && !memory {
+					reportStages(b, srv.stages, res.First)
 				}
 				first, lags = append(first, res.First...), append(lags, res.Lags...)
 				harnessCPU += res.ChildCPU
@@ -392,6 +412,9 @@ func burst(b *testing.B, tokens int) {
 			var cpu, harnessCPU time.Duration
 			for b.Loop() {
 				var cpu0 time.Duration
+				if srv.stages != nil {
+					srv.stages.reset()
+				}
 				res, err := c.Run(plan, func(mark string) {
 					switch mark {
 					case "start":
@@ -402,6 +425,9 @@ func burst(b *testing.B, tokens int) {
 				})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if srv.stages != nil {
+					reportStages(b, srv.stages, res.First)
 				}
 				first = append(first, res.First...)
 				harnessCPU += res.ChildCPU

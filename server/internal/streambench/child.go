@@ -225,7 +225,7 @@ func run(ctx context.Context, p Plan, m *Model, mark func(string) error) (Result
 			started.Done()
 			<-gate
 			var first sync.Once
-			results[i], errs[i] = streamChat(ctx, client, p, func() {
+			results[i], errs[i] = streamChat(ctx, client, p, i, func() {
 				live.Add(1)
 				first.Do(streaming.Done)
 			})
@@ -298,9 +298,11 @@ type streamed struct {
 	tokens     int
 }
 
-// streamChat posts a chat and reads its stream to the end.
-// onFirst is called at its first token.
-func streamChat(ctx context.Context, client *http.Client, p Plan, onFirst func()) (streamed, error) {
+// streamChat posts chat i and reads its stream to the end.
+// onFirst is called at its first token. The request says which chat it
+// is and when it was sent (X-Bench-Chat, X-Bench-Start: Unix
+// nanoseconds), for a server that traces a chat's stages.
+func streamChat(ctx context.Context, client *http.Client, p Plan, i int, onFirst func()) (streamed, error) {
 	var s streamed
 	req, err := http.NewRequestWithContext(ctx, "POST", p.URL+"/api/chat", strings.NewReader(p.Body))
 	if err != nil {
@@ -309,7 +311,9 @@ func streamChat(ctx context.Context, client *http.Client, p Plan, onFirst func()
 	if p.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+p.Key)
 	}
+	req.Header.Set("X-Bench-Chat", strconv.Itoa(i))
 	start := time.Now()
+	req.Header.Set("X-Bench-Start", strconv.FormatInt(start.UnixNano(), 10))
 	resp, err := client.Do(req)
 	if err != nil {
 		return s, err
