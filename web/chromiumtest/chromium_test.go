@@ -26,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/hearth-rpg/hearth/internal/chromeclick"
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
 	"github.com/hearth-rpg/hearth/web"
 )
@@ -190,6 +191,13 @@ func sendAction(text string) chromedp.Action {
 func pressAct() chromedp.Action {
 	return chromedp.Evaluate(`document.getElementById("send").click()`, nil)
 }
+
+// click clicks the element sel as a user does, once it can take the
+// click: shown, enabled, in view, not moving and not covered (see
+// internal/chromeclick). Every click of these tests goes through it: a
+// click at coordinates read while the view still settles can land on
+// whatever moved there.
+func click(sel string) chromedp.Action { return chromeclick.Click(sel) }
 
 // eval evaluates js in the page, awaiting a promise, into out.
 func eval(t *testing.T, ctx context.Context, js string, out any) {
