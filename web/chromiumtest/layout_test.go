@@ -202,6 +202,24 @@ func TestGameViewStaysPut(t *testing.T) {
 			if sum > maxGameShift {
 				t.Errorf("the game view moved by %.4f after its action box showed, more than %.2f: %s", sum, maxGameShift, report)
 			}
+			if who.key != h.key {
+				return
+			}
+			// A message (here: the refusal of a branch named as one that
+			// is there) floats over the page; it does not push the action
+			// box down.
+			top := `(() => document.getElementById("act").getBoundingClientRect().top + scrollY)()`
+			var before, after float64
+			eval(t, ctx, top, &before)
+			run(t, ctx, "a message",
+				chromedp.SendKeys("#fork-name", "main", chromedp.ByQuery),
+				click("#fork-go"),
+				chromedp.WaitVisible(`#alert.error`, chromedp.ByQuery),
+				settled())
+			eval(t, ctx, top, &after)
+			if before != after {
+				t.Errorf("a message moved the action box from %.0f to %.0f px down the page", before, after)
+			}
 		})
 	}
 }
