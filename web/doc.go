@@ -28,6 +28,17 @@
 // any other stays its Markdown source, as text. The strict Content-Security-Policy the handler sends
 // (no inline script or style) is the second wall, not the first.
 //
+// # Holding still
+//
+// A view keeps the place of what fills in after it shows (a status line
+// its line, the game's log its height, the choices their row below the
+// action box, the game's sidebar its column) and puts what may or may
+// not come (scene images, the library's list) after what is known, so a
+// click meant for a button is not taken by what moved there. Messages
+// float at the viewport's foot instead of pushing the view down.
+// web/chromiumtest measures the layout shift of the game view, the
+// library and the wizard, and fails the game view's above 0.01.
+//
 // # Security of the shell
 //
 // The shell and assets need no key: they hold no data. Everything the

@@ -6,5 +6,6 @@
 // (foundry/test/harness.mjs plus the browser parts in
 // testdata/harness-globals.mjs) and loads the module's ES modules straight
 // from foundry/ as module.json lists them. It holds tests only; they skip
-// when Chromium is absent.
+// when Chromium is absent. Clicks are real presses of the mouse through
+// internal/chromeclick, once their target can take them.
 package chromiumtest

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/hearth-rpg/hearth/internal/chromeclick"
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
 )
 
@@ -235,6 +236,11 @@ func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Act
 	}
 }
 
+// click clicks the element sel with the mouse once it can take a user's
+// click: shown, enabled, in view, not moving and not covered (see
+// internal/chromeclick).
+func click(sel string) chromedp.Action { return chromeclick.Click(sel) }
+
 // eval evaluates js in the page, awaiting a promise, into out.
 func eval(t *testing.T, ctx context.Context, js string, out any) {
 	t.Helper()
@@ -349,7 +355,7 @@ func TestSeneschalInChromium(t *testing.T) {
 
 	// The panel opens from the button the module put above the chat log.
 	run(t, ctx, "open the panel",
-		chromedp.Click("#chat button.seneschal-open", chromedp.ByQuery),
+		click("#chat button.seneschal-open"),
 		chromedp.WaitVisible("#seneschal-panel .seneschal-input", chromedp.ByQuery))
 	// Count the renders of the answer: streaming renders it once per piece.
 	var ok bool
@@ -385,7 +391,7 @@ func TestSeneschalInChromium(t *testing.T) {
 	}
 
 	run(t, ctx, "continue",
-		chromedp.Click("#seneschal-panel .seneschal-continue", chromedp.ByQuery),
+		click("#seneschal-panel .seneschal-continue"),
 		chromedp.WaitNotPresent("#seneschal-panel .seneschal-streaming", chromedp.ByQuery))
 	n, results = model.seen()
 	if n != 5 {

@@ -75,7 +75,8 @@ class App {
   notify(text, isError) {
     this.alertBox.hidden = false;
     this.alertBox.className = isError ? "alert error" : "alert notice";
-    replace(this.alertBox, text);
+    replace(this.alertBox, h("span", {class: "alert-text"}, text),
+      h("button", {type: "button", id: "alert-close", "aria-label": this.t("alert.close"), onclick: () => this.clearAlert()}, "×"));
   }
 
   clearAlert() {

@@ -25,7 +25,7 @@ export class AssistantView {
     const t = this.t;
     this.list = h("ul", {id: "conversations", class: "convs"});
     this.log = h("div", {id: "chat-log", class: "log chat", role: "log", "aria-live": "polite", "aria-labelledby": "chat-h", tabindex: "0"});
-    this.status = h("p", {id: "chat-status", class: "conn", role: "status"});
+    this.status = h("p", {id: "chat-status", class: "conn line", role: "status"}); // its line kept: "Thinking…" moves nothing
     this.pauseBox = h("div", {id: "pause", class: "confirm card", role: "group", "aria-labelledby": "pause-q", hidden: true});
     this.input = h("textarea", {id: "question", name: "question", maxlength: "32000", required: true});
     this.input.rows = 3;

@@ -248,7 +248,9 @@ export class Wizard {
     const back = this.step > 0 ? h("button", {type: "button", class: "secondary", id: "wizard-back", onclick: () => this.go(this.step - 1)}, t("wizard.back")) : null;
     const next = name === "review" ? h("button", {type: "submit", id: "wizard-save"}, t("wizard.save"))
       : h("button", {type: "submit", id: "wizard-next"}, t("wizard.next"));
-    this.status = h("p", {id: "wizard-status", role: "status", class: "hint"});
+    // Its line is kept while empty: "Checking…" must not push the
+    // buttons from under the pointer that pressed Next.
+    this.status = h("p", {id: "wizard-status", role: "status", class: "hint line"});
     const form = h("form", {id: "wizard", class: "card wizard", "data-step": name, "aria-labelledby": "step-h",
       onsubmit: (ev) => { ev.preventDefault(); this.submit(); }},
     heading, this["step_" + name](), this.status, h("div", {class: "row"}, back, next));

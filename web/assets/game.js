@@ -33,7 +33,10 @@ export class GameView {
     const t = this.t;
     this.title = h("h1", {id: "game-title"}, t("loading"));
     this.conn = h("p", {id: "conn", class: "conn", role: "status"}, t("game.connecting"));
-    this.status = h("p", {id: "status", class: "status"});
+    // The status line has its line before the state fills it in, and
+    // the log its height before the history does (app.css): nothing
+    // below them moves as they arrive.
+    this.status = h("p", {id: "status", class: "status line"});
     this.log = h("div", {id: "log", class: "log", role: "log", "aria-live": "polite", "aria-relevant": "additions text",
       "aria-labelledby": "log-h", tabindex: "0"});
     this.choices = h("div", {id: "choices", class: "choices", role: "group", "aria-label": t("game.choices")});
@@ -44,19 +47,25 @@ export class GameView {
       if (text && this.send({type: "human_action", content: text})) this.input.value = "";
     }}, h("label", {for: "action"}, t("game.action")), h("div", {class: "row"}, this.input, h("button", {type: "submit", id: "send"}, t("game.send"))));
     this.here = h("ul", {id: "here", class: "here"});
-    this.side = h("section", {class: "side", "aria-labelledby": "here-h"}, h("h2", {id: "here-h"}, t("game.here")), this.here);
+    // Hidden until the state says who is here: the sidebar's sections
+    // show together when it arrives, none pushing another that showed.
+    this.side = h("section", {class: "side", "aria-labelledby": "here-h", hidden: true}, h("h2", {id: "here-h"}, t("game.here")), this.here);
     this.party = new PartyPanel(this);
     const party = this.party.build();
+    // The choices come after the action box, in a row kept for them:
+    // choices arriving never move the box a player is about to use.
     const story = h("section", {class: "story", "aria-labelledby": "log-h"},
-      h("h2", {id: "log-h", class: "sr"}, t("game.log")), this.log, this.choices, this.form);
+      h("h2", {id: "log-h", class: "sr"}, t("game.log")), this.log, this.form, this.choices);
     const tools = this.app.can("assistant") ? this.gmTools() : null;
     this.branches = this.app.can("assistant") ? new Branches(this) : null;
     this.scene = h("section", {id: "scene", class: "card scene", "aria-labelledby": "scene-h", hidden: true});
+    // The scene images come last: whether there are any is known only
+    // once the game's details arrive, and showing them then moves nothing.
     replace(this.app.main,
       h("nav", {class: "crumbs", "aria-label": t("game.back")}, link("#/games", {id: "back"}, "← " + t("game.back"))),
       this.title, this.conn, this.status,
       h("div", {class: "game"}, story, h("aside", {class: "sidebar", "aria-label": t("party.sidebar")}, party.side, this.side, party.whispers)),
-      this.scene, tools, this.branches ? this.branches.build() : null, this.transcriptLinks());
+      tools, this.branches ? this.branches.build() : null, this.transcriptLinks(), this.scene);
     if (this.branches) this.branches.load();
     if (this.app.can("assistant")) this.loadModels();
     this.app.focusMain(t("loading"));
@@ -382,7 +391,6 @@ export class GameView {
     this.input.placeholder = aw && aw.kind === "clarification" ? aw.prompt || "" : "";
     const opts = (aw && aw.options) || [];
     replace(this.choices, opts.map((o) => h("button", {type: "button", class: "choice", onclick: () => this.send({type: "human_action", content: o})}, o)));
-    this.choices.hidden = opts.length === 0;
   }
 
   async loadHistory() {

@@ -38,12 +38,14 @@ export class LibraryView {
     this.docs = h("div", {id: "library-docs"}, h("p", {}, t("loading")));
     this.results = h("div", {id: "search-results", "aria-live": "polite"});
     this.app.focusMain(t("library.title"));
+    // The upload form, whose size is known, comes before the list, whose
+    // size is not until it arrives: the list growing moves nothing.
     replace(this.app.main,
       h("h1", {id: "library-h"}, t("library.title")),
       this.searchForm(),
       this.results,
-      h("section", {"aria-labelledby": "docs-h"}, h("h2", {id: "docs-h"}, t("library.documents")), this.docs),
-      this.app.can("assistant") ? this.uploadForm() : null);
+      this.app.can("assistant") ? this.uploadForm() : null,
+      h("section", {"aria-labelledby": "docs-h"}, h("h2", {id: "docs-h"}, t("library.documents")), this.docs));
     this.load();
   }
 
@@ -155,7 +157,7 @@ export class LibraryView {
     const tags = h("input", {id: "upload-tags", name: "tags", type: "text"});
     const level = this.accessSelect("upload-access", "player");
     this.bar = h("progress", {id: "upload-progress", max: "100", value: "0", "aria-labelledby": "upload-status", hidden: true});
-    this.status = h("p", {id: "upload-status", role: "status"});
+    this.status = h("p", {id: "upload-status", role: "status", class: "line"});
     const form = h("form", {id: "upload", onsubmit: (ev) => {
       ev.preventDefault();
       if (!file.files.length) return;

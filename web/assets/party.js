@@ -128,7 +128,7 @@ export class PartyPanel {
     }}, h("label", {for: "whisper-to"}, t("party.whisper_to")), this.whisperTo,
     h("label", {for: "whisper-text"}, t("party.whisper_text")),
     h("div", {class: "row"}, text, h("button", {type: "submit", id: "whisper-go"}, t("party.whisper_send"))));
-    this.whisperEl = h("section", {class: "card", "aria-labelledby": "whispers-h"},
+    this.whisperEl = h("section", {class: "card", "aria-labelledby": "whispers-h", hidden: true},
       h("h2", {id: "whispers-h"}, t("party.whispers")),
       h("p", {class: "hint"}, t(this.gm ? "party.whispers_gm" : "party.whispers_own")),
       this.whisperLog, this.whisperForm, this.nudgeForm);

@@ -155,7 +155,7 @@ func TestAssistantChat(t *testing.T) {
 	})
 	signIn(t, ctx, h)
 	run(t, ctx, "open the assistant",
-		chromedp.Click("#nav-assistant", chromedp.ByQuery),
+		click("#nav-assistant"),
 		chromedp.WaitVisible("#chat-form", chromedp.ByQuery),
 		chromedp.WaitVisible("#no-convs", chromedp.ByQuery))
 	shots(t, ctx, "assistant-empty")
@@ -163,7 +163,7 @@ func TestAssistantChat(t *testing.T) {
 
 	run(t, ctx, "ask",
 		chromedp.SendKeys("#question", "Where does the keeper get lantern oil? Roll Perception for me.", chromedp.ByQuery),
-		chromedp.Click("#ask", chromedp.ByQuery),
+		click("#ask"),
 		chromedp.WaitVisible("#continue", chromedp.ByQuery))
 	var lines struct {
 		Status   []string `json:"status"`
@@ -188,7 +188,7 @@ func TestAssistantChat(t *testing.T) {
 	shots(t, ctx, "assistant-paused")
 
 	run(t, ctx, "continue",
-		chromedp.Click("#continue", chromedp.ByQuery),
+		click("#continue"),
 		chromedp.WaitVisible("#chat-log article[data-done] a.cite", chromedp.ByQuery),
 		chromedp.WaitNotPresent("#chat-log [data-streaming]", chromedp.ByQuery))
 	var after struct {
@@ -266,7 +266,7 @@ func TestAssistantChat(t *testing.T) {
 	run(t, ctx, "listed", chromedp.WaitVisible(`#conversations li[data-conversation] a[aria-current]`, chromedp.ByQuery))
 
 	// The citation opens the page viewer's route.
-	run(t, ctx, "citation", chromedp.Click("#chat-log a.cite", chromedp.ByQuery))
+	run(t, ctx, "citation", click("#chat-log a.cite"))
 	eval(t, ctx, `location.hash`, &hash)
 	if hash != answer.Cite {
 		t.Errorf("the citation opened %q, want %q", hash, answer.Cite)

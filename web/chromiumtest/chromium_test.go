@@ -26,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/hearth-rpg/hearth/internal/chromeclick"
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
 	"github.com/hearth-rpg/hearth/web"
 )
@@ -175,21 +176,26 @@ func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Act
 }
 
 // sendAction types text into the game view's action box and sends it
-// with Enter, as a keyboard user does. Not with a click on Act: a click
-// goes where the button was when its box was read, and the game view's
-// panels (the party, the branches, the scene, the story) still settle as
-// their requests and the socket's first messages arrive, so a click could
-// land on the page's background. A hung first turn in CI showed just
-// that: the action still in the box, nothing sent, focus on <main>.
+// with Enter, as a keyboard user does. A CI run once hung on its first
+// turn when the action was sent with a click at the Act button's
+// coordinates, read while the game view's panels (the party, the
+// branches, the scene, the story) still settled: the press landed on
+// the page's background. The view now holds still as it fills in
+// (TestGameViewStaysPut), and every click goes through click.
 func sendAction(text string) chromedp.Action {
 	return chromedp.SendKeys("#action", text+kb.Enter, chromedp.ByQuery)
 }
 
-// pressAct sends what the action box holds with the Act button, through
-// the button's own activation (a click event on it, not at coordinates).
-func pressAct() chromedp.Action {
-	return chromedp.Evaluate(`document.getElementById("send").click()`, nil)
-}
+// pressAct sends what the action box holds with a real press of the
+// mouse on the Act button, once it can take it.
+func pressAct() chromedp.Action { return click("#send") }
+
+// click clicks the element sel as a user does, once it can take the
+// click: shown, enabled, in view, not moving and not covered (see
+// internal/chromeclick). Every click of these tests goes through it: a
+// click at coordinates read while the view still settles can land on
+// whatever moved there.
+func click(sel string) chromedp.Action { return chromeclick.Click(sel) }
 
 // eval evaluates js in the page, awaiting a promise, into out.
 func eval(t *testing.T, ctx context.Context, js string, out any) {
@@ -231,7 +237,7 @@ func signIn(t *testing.T, ctx context.Context, h hearth) {
 		chromedp.Navigate(h.url+"/"),
 		chromedp.WaitVisible("#key", chromedp.ByQuery),
 		chromedp.SendKeys("#key", h.key, chromedp.ByQuery),
-		chromedp.Click(`#signin button[type=submit]`, chromedp.ByQuery),
+		click(`#signin button[type=submit]`),
 		chromedp.WaitVisible("#signout", chromedp.ByQuery),
 		chromedp.WaitVisible("#games-h", chromedp.ByQuery))
 }
@@ -271,7 +277,7 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	// New game.
 	run(t, ctx, "new game",
 		chromedp.SendKeys("#game-name", "Lantern run", chromedp.ByQuery),
-		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		click(`#new-game button[type=submit]`),
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery))
 	var title string
@@ -297,7 +303,7 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	var choice string
 	run(t, ctx, "turn 3 by choice",
 		chromedp.Text(`#choices button.choice`, &choice, chromedp.ByQuery),
-		chromedp.Click(`#choices button.choice`, chromedp.ByQuery),
+		click(`#choices button.choice`),
 		chromedp.WaitVisible(`#log[data-turn="3"] article[data-turn="3"]`, chromedp.ByQuery))
 	if !strings.HasPrefix(choice, "ask Nell about") {
 		t.Errorf("first choice %q", choice)
@@ -341,7 +347,7 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	// Restore to turn 2, then fork there.
 	run(t, ctx, "restore",
 		chromedp.SendKeys("#restore-turn", "2", chromedp.ByQuery),
-		chromedp.Click("#restore-go", chromedp.ByQuery),
+		click("#restore-go"),
 		chromedp.WaitVisible(`#log[data-turn="2"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#status[data-turn="2"]`, chromedp.ByQuery))
 	var n int
@@ -351,7 +357,7 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	}
 	run(t, ctx, "fork",
 		chromedp.SendKeys("#fork-name", "side", chromedp.ByQuery),
-		chromedp.Click("#fork-go", chromedp.ByQuery),
+		click("#fork-go"),
 		chromedp.WaitVisible(`#log[data-branch="side"][data-turn="2"]`, chromedp.ByQuery))
 	run(t, ctx, "status after fork", chromedp.Text("#status", &status, chromedp.ByQuery))
 	if !strings.Contains(status, "branch side") {
@@ -361,10 +367,10 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 
 	// The autopilot plays a turn by itself, then stops when told.
 	run(t, ctx, "autopilot",
-		chromedp.Click("#autopilot-start", chromedp.ByQuery),
+		click("#autopilot-start"),
 		chromedp.WaitEnabled("#autopilot-stop", chromedp.ByQuery),
 		chromedp.WaitVisible(`#log[data-turn="4"] article[data-turn="4"]`, chromedp.ByQuery),
-		chromedp.Click("#autopilot-stop", chromedp.ByQuery),
+		click("#autopilot-stop"),
 		chromedp.WaitEnabled("#autopilot-start", chromedp.ByQuery))
 
 	// Transcript download: Chromium names the file by the download's
@@ -386,7 +392,7 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 		WithDownloadPath(dl).WithEventsEnabled(true))
 	var id string
 	eval(t, ctx, `location.hash.split("/")[2]`, &id)
-	run(t, ctx, "download", chromedp.Click("#transcript-md", chromedp.ByQuery))
+	run(t, ctx, "download", click("#transcript-md"))
 	var guid string
 	select {
 	case guid = <-done:
@@ -411,9 +417,9 @@ func TestSignInPlayRestoreForkTranscript(t *testing.T) {
 	}
 
 	// Back to the list, then sign out: the session ends on the server.
-	run(t, ctx, "games list", chromedp.Click("#back", chromedp.ByQuery), chromedp.WaitVisible(`#games tr[data-game="`+id+`"]`, chromedp.ByQuery))
+	run(t, ctx, "games list", click("#back"), chromedp.WaitVisible(`#games tr[data-game="`+id+`"]`, chromedp.ByQuery))
 	shots(t, ctx, "games")
-	run(t, ctx, "sign out", chromedp.Click("#signout", chromedp.ByQuery), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	run(t, ctx, "sign out", click("#signout"), chromedp.WaitVisible("#key", chromedp.ByQuery))
 	var after int
 	eval(t, ctx, `fetch("/api/sessions").then((r) => r.status)`, &after)
 	if after != http.StatusUnauthorized {
@@ -445,7 +451,7 @@ func TestReconnectsAfterRestart(t *testing.T) {
 	ctx := browse(t)
 	signIn(t, ctx, h)
 	run(t, ctx, "new game",
-		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		click(`#new-game button[type=submit]`),
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
 		sendAction("look around"),
@@ -542,7 +548,7 @@ func TestStaleGamesLoadLeavesGameAlone(t *testing.T) {
 		chromedp.Navigate(h.url+"/"),
 		chromedp.WaitVisible("#key", chromedp.ByQuery),
 		chromedp.SendKeys("#key", h.key, chromedp.ByQuery),
-		chromedp.Click(`#signin button[type=submit]`, chromedp.ByQuery),
+		click(`#signin button[type=submit]`),
 		chromedp.WaitVisible("#signout", chromedp.ByQuery))
 	hd.wait("the model list")
 	c := &http.Client{Transport: hearthtest.Bearer{Key: h.key}}
@@ -577,17 +583,17 @@ func TestDeleteAsksFirst(t *testing.T) {
 	ctx := browse(t)
 	signIn(t, ctx, h)
 	run(t, ctx, "new game",
-		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		click(`#new-game button[type=submit]`),
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
-		chromedp.Click("#back", chromedp.ByQuery),
+		click("#back"),
 		chromedp.WaitVisible(`#games button[data-delete]`, chromedp.ByQuery),
-		chromedp.Click(`#games button[data-delete]`, chromedp.ByQuery),
+		click(`#games button[data-delete]`),
 		chromedp.WaitVisible("#confirm-delete", chromedp.ByQuery))
 	shots(t, ctx, "confirm-delete")
 	if sessions(t, h) != 1 {
 		t.Fatal("the game went before the delete was confirmed")
 	}
-	run(t, ctx, "confirm", chromedp.Click("#confirm-delete", chromedp.ByQuery), chromedp.WaitVisible("#no-games", chromedp.ByQuery))
+	run(t, ctx, "confirm", click("#confirm-delete"), chromedp.WaitVisible("#no-games", chromedp.ByQuery))
 	if n := sessions(t, h); n != 0 {
 		t.Errorf("%d games after the delete", n)
 	}
@@ -648,14 +654,14 @@ func TestHostileTextRendersInert(t *testing.T) {
 	run(t, ctx, "new hostile game",
 		chromedp.SetValue("#campaign", "evil", chromedp.ByQuery),
 		chromedp.SendKeys("#game-name", evil, chromedp.ByQuery),
-		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		click(`#new-game button[type=submit]`),
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#here li`, chromedp.ByQuery),
 		sendAction("talk to nell"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))
 	inert(t, ctx, "game view", []string{"#game-title", "#here"})
 	shots(t, ctx, "hostile-game")
-	run(t, ctx, "games list", chromedp.Click("#back", chromedp.ByQuery), chromedp.WaitVisible(`#games tbody tr`, chromedp.ByQuery))
+	run(t, ctx, "games list", click("#back"), chromedp.WaitVisible(`#games tbody tr`, chromedp.ByQuery))
 	inert(t, ctx, "games list", []string{"#games tbody th", "#campaign"})
 	shots(t, ctx, "hostile-games")
 	if dialogs.Load() != 0 {
@@ -846,7 +852,7 @@ func TestPlayerSeesWhatTheAPIAllows(t *testing.T) {
 	check("the games list")
 	shots(t, ctx, "player-games")
 	run(t, ctx, "play",
-		chromedp.Click(`#games [data-resume]`, chromedp.ByQuery),
+		click(`#games [data-resume]`),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
 		sendAction("look around"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery))

@@ -9,4 +9,7 @@
 // server. A failed test logs, before its browsers close, where each page
 // was, the server's games and the server's goroutines, after the server's
 // own log (at debug: each request, game connection, command and turn).
+// Every click is a real press of the mouse through internal/chromeclick,
+// which waits until its target is shown, enabled, still and uncovered;
+// the layout tests measure how far the views move as they fill in.
 package chromiumtest

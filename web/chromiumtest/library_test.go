@@ -137,14 +137,14 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 
 	// The game view, for axe-core.
 	run(t, ctx, "game",
-		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		click(`#new-game button[type=submit]`),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery))
 	assertAccessible(t, ctx, "game view")
 
 	// Upload: every change of the status line is recorded, to see the
 	// bytes go and the ingest run until it is done.
 	run(t, ctx, "library",
-		chromedp.Click("#nav-library", chromedp.ByQuery),
+		click("#nav-library"),
 		chromedp.WaitVisible("#upload", chromedp.ByQuery),
 		chromedp.WaitVisible("#no-documents", chromedp.ByQuery))
 	assertAccessible(t, ctx, "library")
@@ -159,7 +159,7 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 	run(t, ctx, "upload",
 		chromedp.SetUploadFiles("#upload-file", []string{pdf}, chromedp.ByQuery),
 		chromedp.SendKeys("#upload-tags", "opend6, rules", chromedp.ByQuery),
-		chromedp.Click("#upload-go", chromedp.ByQuery),
+		click("#upload-go"),
 		chromedp.WaitVisible(`#upload-status[data-status="done"], #upload-status[data-status="failed"]`, chromedp.ByQuery))
 	var seen []struct{ Status, Stage, Text string }
 	eval(t, ctx, `window.seen`, &seen)
@@ -196,7 +196,7 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 	}
 	run(t, ctx, "search",
 		chromedp.SendKeys("#search-q", phrase, chromedp.ByQuery),
-		chromedp.Click("#search-go", chromedp.ByQuery),
+		click("#search-go"),
 		chromedp.WaitVisible(`#search-results .hit`, chromedp.ByQuery))
 	var hits []struct{ Text, Reasons, Href string }
 	eval(t, ctx, `Array.from(document.querySelectorAll("#search-results > section > ol > .hit")).map((li) => ({
@@ -222,7 +222,7 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 
 	// The page viewer, from the hit, then the next page.
 	run(t, ctx, "page viewer",
-		chromedp.Click(fmt.Sprintf(`#search-results > section > ol > .hit:nth-child(%d) a[data-page-link]`, found+1), chromedp.ByQuery),
+		click(fmt.Sprintf(`#search-results > section > ol > .hit:nth-child(%d) a[data-page-link]`, found+1)),
 		chromedp.WaitVisible(`#page-h[data-page]`, chromedp.ByQuery))
 	var hash, text, pageNo string
 	eval(t, ctx, `location.hash`, &hash)
@@ -234,21 +234,21 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 	assertAccessible(t, ctx, "page viewer")
 	shots(t, ctx, "page")
 	var next string
-	run(t, ctx, "next page", chromedp.Click("#page-next", chromedp.ByQuery),
+	run(t, ctx, "next page", click("#page-next"),
 		chromedp.WaitVisible(`#page-h:not([data-page="`+pageNo+`"])`, chromedp.ByQuery),
 		chromedp.AttributeValue("#page-h", "data-page", &next, nil, chromedp.ByQuery))
 	if next != fmt.Sprint(atoi(pageNo)+1) {
 		t.Errorf("after page %s the next is %s", pageNo, next)
 	}
-	run(t, ctx, "previous page", chromedp.Click("#page-prev", chromedp.ByQuery),
+	run(t, ctx, "previous page", click("#page-prev"),
 		chromedp.WaitVisible(`#page-h[data-page="`+pageNo+`"]`, chromedp.ByQuery))
 
 	// Edit the title to hostile text: it is saved, and shown as text.
 	evil := strings.Join(payloads, " ")
 	run(t, ctx, "edit",
-		chromedp.Click("#back-library", chromedp.ByQuery),
+		click("#back-library"),
 		chromedp.WaitVisible(`#documents [data-edit]`, chromedp.ByQuery),
-		chromedp.Click(`#documents [data-edit]`, chromedp.ByQuery),
+		click(`#documents [data-edit]`),
 		chromedp.WaitVisible("#edit-title", chromedp.ByQuery),
 		chromedp.Evaluate(`document.getElementById("edit-title").value = ""; document.getElementById("edit-access").value = "trusted"`, nil),
 		chromedp.SendKeys("#edit-title", evil, chromedp.ByQuery))
@@ -259,7 +259,7 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 	}
 	assertAccessible(t, ctx, "library edit form")
 	shots(t, ctx, "library-edit")
-	run(t, ctx, "save", chromedp.Click("#edit-save", chromedp.ByQuery),
+	run(t, ctx, "save", click("#edit-save"),
 		chromedp.WaitVisible(`#documents tbody th.doc-title`, chromedp.ByQuery),
 		chromedp.WaitNotPresent("#edit-form", chromedp.ByQuery))
 	var d struct {
@@ -278,7 +278,7 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 		t.Errorf("the list shows the access level as %q", shownLevel)
 	}
 	shots(t, ctx, "library-hostile")
-	run(t, ctx, "page with hostile title", chromedp.Click(`#documents [data-open]`, chromedp.ByQuery), chromedp.WaitVisible(`#page-h[data-page="1"]`, chromedp.ByQuery))
+	run(t, ctx, "page with hostile title", click(`#documents [data-open]`), chromedp.WaitVisible(`#page-h[data-page="1"]`, chromedp.ByQuery))
 	var h1 string
 	run(t, ctx, "page title", chromedp.Text("#page-h", &h1, chromedp.ByQuery))
 	if h1 != evil {
@@ -287,9 +287,9 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 
 	// A player: the book is now for trusted readers, so the player's
 	// library has none, and no upload, edit or delete.
-	run(t, ctx, "sign out", chromedp.Click("#signout", chromedp.ByQuery), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	run(t, ctx, "sign out", click("#signout"), chromedp.WaitVisible("#key", chromedp.ByQuery))
 	signIn(t, ctx, hearth{url: h.url, key: playerKey})
-	run(t, ctx, "player library", chromedp.Click("#nav-library", chromedp.ByQuery), chromedp.WaitVisible("#no-documents", chromedp.ByQuery))
+	run(t, ctx, "player library", click("#nav-library"), chromedp.WaitVisible("#no-documents", chromedp.ByQuery))
 	var offered bool
 	eval(t, ctx, `!!document.querySelector("#upload, [data-edit], [data-delete], #nav-settings")`, &offered)
 	if offered {
@@ -304,17 +304,17 @@ func TestLibraryUploadSearchPageEdit(t *testing.T) {
 	}
 
 	// Delete, as the GM, after a question.
-	run(t, ctx, "sign out player", chromedp.Click("#signout", chromedp.ByQuery), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	run(t, ctx, "sign out player", click("#signout"), chromedp.WaitVisible("#key", chromedp.ByQuery))
 	signIn(t, ctx, h)
 	run(t, ctx, "delete",
-		chromedp.Click("#nav-library", chromedp.ByQuery),
+		click("#nav-library"),
 		chromedp.WaitVisible(`#documents [data-delete]`, chromedp.ByQuery),
-		chromedp.Click(`#documents [data-delete]`, chromedp.ByQuery),
+		click(`#documents [data-delete]`),
 		chromedp.WaitVisible("#confirm-delete", chromedp.ByQuery))
 	if code := apiStatus(t, h, h.key, "GET", "/api/documents/"+doc, "", nil); code != 200 {
 		t.Fatalf("the document went before the delete was confirmed: %d", code)
 	}
-	run(t, ctx, "confirm delete", chromedp.Click("#confirm-delete", chromedp.ByQuery), chromedp.WaitVisible("#no-documents", chromedp.ByQuery))
+	run(t, ctx, "confirm delete", click("#confirm-delete"), chromedp.WaitVisible("#no-documents", chromedp.ByQuery))
 	if code := apiStatus(t, h, h.key, "GET", "/api/documents/"+doc, "", nil); code != 404 {
 		t.Errorf("after the delete the document answers %d", code)
 	}
@@ -390,7 +390,7 @@ func TestSettingsKeysAndModels(t *testing.T) {
 	dialogs := noDialogs(ctx)
 	signIn(t, ctx, h)
 	run(t, ctx, "settings",
-		chromedp.Click("#nav-settings", chromedp.ByQuery),
+		click("#nav-settings"),
 		chromedp.WaitVisible(`#model-roles tr[data-role="assistant"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#model-list tr[data-model="good"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#users section[data-user="pia"]`, chromedp.ByQuery))
@@ -401,10 +401,10 @@ func TestSettingsKeysAndModels(t *testing.T) {
 	// words for the one that does not.
 	var ok, failed string
 	run(t, ctx, "test good",
-		chromedp.Click(`#model-list [data-test="good"]`, chromedp.ByQuery),
+		click(`#model-list [data-test="good"]`),
 		chromedp.WaitVisible(`#model-list tr[data-model="good"] .test-result[data-ok="true"]`, chromedp.ByQuery),
 		chromedp.Text(`#model-list tr[data-model="good"] .test-result`, &ok, chromedp.ByQuery),
-		chromedp.Click(`#model-list [data-test="gone"]`, chromedp.ByQuery),
+		click(`#model-list [data-test="gone"]`),
 		chromedp.WaitVisible(`#model-list tr[data-model="gone"] .test-result[data-ok="false"]`, chromedp.ByQuery),
 		chromedp.Text(`#model-list tr[data-model="gone"] .test-result`, &failed, chromedp.ByQuery))
 	if !regexp.MustCompile(`^OK, answered in [0-9]+ ms$`).MatchString(ok) || !strings.Contains(failed, "does not exist") {
@@ -415,7 +415,7 @@ func TestSettingsKeysAndModels(t *testing.T) {
 	run(t, ctx, "new user",
 		chromedp.SendKeys("#new-user-name", "quinn", chromedp.ByQuery),
 		chromedp.SetValue("#new-user-role", "trusted", chromedp.ByQuery),
-		chromedp.Click("#new-user-go", chromedp.ByQuery),
+		click("#new-user-go"),
 		chromedp.WaitVisible("#new-key", chromedp.ByQuery),
 		chromedp.WaitVisible("#copy-key", chromedp.ByQuery),
 		chromedp.WaitVisible(`#users section[data-user="quinn"] tr[data-key]`, chromedp.ByQuery))
@@ -444,12 +444,12 @@ func TestSettingsKeysAndModels(t *testing.T) {
 	// Revoke it, after a question: the API refuses it from then on.
 	id := key[4:20]
 	run(t, ctx, "revoke",
-		chromedp.Click(`#users tr[data-key="`+id+`"] [data-revoke]`, chromedp.ByQuery),
+		click(`#users tr[data-key="`+id+`"] [data-revoke]`),
 		chromedp.WaitVisible("#confirm-revoke", chromedp.ByQuery))
 	if code := apiStatus(t, h, key, "GET", "/api/documents", "", nil); code != 200 {
 		t.Fatalf("the key stopped working before the revocation was confirmed: %d", code)
 	}
-	run(t, ctx, "confirm revoke", chromedp.Click("#confirm-revoke", chromedp.ByQuery),
+	run(t, ctx, "confirm revoke", click("#confirm-revoke"),
 		chromedp.WaitVisible(`#users tr[data-key="`+id+`"][data-revoked="true"]`, chromedp.ByQuery))
 	if code := apiStatus(t, h, key, "GET", "/api/documents", "", nil); code != 401 {
 		t.Errorf("the revoked key is answered %d", code)
@@ -471,7 +471,7 @@ func TestSettingsKeysAndModels(t *testing.T) {
 		chromedp.WaitVisible(`html[lang="en"] #model-roles`, chromedp.ByQuery))
 
 	// A player sees no settings link, and the page gets the API's 403.
-	run(t, ctx, "sign out", chromedp.Click("#signout", chromedp.ByQuery), chromedp.WaitVisible("#key", chromedp.ByQuery))
+	run(t, ctx, "sign out", click("#signout"), chromedp.WaitVisible("#key", chromedp.ByQuery))
 	signIn(t, ctx, hearth{url: h.url, key: playerKey})
 	var link bool
 	eval(t, ctx, `!!document.getElementById("nav-settings")`, &link)

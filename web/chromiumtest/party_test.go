@@ -60,7 +60,7 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 		t.Helper()
 		signIn(t, ctx, hearth{url: h.url, key: key})
 		run(t, ctx, who+" opens the game",
-			chromedp.Click(`#games [data-resume="`+game.ID+`"]`, chromedp.ByQuery),
+			click(`#games [data-resume="`+game.ID+`"]`),
 			chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
 			chromedp.WaitVisible(`#party li[data-character="wren"]`, chromedp.ByQuery))
 	}
@@ -82,7 +82,7 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 	drop := func(ctx context.Context, who, char string) {
 		t.Helper()
 		run(t, ctx, who+" drops into "+char,
-			chromedp.Click(`#party [data-drop="`+char+`"]`, chromedp.ByQuery),
+			click(`#party [data-drop="`+char+`"]`),
 			chromedp.WaitVisible(`#party li[data-character="`+char+`"][data-held="me"] [data-release]`, chromedp.ByQuery),
 			chromedp.WaitVisible(`#sheet dl[data-character="`+char+`"]`, chromedp.ByQuery))
 	}
@@ -109,7 +109,7 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 	var alert string
 	run(t, cid, "forced drop-in",
 		chromedp.Evaluate(`document.querySelector('#party [data-drop="wren"]').disabled = false`, nil),
-		chromedp.Click(`#party [data-drop="wren"]`, chromedp.ByQuery),
+		click(`#party [data-drop="wren"]`),
 		chromedp.WaitVisible(`#alert.error`, chromedp.ByQuery),
 		chromedp.Text("#alert", &alert, chromedp.ByQuery),
 		chromedp.WaitVisible(`#party li[data-character="wren"][data-held="other"]`, chromedp.ByQuery))
@@ -138,7 +138,7 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 		run(t, gm, "whisper to "+to,
 			chromedp.SetValue("#whisper-to", to, chromedp.ByQuery),
 			chromedp.SendKeys("#whisper-text", text, chromedp.ByQuery),
-			chromedp.Click("#whisper-go", chromedp.ByQuery),
+			click("#whisper-go"),
 			chromedp.WaitVisible(`#whispers li[data-to="`+to+`"]`, chromedp.ByQuery))
 	}
 	whisper("wren", toAnn)
@@ -173,7 +173,7 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 
 	// Release hands wren back; the page says nobody holds it.
 	run(t, ann, "ann releases",
-		chromedp.Click(`#party [data-release="wren"]`, chromedp.ByQuery),
+		click(`#party [data-release="wren"]`),
 		chromedp.WaitVisible(`#party li[data-character="wren"]:not([data-held]) [data-drop]:not([disabled])`, chromedp.ByQuery))
 	run(t, cid, "cid may now drop in",
 		chromedp.WaitVisible(`#party li[data-character="wren"]:not([data-held]) [data-drop]:not([disabled])`, chromedp.ByQuery))
@@ -192,13 +192,13 @@ func TestTwoPlayersInOnePartyGame(t *testing.T) {
 	// Branches: fork, mark the fork canonical, compare it with main.
 	run(t, gm, "fork, canonical, compare",
 		chromedp.SendKeys("#fork-name", "side", chromedp.ByQuery),
-		chromedp.Click("#fork-go", chromedp.ByQuery),
+		click("#fork-go"),
 		chromedp.WaitVisible(`#forks li[data-fork="side"] [data-canon="side"]`, chromedp.ByQuery),
-		chromedp.Click(`#forks [data-canon="side"]`, chromedp.ByQuery),
+		click(`#forks [data-canon="side"]`),
 		chromedp.WaitVisible(`#forks li[data-fork="side"][data-canonical]`, chromedp.ByQuery),
 		chromedp.SetValue("#compare-a", "main", chromedp.ByQuery),
 		chromedp.SetValue("#compare-b", "side", chromedp.ByQuery),
-		chromedp.Click("#compare-go", chromedp.ByQuery),
+		click("#compare-go"),
 		chromedp.WaitVisible(`#compare .branch[data-branch="main"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#compare .branch[data-branch="side"]`, chromedp.ByQuery))
 	var canon int

@@ -74,7 +74,7 @@ func TestPortraitOfWhoIsMet(t *testing.T) {
 	signIn(t, ctx, hearth{url: h.url, key: playerKey})
 	run(t, ctx, "play a turn",
 		chromedp.WaitVisible(`#games [data-resume]`, chromedp.ByQuery),
-		chromedp.Click(`#games [data-resume]`, chromedp.ByQuery),
+		click(`#games [data-resume]`),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
 		sendAction("look around"),
 		chromedp.WaitVisible(`#log[data-turn="1"] article[data-turn="1"]`, chromedp.ByQuery),

@@ -107,14 +107,14 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	// The first character: point buy, 29 points first.
 	run(t, ctx, "open the wizard",
 		chromedp.WaitVisible("#new-character", chromedp.ByQuery),
-		chromedp.Click("#new-character", chromedp.ByQuery),
+		click("#new-character"),
 		step("race"))
 	assertAccessible(t, ctx, "wizard-race")
 	shots(t, ctx, "wizard-race")
 	run(t, ctx, "race, class, background",
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("class"),
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("background"),
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("abilities"),
+		click("#wizard-next"), step("class"),
+		click("#wizard-next"), step("background"),
+		click("#wizard-next"), step("abilities"),
 		change("#method", "point_buy"),
 		chromedp.WaitVisible(`#budget[data-spent="0"]`, chromedp.ByQuery))
 	for a, v := range map[string]string{"strength": "15", "dexterity": "15", "constitution": "15", "intelligence": "10"} {
@@ -130,7 +130,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	assertAccessible(t, ctx, "wizard-point-buy")
 	var refusal string
 	run(t, ctx, "the server refuses 29 points",
-		chromedp.Click("#wizard-next", chromedp.ByQuery),
+		click("#wizard-next"),
 		chromedp.WaitVisible(`#error-scores:not([hidden])`, chromedp.ByQuery),
 		chromedp.Text("#error-scores", &refusal, chromedp.ByQuery),
 		step("abilities"))
@@ -146,10 +146,10 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	run(t, ctx, "within budget",
 		change("#score-intelligence", "8"),
 		chromedp.WaitVisible(`#budget[data-over="no"][data-spent="27"]`, chromedp.ByQuery),
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("skills"),
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("story"),
+		click("#wizard-next"), step("skills"),
+		click("#wizard-next"), step("story"),
 		chromedp.SendKeys("#char-name", "Brienne", chromedp.ByQuery),
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("review"))
+		click("#wizard-next"), step("review"))
 	var review string
 	run(t, ctx, "review", chromedp.Text("#wizard", &review, chromedp.ByQuery))
 	for _, want := range []string{"Brienne", "Human Fighter", "STR 16", "DEX 16", "CON 16"} {
@@ -161,7 +161,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	shots(t, ctx, "wizard-review")
 	var sheet string
 	run(t, ctx, "save",
-		chromedp.Click("#wizard-save", chromedp.ByQuery),
+		click("#wizard-save"),
 		chromedp.WaitVisible(`#character-h[data-character]`, chromedp.ByQuery),
 		chromedp.Text("main", &sheet, chromedp.ByQuery))
 	if !strings.Contains(sheet, "Brienne") || !strings.Contains(sheet, "Backstory") {
@@ -185,9 +185,9 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	shots(t, ctx, "wizard-de")
 	// The server's refusal comes in German too, beside the scores.
 	run(t, ctx, "German point buy",
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("class"),
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("background"),
-		chromedp.Click("#wizard-next", chromedp.ByQuery), step("abilities"),
+		click("#wizard-next"), step("class"),
+		click("#wizard-next"), step("background"),
+		click("#wizard-next"), step("abilities"),
 		change("#method", "point_buy"),
 		chromedp.WaitVisible(`#budget[data-spent="0"]`, chromedp.ByQuery))
 	for a, v := range map[string]string{"strength": "15", "dexterity": "15", "constitution": "15", "intelligence": "10"} {
@@ -196,7 +196,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	var refusalDE string
 	run(t, ctx, "the server refuses 29 points in German",
 		chromedp.WaitVisible(`#budget[data-over="yes"][data-spent="29"]`, chromedp.ByQuery),
-		chromedp.Click("#wizard-next", chromedp.ByQuery),
+		click("#wizard-next"),
 		chromedp.WaitVisible(`#error-scores:not([hidden])`, chromedp.ByQuery),
 		chromedp.Text("#error-scores", &refusalDE, chromedp.ByQuery),
 		step("abilities"))
@@ -235,8 +235,8 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	run(t, ctx, "the library",
 		chromedp.Navigate(h.url+"/#/games"),
 		chromedp.WaitVisible(`#characters tr[data-character="`+third.ID+`"]`, chromedp.ByQuery),
-		chromedp.Click(`[data-delete-character="`+third.ID+`"]`, chromedp.ByQuery),
-		chromedp.Click("#confirm-delete-character", chromedp.ByQuery),
+		click(`[data-delete-character="`+third.ID+`"]`),
+		click("#confirm-delete-character"),
 		// The list is drawn anew: two rows, the spare not among them.
 		chromedp.Poll(`document.querySelectorAll("#characters tbody tr").length === 2 && !document.querySelector('#characters tr[data-character="`+third.ID+`"]')`, nil))
 	var ids map[string]string
@@ -249,8 +249,8 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 
 	// A new game with both: Brienne an offline agent, Cedric ann's.
 	run(t, ctx, "new party game",
-		chromedp.Click("#pick-"+brienne, chromedp.ByQuery),
-		chromedp.Click("#pick-"+ced, chromedp.ByQuery),
+		click("#pick-"+brienne),
+		click("#pick-"+ced),
 		change("#ctl-"+ced, "human"),
 		chromedp.WaitVisible("#user-"+ced, chromedp.ByQuery),
 		chromedp.SendKeys("#user-"+ced, "ann", chromedp.ByQuery))
@@ -261,7 +261,7 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 	}
 	shots(t, ctx, "new-party-game")
 	run(t, ctx, "start",
-		chromedp.Click(`#new-game button[type=submit]`, chromedp.ByQuery),
+		click(`#new-game button[type=submit]`),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#party li[data-character="`+brienne+`"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#party li[data-character="`+ced+`"]`, chromedp.ByQuery))
@@ -290,9 +290,9 @@ func TestCharacterWizardAndPartyGame(t *testing.T) {
 		t.Fatal("the model was asked before any agent turn")
 	}
 	run(t, ctx, "autopilot",
-		chromedp.Click("#autopilot-start", chromedp.ByQuery),
+		click("#autopilot-start"),
 		chromedp.WaitVisible(`#log article[data-agent="`+brienne+`"]`, chromedp.ByQuery),
-		chromedp.Click("#autopilot-stop", chromedp.ByQuery))
+		click("#autopilot-stop"))
 	var by string
 	run(t, ctx, "the turn's byline", chromedp.Text(`#log article[data-agent="`+brienne+`"] .byline`, &by, chromedp.ByQuery))
 	if model.asked("fake-b") == 0 {
@@ -326,7 +326,7 @@ func TestSceneImageButton(t *testing.T) {
 		sendAction("look around"),
 		chromedp.WaitVisible(`#status[data-turn="1"]`, chromedp.ByQuery))
 	run(t, ctx, "generate",
-		chromedp.Click("#scene-generate", chromedp.ByQuery),
+		click("#scene-generate"),
 		chromedp.WaitVisible(`#scene-status[data-state="done"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#scene-images figure[data-turn="1"] img`, chromedp.ByQuery))
 	prompts := draw.Prompts()
@@ -356,7 +356,7 @@ func TestSceneImageButton(t *testing.T) {
 	draw.ReplyWith(http.StatusBadRequest, `{"error":{"message":"Your request was rejected by the safety system.","type":"invalid_request_error","code":"moderation_blocked"}}`)
 	var failed string
 	run(t, ctx, "a refusal",
-		chromedp.Click("#scene-generate", chromedp.ByQuery),
+		click("#scene-generate"),
 		chromedp.WaitVisible(`#scene-status[data-state="failed"]`, chromedp.ByQuery),
 		chromedp.Text("#scene-status", &failed, chromedp.ByQuery),
 		chromedp.WaitVisible(`#scene-generate:not([disabled])`, chromedp.ByQuery))

@@ -1,0 +1,277 @@
+package chromiumtest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/hearth-rpg/hearth/imagegen/imagegentest"
+)
+
+// shiftWatch runs in every document before the page's own scripts
+// (injected over the DevTools protocol, which the CSP does not govern).
+// It keeps every layout-shift entry (buffered, so none before it began
+// is lost) with the elements that moved, described when the entry
+// arrives (a node may leave the page later); when the game view's action
+// box, the library's upload form and the wizard's step heading were
+// first painted; and how many of the page's fetches are in flight, so
+// a test can wait for every request a view made to be answered.
+const shiftWatch = `(() => {
+	window.__shifts = [];
+	window.__marks = {};
+	window.__inflight = 0;
+	const name = (n) => {
+		if (!n) return "(gone)";
+		if (n.nodeType !== 1) n = n.parentElement;
+		if (!n) return "(text)";
+		const one = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+			(e.classList.length ? "." + Array.from(e.classList).join(".") : "");
+		const path = [one(n)];
+		for (let p = n.parentElement; p && p !== document.body && path.length < 4 && !n.id; p = p.parentElement) {
+			path.unshift(one(p));
+			if (p.id) break;
+		}
+		return path.join(" > ");
+	};
+	const box = (r) => r ? [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)] : null;
+	new PerformanceObserver((list) => {
+		for (const e of list.getEntries()) {
+			window.__shifts.push({value: e.value, at: e.startTime, input: e.hadRecentInput,
+				sources: (e.sources || []).map((s) => ({node: name(s.node), from: box(s.previousRect), to: box(s.currentRect)}))});
+		}
+	}).observe({type: "layout-shift", buffered: true});
+	const marks = {action: "#action", upload: "#upload", wizard: "#wizard #step-h", games: "#games-h"};
+	// A mark is set once the frame that first showed its element has
+	// been painted: the next frame's animation callback.
+	new MutationObserver(() => {
+		for (const [k, sel] of Object.entries(marks)) {
+			if (window.__marks[k] === undefined && document.querySelector(sel)) {
+				window.__marks[k] = null;
+				requestAnimationFrame(() => requestAnimationFrame(() => { window.__marks[k] = performance.now(); }));
+			}
+		}
+	}).observe(document, {subtree: true, childList: true});
+	const fetch0 = window.fetch;
+	window.fetch = function (...args) {
+		window.__inflight++;
+		return fetch0.apply(this, args).finally(() => { window.__inflight--; });
+	};
+})()`
+
+// shift is one layout-shift entry as shiftWatch kept it.
+type shift struct {
+	Value   float64 `json:"value"`
+	At      float64 `json:"at"`
+	Input   bool    `json:"input"`
+	Sources []struct {
+		Node string `json:"node"`
+		From []int  `json:"from"`
+		To   []int  `json:"to"`
+	} `json:"sources"`
+}
+
+// watchShifts injects shiftWatch into every document the tab loads from
+// now on.
+func watchShifts(t *testing.T, ctx context.Context) {
+	t.Helper()
+	run(t, ctx, "watch layout shifts", chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(shiftWatch).Do(ctx)
+		return err
+	}))
+}
+
+// afresh loads url as a new document, not as a hash change of the page
+// shown: a link opened in a new tab, or typed.
+func afresh(url string) chromedp.Action {
+	return chromedp.Tasks{chromedp.Navigate("about:blank"), chromedp.Navigate(url)}
+}
+
+// settled waits until the page has no fetch in flight and then two
+// frames have been painted, so that the layout-shift entries of what
+// arrived are delivered.
+func settled() chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.Poll(`window.__inflight === 0`, nil),
+		chromedp.Evaluate(`new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(true), 0))))`, nil,
+			func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+	}
+}
+
+// shiftsSince returns the layout shifts after the mark (a key of
+// shiftWatch's marks, which must be set), their sum and a report naming
+// what moved.
+func shiftsSince(t *testing.T, ctx context.Context, mark string) (float64, string) {
+	t.Helper()
+	var out struct {
+		Mark   float64 `json:"mark"`
+		Shifts []shift `json:"shifts"`
+	}
+	run(t, ctx, "the "+mark+" mark", chromedp.Poll(`typeof window.__marks[`+jsString(mark)+`] === "number"`, nil))
+	eval(t, ctx, `({mark: window.__marks[`+jsString(mark)+`], shifts: window.__shifts})`, &out)
+	var sum, before float64
+	var b strings.Builder
+	for _, s := range out.Shifts {
+		if s.At < out.Mark {
+			before += s.Value
+			continue
+		}
+		sum += s.Value
+		fmt.Fprintf(&b, "\n  %.4f at %.0f ms (input %v):", s.Value, s.At-out.Mark, s.Input)
+		for _, src := range s.Sources {
+			fmt.Fprintf(&b, "\n    %s %v → %v", src.Node, src.From, src.To)
+		}
+	}
+	return sum, fmt.Sprintf("layout shift after %s: %.4f in %d entries (before it, as the shell became the view: %.4f)%s",
+		mark, sum, strings.Count(b.String(), " ms ("), before, b.String())
+}
+
+// maxGameShift is the most the game view may move after its action box
+// first shows: a layout property, 0 if every panel that fills in later
+// had its space from the start. A tenth of the Web Vitals' "good" bound
+// (0.1) leaves room for a line of text wrapping differently, not for a
+// panel pushing the action box or the sidebar aside.
+const maxGameShift = 0.01
+
+// TestGameViewStaysPut opens a game that has turns, a party and scene
+// images, in a page loaded afresh (as a link to a game opens it), as the
+// GM and as a player, 1440 and 390 px wide, lets
+// every request and the socket's first messages arrive, and measures how
+// much the view moved after the action box first showed. Before the
+// panels had their space reserved, the status line, the log's history,
+// the choices and the sidebar each pushed the action box or the panels
+// beside it as they arrived.
+func TestGameViewStaysPut(t *testing.T) {
+	draw := imagegentest.OpenAI(t)
+	var annKey string
+	h := serveEnv(t, func(data string) {
+		if err := os.CopyFS(filepath.Join(data, "campaigns", "party"), os.DirFS("../../game/testdata/party")); err != nil {
+			t.Fatal(err)
+		}
+		annKey = addUser(t, data, "ann", "player")
+	}, "HEARTH__IMAGES__PROVIDER=openai", "HEARTH__IMAGES__BASE_URL="+draw.Base, "HEARTH__IMAGES__API_KEY="+imagegentest.Key)
+	var game struct{ ID string }
+	if code := apiStatus(t, h, h.key, "POST", "/api/sessions", `{"campaign":"party","title":"Settling"}`, &game); code != http.StatusCreated {
+		t.Fatalf("create the game: %d", code)
+	}
+	// ann plays three turns as wren: the log has a history to load.
+	ann := browseAs(t, "ann")
+	signIn(t, ann, hearth{url: h.url, key: annKey})
+	run(t, ann, "ann drops in",
+		chromedp.Navigate(h.url+"/#/game/"+game.ID),
+		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+		click(`#party [data-drop="wren"]`),
+		chromedp.WaitVisible(`#party li[data-character="wren"][data-held="me"]`, chromedp.ByQuery))
+	for i, act := range []string{"look around", "search the gate", "look around"} {
+		run(t, ann, act, sendAction(act), chromedp.Poll(fmt.Sprintf(`document.querySelectorAll("#log article:not(.streaming)").length >= %d`, i+2), nil))
+	}
+	var turn string
+	eval(t, ann, `document.getElementById("log").dataset.turn`, &turn)
+
+	for _, who := range []struct {
+		name  string
+		key   string
+		width int64
+	}{{"gm", h.key, 1440}, {"player", annKey, 1440}, {"gm-narrow", h.key, 390}, {"player-narrow", annKey, 390}} {
+		t.Run(who.name, func(t *testing.T) {
+			ctx := browse(t)
+			signIn(t, ctx, hearth{url: h.url, key: who.key})
+			watchShifts(t, ctx)
+			run(t, ctx, "open the game afresh",
+				chromedp.EmulateViewport(who.width, 900),
+				afresh(h.url+"/#/game/"+game.ID),
+				chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#game-title[data-named]`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#log[data-turn="`+turn+`"] article[data-turn="`+turn+`"]`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#party li[data-character="wren"]`, chromedp.ByQuery),
+				settled())
+			if who.key == h.key {
+				run(t, ctx, "the GM's panels", chromedp.WaitVisible(`#forks li[data-fork="main"]`, chromedp.ByQuery),
+					chromedp.WaitVisible(`#scene-generate`, chromedp.ByQuery), settled())
+			}
+			sum, report := shiftsSince(t, ctx, "action")
+			t.Log(report)
+			if sum > maxGameShift {
+				t.Errorf("the game view moved by %.4f after its action box showed, more than %.2f: %s", sum, maxGameShift, report)
+			}
+			if who.key != h.key {
+				return
+			}
+			// A message (here: the refusal of a branch named as one that
+			// is there) floats over the page; it does not push the action
+			// box down.
+			top := `(() => document.getElementById("act").getBoundingClientRect().top + scrollY)()`
+			var before, after float64
+			eval(t, ctx, top, &before)
+			run(t, ctx, "a message",
+				chromedp.SendKeys("#fork-name", "main", chromedp.ByQuery),
+				click("#fork-go"),
+				chromedp.WaitVisible(`#alert.error`, chromedp.ByQuery),
+				settled())
+			eval(t, ctx, top, &after)
+			if before != after {
+				t.Errorf("a message moved the action box from %.0f to %.0f px down the page", before, after)
+			}
+		})
+	}
+}
+
+// TestLibraryAndWizardLayoutShift measures, and reports, how much the
+// library and the character wizard move as they load: the library with
+// a document listed, the wizard's first step and each step after it
+// (reached with Enter, as a keyboard user does).
+func TestLibraryAndWizardLayoutShift(t *testing.T) {
+	h := serveEnv(t, func(data string) {
+		book := filepath.Join(t.TempDir(), "lantern.md")
+		if err := os.WriteFile(book, []byte("# The Lantern\n\nThe lantern keeper trims the wick at dusk.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(bin, "ingest", book, "--title", "The Lantern", "--data", data).CombinedOutput(); err != nil {
+			t.Fatalf("hearth ingest: %v\n%s", err, out)
+		}
+	})
+	ctx := browse(t)
+	signIn(t, ctx, h)
+	watchShifts(t, ctx)
+	run(t, ctx, "the library afresh",
+		afresh(h.url+"/#/library"),
+		chromedp.WaitVisible(`#documents tbody tr[data-document]`, chromedp.ByQuery),
+		settled())
+	sum, report := shiftsSince(t, ctx, "upload")
+	t.Log("library: " + report)
+	if sum > maxGameShift {
+		t.Errorf("the library moved by %.4f after its upload form showed: %s", sum, report)
+	}
+	run(t, ctx, "the games list afresh",
+		afresh(h.url+"/#/games"),
+		chromedp.WaitVisible(`#new-game`, chromedp.ByQuery),
+		settled())
+	sum, report = shiftsSince(t, ctx, "games")
+	t.Log("games list: " + report)
+	if sum > maxGameShift {
+		t.Errorf("the games list moved by %.4f after its heading showed: %s", sum, report)
+	}
+	run(t, ctx, "the wizard afresh",
+		afresh(h.url+"/#/characters/new"),
+		step("race"),
+		settled())
+	sum, report = shiftsSince(t, ctx, "wizard")
+	t.Log("wizard, first step: " + report)
+	if sum > maxGameShift {
+		t.Errorf("the wizard moved by %.4f after its first step showed: %s", sum, report)
+	}
+	for _, s := range []string{"class", "background", "abilities", "skills", "story"} {
+		tabTo(t, ctx, "#wizard-next")
+		run(t, ctx, "Enter to "+s, chromedp.KeyEvent("\r"), step(s), settled())
+	}
+	_, report = shiftsSince(t, ctx, "wizard")
+	t.Log("wizard, through the steps (shifts within 0.5 s of a key press are the user's own and not counted by browsers): " + report)
+}
