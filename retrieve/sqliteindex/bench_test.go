@@ -32,6 +32,9 @@ var fixture struct {
 }
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(sqlWriterEnv); path != "" {
+		os.Exit(runSQLWriter(path, os.Getenv(sqlWriterEnv+"_STMTS")))
+	}
 	os.Exit(m.Run())
 }
 
