@@ -311,4 +311,3 @@ func TestMemCatchUpFallsBack(t *testing.T) {
 		})
 	}
 }
-
