@@ -43,6 +43,7 @@ type memText struct {
 	updating chan struct{} // closed when the catch-up under way ends
 	builds   int           // full builds begun, for tests
 	catchUps int           // catch-ups applied, for tests
+	fullOnly bool          // never catch up: for the benchmark's before
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -168,7 +169,7 @@ func (ix *Index) memSnapshot(ctx context.Context, gen int64) *memSnapshot {
 		m.mu.Unlock()
 		return nil
 	}
-	if old := m.snap; old != nil {
+	if old := m.snap; old != nil && !m.fullOnly {
 		done := make(chan struct{})
 		m.updating = done
 		m.wg.Add(1)
