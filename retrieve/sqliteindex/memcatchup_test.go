@@ -311,3 +311,68 @@ func TestMemCatchUpFallsBack(t *testing.T) {
 		})
 	}
 }
+
+// TestMemCatchUpUnderSearches writes while other goroutines search (run
+// it with -race): searches wait for a catch-up under way or are served
+// by FTS5, and at the end the memory index ranks as a fresh build.
+func TestMemCatchUpUnderSearches(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t)
+	c := newCorpus(36, 300)
+	files := c.files(1000, 10)
+	if err := fill(ctx, ix, files); err != nil {
+		t.Fatal(err)
+	}
+	waitMemTest(t, ix)
+	builds, _ := memCounts(ix)
+	var texts []string // the corpus's generator is not safe for concurrent use
+	for i := range 12 {
+		texts = append(texts, c.queryText(1+i%3)+" zyzzogeton")
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				q := retrieve.Query{Text: texts[(g+i)%len(texts)], Role: access.GM, Limit: 10, Budget: 1000 + i}
+				if _, err := ix.Search(ctx, q); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	// 10 files rewritten: 200 changes, within 256 + 1,000/16.
+	for i := range 10 {
+		f := files[i]
+		for j := range f {
+			f[j].Text += " zyzzogeton"
+		}
+		if err := ix.Upsert(ctx, f[0].Pack, f[0].File, fmt.Sprint("h", i), f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen, err := ix.generation(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.memSnapshot(ctx, gen) == nil {
+		t.Fatal("not caught up after the writes")
+	}
+	if nb, _ := memCounts(ix); nb != builds {
+		t.Fatalf("%d full builds during the writes; want none", nb-builds)
+	}
+	sameAsFresh(t, ix, gen, []string{"zyzzogeton", c.text(3), c.queryText(2) + " zyzzogeton"}, []retrieve.Filter{{}, {Packs: []string{"pack02"}}})
+}
