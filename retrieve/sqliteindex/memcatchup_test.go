@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/access"
@@ -375,4 +376,40 @@ func TestMemCatchUpUnderSearches(t *testing.T) {
 		t.Fatalf("%d full builds during the writes; want none", nb-builds)
 	}
 	sameAsFresh(t, ix, gen, []string{"zyzzogeton", c.text(3), c.queryText(2) + " zyzzogeton"}, []retrieve.Filter{{}, {Packs: []string{"pack02"}}})
+}
+
+// TestMemCatchUpChecksFTS5Lengths makes FTS5's record of a row the
+// catch-up adds disagree with the Go tokenizer: the catch-up must refuse
+// it, the full build that follows fail saying so, and FTS5 serve.
+func TestMemCatchUpChecksFTS5Lengths(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t)
+	c := newCorpus(37, 300)
+	files := c.files(300, 10)
+	if err := fill(ctx, ix, files); err != nil {
+		t.Fatal(err)
+	}
+	waitMemTest(t, ix)
+	f := files[4]
+	for i := range f {
+		f[i].Text += " zyzzogeton"
+	}
+	if err := ix.Upsert(ctx, f[0].Pack, f[0].File, "h2", f); err != nil {
+		t.Fatal(err)
+	}
+	// One varint per column: heading, text, tags.
+	if _, err := ix.w.Exec(`UPDATE lore_fts_docsize SET sz = X'017F01' WHERE id = (SELECT max(id) FROM lore_fts_docsize)`); err != nil {
+		t.Fatal(err)
+	}
+	old := ix.mem.snap
+	if _, _, err := ix.catchUpMem(ctx, old); err == nil || !strings.Contains(err.Error(), "in FTS5; full text stays with FTS5") {
+		t.Fatalf("catch-up: %v, want the length disagreement", err)
+	}
+	if err := ix.waitMem(ctx); err == nil || !strings.Contains(err.Error(), "in FTS5; full text stays with FTS5") {
+		t.Fatalf("after the catch-up: %v, want the full build's length disagreement", err)
+	}
+	r := search(t, ix, retrieve.Query{Text: "zyzzogeton", Role: access.GM, Limit: 40})
+	if len(r.Passages) != len(f) {
+		t.Fatalf("FTS5 found %d passages, want %d", len(r.Passages), len(f))
+	}
 }
