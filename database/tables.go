@@ -65,7 +65,7 @@ func pk(cols ...string) (string, string) { s := strings.Join(cols, ", "); return
 // tables is every table Copy moves, in an order that satisfies foreign
 // keys, grouped by the store owning it. Derived data is not here: the
 // target's own triggers and expressions rebuild it (SQLite's full-text
-// tables, lore_keys, lore_vector_log and the index generation;
+// tables, lore_keys, the change logs and the index generation;
 // PostgreSQL's tsvector columns).
 func tables() []*table {
 	var ts []*table
@@ -194,7 +194,7 @@ func tables() []*table {
 // the users' and keys' triggers) and SQLite's own bookkeeping.
 func derivedSQLite(name string) bool {
 	switch {
-	case name == "lore_keys", name == "lore_vector_log", name == "hearth_schema", name == "auth_generation",
+	case name == "lore_keys", name == "lore_vector_log", name == "lore_chunk_log", name == "hearth_schema", name == "auth_generation",
 		strings.HasPrefix(name, "sqlite_"), strings.HasPrefix(name, "lore_fts"),
 		strings.HasPrefix(name, "library_images_fts"):
 		return true

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
+	"github.com/hearth-rpg/hearth/chunk"
 	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/internal/cputime"
 	"github.com/hearth-rpg/hearth/retrieve"
@@ -32,6 +33,9 @@ var fixture struct {
 }
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(sqlWriterEnv); path != "" {
+		os.Exit(runSQLWriter(path, os.Getenv(sqlWriterEnv+"_STMTS")))
+	}
 	os.Exit(m.Run())
 }
 
@@ -333,4 +337,67 @@ func BenchmarkMemBuild(b *testing.B) {
 	}
 	lat.Report(b)
 	cpu.ReportCPU(b)
+}
+
+// BenchmarkWriteToMemText100k measures, on a copy of the 100,000-chunk
+// fixture, a one-chunk file's write until a search finds its new word in
+// the in-memory full text: wall and this process's CPU per write, the
+// write itself not timed. catchup=true is today's catch-up from
+// lore_chunk_log; catchup=false builds the whole index again after every
+// write, as before it (FTS5 serving meanwhile).
+func BenchmarkWriteToMemText100k(b *testing.B) {
+	for _, catchUp := range []bool{true, false} {
+		b.Run(fmt.Sprintf("catchup=%v", catchUp), func(b *testing.B) {
+			ctx := context.Background()
+			ix, err := Open(ctx, copyIndex(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ix.Close()
+			if err := ix.WaitFullText(ctx); err != nil {
+				b.Fatal(err)
+			}
+			ix.mem.mu.Lock()
+			ix.mem.fullOnly = !catchUp
+			ix.mem.mu.Unlock()
+			var lat, cpu retrievetest.Latencies
+			i := 0
+			for b.Loop() {
+				i++
+				word := fmt.Sprintf("zyzzogeton%c%c", 'a'+i%26, 'a'+i/26%26)
+				c := chunk.Chunk{ID: fmt.Sprintf("bench/new%d.md#0", i), Pack: "bench", File: fmt.Sprintf("new%d.md", i),
+					Section: []string{"Benchmark"}, SourceType: chunk.Prose, Text: "The keeper of the lighthouse says " + word + ".",
+					Tokens: 10}
+				if err := ix.Upsert(ctx, c.Pack, c.File, "h", []chunk.Chunk{c}); err != nil {
+					b.Fatal(err)
+				}
+				start, startCPU := time.Now(), cputime.Process()
+				for {
+					gen, err := ix.generation(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					hits, ok, err := ix.memRank(ctx, gen, word, int(access.Player), retrieve.Filter{}, 10)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if ok {
+						if len(hits) != 1 {
+							b.Fatalf("%q: %d hits in memory, want 1", word, len(hits))
+						}
+						break
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				lat = append(lat, time.Since(start))
+				cpu = append(cpu, cputime.Process()-startCPU)
+			}
+			_, catchUps := memCounts(ix)
+			if catchUp && catchUps < b.N {
+				b.Fatalf("%d catch-ups for %d writes", catchUps, b.N)
+			}
+			lat.Report(b)
+			cpu.ReportCPU(b)
+		})
+	}
 }

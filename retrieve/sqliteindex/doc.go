@@ -16,9 +16,11 @@
 // limit and token budget. BM25 is ranked by an in-memory index
 // (retrieve/bm25, memtext.go) that gives FTS5's scores exactly but skips
 // the rows that cannot reach the top k; it is built in the background
-// when the index opens and again after each change, and FTS5 serves
-// meanwhile. There, when a query's rare words decide its top matches,
-// only the rows holding them are scored (rarefirst.go): BM25's ranking,
+// when the index opens, FTS5 serving meanwhile, and after a change,
+// whichever process made it, catches up from a log of changed chunks
+// (lore_chunk_log), built whole again only after many. While FTS5
+// serves, when a query's rare words decide its top matches, only the
+// rows holding them are scored (rarefirst.go): BM25's ranking,
 // without scoring every row a common word matches. A chunk above the
 // reader's role is never read
 // from the database into a result. The package must not decide what a

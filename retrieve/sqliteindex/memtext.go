@@ -19,12 +19,18 @@ import (
 // background, which ranks exactly as FTS5's bm25(3.0, 1.0, 2.0) but
 // scores only the rows that can reach the top k.
 //
-// It serves a search only when it was built at the generation the
-// search reads (migrations/0003): any write, by this process or
-// another, makes it stale, FTS5 serves as before, and the next search
-// starts a rebuild in the background; New starts the first. A build
-// checks its token counts row by row against FTS5's own (lore_fts_docsize):
-// if the tokenizers ever disagree, the memory index is not used.
+// It serves a search only when it is at the generation the search
+// reads (migrations/0003): any write, by this process or another, makes
+// it stale. The next search then catches it up from lore_chunk_log
+// (migrations/0004) in a few milliseconds: the chunks logged since the
+// entry it holds are read again and bm25.Index.Apply swaps their
+// documents, ranking exactly as a fresh build. Only when the log cannot
+// say (trimmed past that entry, restarted) or names too many changes is
+// it built whole again, in the background, FTS5 serving meanwhile; New
+// starts the first build. A build, and a catch-up for the rows it adds,
+// checks its token counts row by row against FTS5's own
+// (lore_fts_docsize): if the tokenizers ever disagree, the memory index
+// is not used.
 
 // memText holds the newest built snapshot and the state of a build.
 type memText struct {
@@ -34,6 +40,10 @@ type memText struct {
 	failed   error // the last build's error, kept until one succeeds
 	failedAt int64 // the generation it failed at: not tried again there
 	stats    memStats
+	updating chan struct{} // closed when the catch-up under way ends
+	builds   int           // full builds begun, for tests
+	catchUps int           // catch-ups applied, for tests
+	fullOnly bool          // never catch up: for the benchmark's before
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -43,6 +53,7 @@ type memText struct {
 // memSnapshot is the full text of one generation of the index.
 type memSnapshot struct {
 	gen  int64
+	seq  int64 // the last lore_chunk_log entry it reflects (0: none)
 	ix   *bm25.Index
 	cols memtext.Columns // access level and filter columns per document
 }
@@ -126,23 +137,71 @@ func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, 
 	return snap.ix.Search(terms, k, accept), true, nil
 }
 
-// memSnapshot returns the snapshot of generation gen, or nil, starting a
-// build in the background when there is none. FTS5 serves meanwhile,
-// with the same scores, so a search does not wait for a build (the first
-// scene of a game is searched while the index is still being built).
+// memSnapshot returns the snapshot of generation gen, or nil. A stale
+// snapshot is caught up from the change log in the search that asks
+// (milliseconds; other searches wait for it rather than ask FTS5, which
+// takes far longer at 100,000 rows); when there is none or the log
+// cannot bring it up to date, a build starts in the background and FTS5
+// serves meanwhile, with the same scores, so a search does not wait for
+// a build (the first scene of a game is searched while the index is
+// still being built).
 func (ix *Index) memSnapshot(ctx context.Context, gen int64) *memSnapshot {
 	m := &ix.mem
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.snap != nil && m.snap.gen == gen {
+		defer m.mu.Unlock()
 		return m.snap
 	}
-	if m.failed != nil && m.failedAt == gen || m.building || m.ctx == nil || m.ctx.Err() != nil {
+	if ch := m.updating; ch != nil {
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil
+		}
+		m.mu.Lock()
+		if m.snap != nil && m.snap.gen == gen {
+			defer m.mu.Unlock()
+			return m.snap
+		}
+	}
+	if m.failed != nil && m.failedAt == gen || m.building || m.updating != nil || m.ctx == nil || m.ctx.Err() != nil {
+		m.mu.Unlock()
 		return nil
 	}
+	if old := m.snap; old != nil && !m.fullOnly {
+		done := make(chan struct{})
+		m.updating = done
+		m.wg.Add(1)
+		m.mu.Unlock()
+		next, ok, err := ix.catchUpMem(m.ctx, old)
+		m.mu.Lock()
+		m.updating = nil
+		close(done)
+		m.wg.Done()
+		if err == nil && ok {
+			if next != old {
+				m.catchUps++
+			}
+			m.snap = next // no build runs beside a catch-up
+			if m.snap.gen == gen {
+				defer m.mu.Unlock()
+				return m.snap
+			}
+			// A write came after gen: this search's own generation is
+			// past, and the next search catches up again.
+			m.mu.Unlock()
+			return nil
+		}
+		// The log cannot say (or failed): build whole. The stale
+		// snapshot serves no search again; let it go first.
+		m.snap = nil
+	}
 	m.building = true
+	m.builds++
 	m.wg.Add(1)
 	go ix.buildMem()
+	m.mu.Unlock()
 	return nil
 }
 
@@ -214,7 +273,9 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer tx.Rollback()
-	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM lore_meta WHERE key = 'generation'`).Scan(&gen); err != nil {
+	var seq sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER), (SELECT MAX(seq) FROM lore_chunk_log)
+		FROM lore_meta WHERE key = 'generation'`).Scan(&gen, &seq); err != nil {
 		return nil, -1, ix.explain("build the in-memory full text", err)
 	}
 	bd, err := memtext.NewBuilder()
@@ -226,7 +287,7 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer rows.Close()
-	snap := &memSnapshot{gen: gen}
+	snap := &memSnapshot{gen: gen, seq: seq.Int64}
 	for rows.Next() {
 		var (
 			n                   int64
@@ -254,6 +315,136 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 	return snap, gen, nil
 }
 
+// catchUpMem brings old up to the index as it now stands from
+// lore_chunk_log, in one read transaction (so the generation, the log and
+// the rows read agree): each chunk logged since old.seq has its document
+// removed and, if the chunk still exists, its row read again and added
+// (bm25.Index.Apply keeps the document count, mean length and term
+// counts exact), with its access level and filter columns. ok is false,
+// and the caller builds whole, when the log cannot say (trimmed past
+// old.seq, or restarted) or names more changes than compactAt allows.
+func (ix *Index) catchUpMem(ctx context.Context, old *memSnapshot) (_ *memSnapshot, ok bool, _ error) {
+	const what = "catch up with the in-memory full text"
+	tx, err := ix.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, false, ix.explain(what, err)
+	}
+	defer tx.Rollback()
+	var (
+		gen         int64
+		last, first sql.NullInt64
+	)
+	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER), (SELECT MAX(seq) FROM lore_chunk_log),
+		(SELECT MIN(seq) FROM lore_chunk_log) FROM lore_meta WHERE key = 'generation'`).Scan(&gen, &last, &first); err != nil {
+		return nil, false, ix.explain(what, err)
+	}
+	switch {
+	case last.Int64 < old.seq:
+		return nil, false, nil // the log restarted
+	case last.Int64 == old.seq:
+		// No chunk changed (a vector did, or nothing): the same full text.
+		return &memSnapshot{gen: gen, seq: old.seq, ix: old.ix, cols: old.cols}, true, nil
+	case !first.Valid || first.Int64 > old.seq+1:
+		return nil, false, nil // trimmed past what old holds
+	}
+	var changed int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(DISTINCT chunk) FROM lore_chunk_log WHERE seq > ? AND seq <= ?`,
+		old.seq, last.Int64).Scan(&changed); err != nil {
+		return nil, false, ix.explain(what, err)
+	}
+	if old.ix.Changed()+changed > compactAt(old.ix.Docs()) {
+		return nil, false, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT l.chunk, c.heading, c.text, c.tags, c.access,
+		c.pack, c.content_type, c.corpus, c.location, c.faction, d.sz
+		FROM (SELECT DISTINCT chunk FROM lore_chunk_log WHERE seq > ? AND seq <= ?) l
+		LEFT JOIN lore_chunks c ON c.n = l.chunk
+		LEFT JOIN lore_fts_docsize d ON d.id = l.chunk
+		ORDER BY l.chunk`, old.seq, last.Int64)
+	if err != nil {
+		return nil, false, ix.explain(what, err)
+	}
+	defer rows.Close()
+	type added struct {
+		level int
+		vals  [memtext.NumColumns]string
+		size  int // FTS5's token count, -1 when it has no row
+	}
+	var (
+		remove []int64
+		docs   []bm25.Doc // ascending
+		adds   []added
+	)
+	for rows.Next() {
+		var (
+			n                   int64
+			heading, text, tags sql.NullString
+			level               sql.NullInt64
+			vals                [memtext.NumColumns]sql.NullString
+			sz                  []byte
+		)
+		if err := rows.Scan(&n, &heading, &text, &tags, &level, &vals[memtext.Pack], &vals[memtext.ContentType], &vals[memtext.Corpus],
+			&vals[memtext.Location], &vals[memtext.Faction], &sz); err != nil {
+			return nil, false, ix.explain(what, err)
+		}
+		remove = append(remove, n)
+		if !level.Valid {
+			continue // deleted
+		}
+		a := added{level: int(level.Int64), size: -1}
+		for i, v := range vals {
+			a.vals[i] = v.String
+		}
+		if sz != nil {
+			if a.size, err = docSize(n, sz); err != nil {
+				return nil, false, err
+			}
+		}
+		docs = append(docs, bm25.Doc{Row: n, Cols: []string{heading.String, text.String, tags.String}})
+		adds = append(adds, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, ix.explain(what, err)
+	}
+	next, err := old.ix.Apply(remove, docs)
+	if err != nil {
+		return nil, false, err
+	}
+	if next.Postings() > memtext.MaxPostings {
+		return nil, false, fmt.Errorf("%s: more than %d postings, past its memory bound", what, memtext.MaxPostings)
+	}
+	for i, d := range docs {
+		if got, _ := next.Length(d.Row); got != adds[i].size {
+			return nil, false, fmt.Errorf("%s: row %d has %d tokens here and %d in FTS5; full text stays with FTS5", what, d.Row, got, adds[i].size)
+		}
+	}
+	// The documents' columns: the old ones (removed ones too: their
+	// positions stay, never a candidate), then the added.
+	snap := &memSnapshot{gen: gen, seq: last.Int64, ix: next, cols: old.cols.Derive(len(next.Rows()))}
+	for d := range old.cols.Len() {
+		snap.cols.AppendFrom(&old.cols, d)
+	}
+	for _, a := range adds {
+		snap.cols.Add(a.level, a.vals)
+	}
+	return snap, true, nil
+}
+
+// docSize sums the token counts of FTS5's size record of row n (one
+// SQLite varint per column).
+func docSize(n int64, sz []byte) (int, error) {
+	total := 0
+	for len(sz) > 0 {
+		v, k := sqliteVarint(sz)
+		if k == 0 {
+			return 0, fmt.Errorf("build the in-memory full text: row %d: bad size record", n)
+		}
+		total += int(v)
+		sz = sz[k:]
+	}
+	return total, nil
+}
+
 // checkLengths compares each row's token count with FTS5's (its docsize
 // shadow table: one SQLite varint per column), so a tokenizer difference
 // is found when building rather than as a wrong ranking.
@@ -274,14 +465,9 @@ func checkLengths(ctx context.Context, tx *sql.Tx, mix *bm25.Index) error {
 		if i >= len(all) || all[i] != id {
 			return fmt.Errorf("build the in-memory full text: FTS5 holds row %d, lore_chunks does not agree; rebuild the lore index", id)
 		}
-		total := 0
-		for len(sz) > 0 {
-			v, k := sqliteVarint(sz)
-			if k == 0 {
-				return fmt.Errorf("build the in-memory full text: row %d: bad size record", id)
-			}
-			total += int(v)
-			sz = sz[k:]
+		total, err := docSize(id, sz)
+		if err != nil {
+			return err
 		}
 		if got, _ := mix.Length(id); got != total {
 			return fmt.Errorf("build the in-memory full text: row %d has %d tokens here and %d in FTS5; full text stays with FTS5", id, got, total)

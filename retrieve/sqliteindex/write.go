@@ -206,13 +206,14 @@ func (ix *Index) Stats(ctx context.Context) (retrieve.Stats, error) {
 	return s, nil
 }
 
-// keepVectorLog is how many of the newest lore_vector_log entries each
-// write keeps. A vector cache further behind than that would reload in
-// full anyway (see compactAt).
+// keepVectorLog is how many of the newest lore_vector_log and
+// lore_chunk_log entries each write keeps. A vector cache or in-memory
+// full text further behind than that would reload in full anyway (see
+// compactAt).
 const keepVectorLog = 1 << 16
 
-// write runs fn in one immediate transaction, trimming the vector log in
-// the same transaction.
+// write runs fn in one immediate transaction, trimming the change logs
+// in the same transaction.
 func (ix *Index) write(ctx context.Context, doing string, fn func(*sql.Tx) error) error {
 	tx, err := ix.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -224,6 +225,11 @@ func (ix *Index) write(ctx context.Context, doing string, fn func(*sql.Tx) error
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM lore_vector_log
 		WHERE seq <= (SELECT MAX(seq) FROM lore_vector_log) - ?`, keepVectorLog); err != nil {
+		tx.Rollback()
+		return ix.explain(doing, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM lore_chunk_log
+		WHERE seq <= (SELECT MAX(seq) FROM lore_chunk_log) - ?`, keepVectorLog); err != nil {
 		tx.Rollback()
 		return ix.explain(doing, err)
 	}
