@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/internal/keptkeys"
 	"github.com/hearth-rpg/hearth/internal/pgdb"
 )
 
@@ -28,27 +28,9 @@ type Store struct {
 	h   *pgdb.DB
 	own bool // Close closes h: Open opened it
 
-	mu    sync.Mutex
-	keys  map[string]keptKey // by key id
-	reads atomic.Int64       // key rows read, for tests
+	keys  keptkeys.Keys // lookups kept with the generation read before them
+	reads atomic.Int64  // key rows read, for tests
 }
-
-// keptKey is a key's lookup as read after the generation gen was read.
-// The triggers of migration 0003 give the generation a new random value
-// in every transaction that writes the users or keys (any server's, or
-// psql's), committed with the write. Each statement of a read sees every
-// transaction committed before it began, so a lookup read after gen
-// reflects at least the writes gen does; while a request reads gen again,
-// nothing the lookup read has changed since.
-type keptKey struct {
-	gen int64
-	key auth.StoredKey
-	usr auth.User
-}
-
-// maxKept bounds the kept lookups: past it they are all dropped, and the
-// next requests read their keys again.
-const maxKept = 4096
 
 const (
 	genQuery    = `SELECT n FROM auth_generation WHERE id = 1`
@@ -174,27 +156,27 @@ func (s *Store) AddKey(ctx context.Context, k auth.StoredKey) error {
 // key revoked or removed by another server or by psql is refused at
 // once, and the key's row only when the generation is not the one it was
 // last read after.
+//
+// A key's lookup is kept with the generation read just before it.
+// The triggers of migration 0003 give the generation a new random value
+// in every transaction that writes the users or keys (any server's, or
+// psql's), committed with the write. Each statement of a read sees every
+// transaction committed before it began, so a lookup read after gen
+// reflects at least the writes gen does; while a request reads gen again,
+// nothing the lookup read has changed since.
 func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, error) {
 	var gen int64
 	if err := s.h.Pool().QueryRow(ctx, genQuery).Scan(&gen); err != nil {
 		return auth.StoredKey{}, auth.User{}, s.explain("look up key "+id, err)
 	}
-	s.mu.Lock()
-	kept, ok := s.keys[id]
-	s.mu.Unlock()
-	if ok && kept.gen == gen {
-		return kept.key, kept.usr, nil
+	if k, u, ok := s.keys.Get(id, gen); ok {
+		return k, u, nil
 	}
 	k, u, err := s.readKey(ctx, id)
 	if err != nil {
 		return k, u, err
 	}
-	s.mu.Lock()
-	if s.keys == nil || len(s.keys) >= maxKept {
-		s.keys = make(map[string]keptKey)
-	}
-	s.keys[id] = keptKey{gen: gen, key: k, usr: u}
-	s.mu.Unlock()
+	s.keys.Put(id, gen, k, u)
 	return k, u, nil
 }
 

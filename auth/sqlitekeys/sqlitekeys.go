@@ -19,11 +19,11 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hearth-rpg/hearth/auth"
+	"github.com/hearth-rpg/hearth/auth/internal/keptkeys"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 	"github.com/hearth-rpg/hearth/internal/sqlitefile"
 )
@@ -45,26 +45,10 @@ type Store struct {
 	lookup *sql.Stmt // a key's row and its user's
 	gen    *sql.Stmt // the generation: read on every request
 
-	mu    sync.Mutex
-	keys  map[string]keptKey // by key id
-	reads atomic.Int64       // key rows read, for tests
-	rd    readers            // where Key's reads run
+	keys  keptkeys.Keys // lookups kept with the generation read before them
+	reads atomic.Int64  // key rows read, for tests
+	rd    readers       // where Key's reads run
 }
-
-// keptKey is a key's lookup as read after the generation gen was read.
-// The triggers of migration 0004 give the generation a new random value
-// with every write to the users and keys (any process's), so while a
-// request reads gen again, nothing the lookup read has changed since,
-// and the read of one integer stands for the join of two rows.
-type keptKey struct {
-	gen int64
-	key auth.StoredKey
-	usr auth.User
-}
-
-// maxKept bounds the kept lookups: past it they are all dropped, and the
-// next requests read their keys again.
-const maxKept = 4096
 
 var _ auth.Store = (*Store)(nil)
 
@@ -228,6 +212,12 @@ func (s *Store) AddKey(ctx context.Context, k auth.StoredKey) error {
 // call, so a key revoked or removed by another process is refused at
 // once, and the key's row only when the generation is not the one it was
 // last read after. The reads run on the store's readers (see readers).
+//
+// A key's lookup is kept with the generation read just before it.
+// The triggers of migration 0004 give the generation a new random value
+// with every write to the users and keys (any process's), so while a
+// request reads gen again, nothing the lookup read has changed since,
+// and the read of one integer stands for the join of two rows.
 func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, error) {
 	return s.rd.do(id)
 }
@@ -241,22 +231,14 @@ func (s *Store) key(id string) (auth.StoredKey, auth.User, error) {
 	if err := s.gen.QueryRowContext(ctx).Scan(&gen); err != nil {
 		return auth.StoredKey{}, auth.User{}, s.explain("look up key "+id, err)
 	}
-	s.mu.Lock()
-	kept, ok := s.keys[id]
-	s.mu.Unlock()
-	if ok && kept.gen == gen {
-		return kept.key, kept.usr, nil
+	if k, u, ok := s.keys.Get(id, gen); ok {
+		return k, u, nil
 	}
 	k, u, err := s.readKey(ctx, id)
 	if err != nil {
 		return k, u, err
 	}
-	s.mu.Lock()
-	if s.keys == nil || len(s.keys) >= maxKept {
-		s.keys = make(map[string]keptKey)
-	}
-	s.keys[id] = keptKey{gen: gen, key: k, usr: u}
-	s.mu.Unlock()
+	s.keys.Put(id, gen, k, u)
 	return k, u, nil
 }
 
