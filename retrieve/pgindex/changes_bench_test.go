@@ -132,32 +132,13 @@ func BenchmarkWriteToMemVectors100k(b *testing.B) {
 				if err := writer.Upsert(ctx, "written", "one.md", fmt.Sprint(i), cs); err != nil {
 					b.Fatal(err)
 				}
-				start, startCPU := time.Now(), cputime.Process()
-				for {
+				w, c := timeUntilFound(b, "the in-memory vectors", func() (bool, error) {
 					rows, _, ok, err := ix.MemVectorHits(ctx, text, 1)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if ok && len(rows) == 1 {
-						break
-					}
-					if time.Since(start) > 10*time.Minute {
-						b.Fatal("the write never reached the in-memory vectors")
-					}
-					time.Sleep(2 * time.Millisecond)
-				}
-				wall, cpu = append(wall, time.Since(start)), append(cpu, cputime.Process()-startCPU)
+					return ok && len(rows) == 1, err
+				})
+				wall, cpu = append(wall, w), append(cpu, c)
 			}
-			ms := func(ds []time.Duration, q float64) float64 {
-				slices.Sort(ds)
-				return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000
-			}
-			b.ReportMetric(ms(wall, 0.5), "p50-ms")
-			b.ReportMetric(ms(wall, 0.99), "p99-ms")
-			if cputime.Supported {
-				b.ReportMetric(ms(cpu, 0.5), "cpu-p50-ms")
-				b.ReportMetric(ms(cpu, 0.99), "cpu-p99-ms")
-			}
+			reportWriteToMem(b, wall, cpu)
 		})
 	}
 }
@@ -239,32 +220,47 @@ func BenchmarkWriteToMemText100k(b *testing.B) {
 				if err := writer.Upsert(ctx, "written", "one.md", fmt.Sprint(i), cs); err != nil {
 					b.Fatal(err)
 				}
-				start, startCPU := time.Now(), cputime.Process()
-				for {
+				w, c := timeUntilFound(b, "the in-memory full text", func() (bool, error) {
 					rows, _, ok, err := ix.MemTextHits(ctx, word, access.GM, retrieve.Filter{}, 1)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if ok && len(rows) == 1 {
-						break
-					}
-					if time.Since(start) > 10*time.Minute {
-						b.Fatal("the write never reached the in-memory full text")
-					}
-					time.Sleep(2 * time.Millisecond)
-				}
-				wall, cpu = append(wall, time.Since(start)), append(cpu, cputime.Process()-startCPU)
+					return ok && len(rows) == 1, err
+				})
+				wall, cpu = append(wall, w), append(cpu, c)
 			}
-			ms := func(ds []time.Duration, q float64) float64 {
-				slices.Sort(ds)
-				return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000
-			}
-			b.ReportMetric(ms(wall, 0.5), "p50-ms")
-			b.ReportMetric(ms(wall, 0.99), "p99-ms")
-			if cputime.Supported {
-				b.ReportMetric(ms(cpu, 0.5), "cpu-p50-ms")
-				b.ReportMetric(ms(cpu, 0.99), "cpu-p99-ms")
-			}
+			reportWriteToMem(b, wall, cpu)
 		})
+	}
+}
+
+// timeUntilFound polls found until it is true and returns the wall and
+// process CPU time that took: a write's way to a server's memory.
+func timeUntilFound(b *testing.B, where string, found func() (bool, error)) (wall, cpu time.Duration) {
+	b.Helper()
+	start, startCPU := time.Now(), cputime.Process()
+	for {
+		ok, err := found()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ok {
+			return time.Since(start), cputime.Process() - startCPU
+		}
+		if time.Since(start) > 10*time.Minute {
+			b.Fatal("the write never reached " + where)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// reportWriteToMem reports the writes' wall and CPU p50 and p99 in ms.
+func reportWriteToMem(b *testing.B, wall, cpu []time.Duration) {
+	ms := func(ds []time.Duration, q float64) float64 {
+		slices.Sort(ds)
+		return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(ms(wall, 0.5), "p50-ms")
+	b.ReportMetric(ms(wall, 0.99), "p99-ms")
+	if cputime.Supported {
+		b.ReportMetric(ms(cpu, 0.5), "cpu-p50-ms")
+		b.ReportMetric(ms(cpu, 0.99), "cpu-p99-ms")
 	}
 }
