@@ -169,15 +169,7 @@ func (s *Store) Key(ctx context.Context, id string) (auth.StoredKey, auth.User, 
 	if err := s.h.Pool().QueryRow(ctx, genQuery).Scan(&gen); err != nil {
 		return auth.StoredKey{}, auth.User{}, s.explain("look up key "+id, err)
 	}
-	if k, u, ok := s.keys.Get(id, gen); ok {
-		return k, u, nil
-	}
-	k, u, err := s.readKey(ctx, id)
-	if err != nil {
-		return k, u, err
-	}
-	s.keys.Put(id, gen, k, u)
-	return k, u, nil
+	return s.keys.Lookup(id, gen, func() (auth.StoredKey, auth.User, error) { return s.readKey(ctx, id) })
 }
 
 // readKey reads key id's row and its user's.

@@ -44,3 +44,18 @@ func (k *Keys) Put(id string, gen int64, key auth.StoredKey, usr auth.User) {
 	}
 	k.keys[id] = kept{gen: gen, key: key, usr: usr}
 }
+
+// Lookup returns key id's lookup kept at generation gen, or calls read
+// and keeps what it returns at gen. gen must have been read before read
+// runs, so what read sees is at least as new as gen.
+func (k *Keys) Lookup(id string, gen int64, read func() (auth.StoredKey, auth.User, error)) (auth.StoredKey, auth.User, error) {
+	if key, usr, ok := k.Get(id, gen); ok {
+		return key, usr, nil
+	}
+	key, usr, err := read()
+	if err != nil {
+		return key, usr, err
+	}
+	k.Put(id, gen, key, usr)
+	return key, usr, nil
+}

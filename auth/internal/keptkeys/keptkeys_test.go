@@ -1,6 +1,7 @@
 package keptkeys
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -49,5 +50,36 @@ func TestPutDropsAllPastMax(t *testing.T) {
 	}
 	if _, _, ok := k.Get("one more", 1); !ok {
 		t.Fatal("the lookup put past the bound was not kept")
+	}
+}
+
+func TestLookupReadsOnlyWhenNotKept(t *testing.T) {
+	var k Keys
+	reads := 0
+	read := func() (auth.StoredKey, auth.User, error) {
+		reads++
+		return auth.StoredKey{ID: "k1"}, auth.User{ID: "u1"}, nil
+	}
+	failing := func() (auth.StoredKey, auth.User, error) {
+		reads++
+		return auth.StoredKey{}, auth.User{}, errors.New("no such key")
+	}
+	steps := []struct {
+		gen       int64
+		read      func() (auth.StoredKey, auth.User, error)
+		wantReads int
+		wantErr   bool
+	}{
+		{1, read, 1, false},    // first: read
+		{1, read, 1, false},    // same generation: kept
+		{2, failing, 2, true},  // generation moved: read again, and it failed
+		{2, read, 3, false},    // a failure is not kept
+		{2, failing, 3, false}, // kept at 2 now
+	}
+	for i, st := range steps {
+		_, _, err := k.Lookup("k1", st.gen, st.read)
+		if (err != nil) != st.wantErr || reads != st.wantReads {
+			t.Fatalf("step %d: err %v, reads %d; want error %v, reads %d", i, err, reads, st.wantErr, st.wantReads)
+		}
 	}
 }
