@@ -215,8 +215,7 @@ func (e *Extractor) extractPDFium(ctx context.Context, data []byte, progress fun
 		ws = ws[:pages]
 	}
 
-	budget := new(atomic.Int64)
-	budget.Store(int64(max(e.opts.MaxImages, 0)))
+	budget := newImageBudget(e.opts.MaxImages, pages)
 	for _, w := range ws {
 		w.imgBudget = budget
 	}

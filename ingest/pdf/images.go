@@ -53,12 +53,12 @@ func (w *worker) readImages(page requests.Page, pageIndex int, height float64) [
 			}
 			switch t.Type {
 			case enums.FPDF_PAGEOBJ_IMAGE:
-				if w.imgBudget.Add(-1) < 0 {
+				if !w.imgBudget.take(pageIndex) {
 					return
 				}
 				img, ok := w.readImage(o, height)
 				if !ok {
-					w.imgBudget.Add(1)
+					w.imgBudget.giveBack(pageIndex, 1)
 					continue
 				}
 				img.page, img.index = pageIndex+1, len(out)

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hearth-rpg/hearth/ingest"
 	"github.com/hearth-rpg/hearth/ingest/pdf/pdfread"
@@ -75,7 +74,7 @@ type nativeScratch struct {
 // readNativePage reads page i natively, and its pictures too when
 // budget is not nil; img says the page draws images PDFium must read.
 // The page's lines do not share memory with s.
-func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64, s *nativeScratch) (*rawPage, bool, error) {
+func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *imageBudget, s *nativeScratch) (*rawPage, bool, error) {
 	pg, err := nf.ReadPageInto(ref, e.opts.MaxPageChars, s.chars)
 	if err != nil {
 		return nil, false, err
@@ -95,7 +94,7 @@ func (e *Extractor) readNativePage(nf *pdfread.File, ref pdfread.PageRef, i int,
 		s.glyphs = glyphs
 	}
 	rp.setGlyphs(glyphs, true)
-	if !pg.HasImages || budget == nil || budget.Load() <= 0 {
+	if !pg.HasImages || !budget.open(i) {
 		return rp, pg.HasImages, nil
 	}
 	if !e.opts.pdfiumImages {
@@ -129,11 +128,9 @@ func (e *Extractor) extractNative(ctx context.Context, data []byte, nf *pdfread.
 	}
 	// The document's image budget, shared by the native pictures and
 	// PDFium's workers.
-	budget := new(atomic.Int64)
-	budget.Store(int64(max(e.opts.MaxImages, 0)))
-	var nativeBudget *atomic.Int64
+	var budget *imageBudget
 	if e.opts.MaxImages > 0 {
-		nativeBudget = budget
+		budget = newImageBudget(e.opts.MaxImages, pages)
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -141,7 +138,7 @@ func (e *Extractor) extractNative(ctx context.Context, data []byte, nf *pdfread.
 		wg.Go(func() {
 			var s nativeScratch
 			for i := range next {
-				rp, img, err := e.safeNativePage(nf, refs[i], i, nativeBudget, &s)
+				rp, img, err := e.safeNativePage(nf, refs[i], i, budget, &s)
 				if err != nil {
 					failed[i] = true
 					continue
@@ -229,7 +226,7 @@ func (e *Extractor) extractNative(ctx context.Context, data []byte, nf *pdfread.
 
 // safeNativePage reads a page natively; a panic on input the reader did
 // not expect sends the page to PDFium.
-func (e *Extractor) safeNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *atomic.Int64, s *nativeScratch) (rp *rawPage, img bool, err error) {
+func (e *Extractor) safeNativePage(nf *pdfread.File, ref pdfread.PageRef, i int, budget *imageBudget, s *nativeScratch) (rp *rawPage, img bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			rp, img, err = nil, false, fmt.Errorf("native reader failed: %v", r)
@@ -309,7 +306,7 @@ func (e *Extractor) readImagesOf(ctx context.Context, ws []*worker, list []int, 
 				}
 			}()
 			for i := range next {
-				if w.wantImages() && !w.failed {
+				if w.wantImages(i) && !w.failed {
 					raw[i].images = w.imagesOf(i, raw[i].height)
 				}
 			}

@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"sync/atomic"
 
 	"github.com/HugoSmits86/nativewebp"
 	"github.com/hearth-rpg/hearth/ingest/pdf/pdfread"
@@ -91,7 +90,7 @@ func defaultDecode(im *pdfread.Image) bool {
 // nativeImages gives page pageIndex's pictures as readImages would;
 // ok is false when PDFium must read them. budget is the document's
 // image budget, shared with PDFium's workers.
-func nativeImages(nf *pdfread.File, pg *pdfread.Page, pageIndex int, height float64, budget *atomic.Int64) (out []rawImage, ok bool) {
+func nativeImages(nf *pdfread.File, pg *pdfread.Page, pageIndex int, height float64, budget *imageBudget) (out []rawImage, ok bool) {
 	if pg.InlineImages > 0 || pg.ImagesCut {
 		return nil, false
 	}
@@ -117,12 +116,11 @@ func nativeImages(nf *pdfread.File, pg *pdfread.Page, pageIndex int, height floa
 	taken := 0
 	defer func() {
 		if !ok {
-			budget.Add(int64(taken)) // PDFium takes them again
+			budget.giveBack(pageIndex, taken) // PDFium takes them again
 		}
 	}()
 	for _, j := range jobs {
-		if budget.Add(-1) < 0 {
-			budget.Add(1)
+		if !budget.take(pageIndex) {
 			break
 		}
 		taken++

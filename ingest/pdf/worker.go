@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"unicode"
 
 	"github.com/klippa-app/go-pdfium"
@@ -20,10 +19,10 @@ type worker struct {
 	opts      Options
 	doc       references.FPDF_DOCUMENT
 	opened    bool
-	failed    bool          // the instance erred; it is killed, not reused
-	imgBudget *atomic.Int64 // images this document may still keep
-	hasImages bool          // the file has image XObjects at all
-	raw       *rawText      // direct calls for page text; nil: go-pdfium's
+	failed    bool         // the instance erred; it is killed, not reused
+	imgBudget *imageBudget // the images this document may still keep
+	hasImages bool         // the file has image XObjects at all
+	raw       *rawText     // direct calls for page text; nil: go-pdfium's
 }
 
 // rawPage is what a worker read from one page, before the
@@ -128,7 +127,7 @@ func (w *worker) readPage(ctx context.Context, i int, mode measure) (*rawPage, e
 		return nil, fmt.Errorf("%w: page %d text: %v", ErrCorrupt, i+1, err)
 	}
 	rp.setGlyphs(glyphs, endsOK)
-	if w.wantImages() {
+	if w.wantImages(i) {
 		rp.images = w.readImages(page, i, rp.height)
 	}
 	return rp, nil
@@ -156,7 +155,7 @@ func (w *worker) readPageRaw(ctx context.Context, i int, mode measure) (*rawPage
 		endsOK = true
 	}
 	rp.setGlyphs(glyphs, endsOK)
-	if w.wantImages() && pg.mayHaveImages() {
+	if w.wantImages(i) && pg.mayHaveImages() {
 		gp, err := w.inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: w.doc, Index: i})
 		if err == nil {
 			rp.images = w.readImages(requests.Page{ByReference: &gp.Page}, i, rp.height)
@@ -186,8 +185,9 @@ func (rp *rawPage) setGlyphs(glyphs []glyph, endsOK bool) {
 	rp.lines = orderLines(buildSegments(glyphs), rp.width, rp.height)
 }
 
-func (w *worker) wantImages() bool {
-	return w.opts.MaxImages > 0 && w.imgBudget != nil && w.imgBudget.Load() > 0 && w.hasImages
+// wantImages says whether page i's images are to be read.
+func (w *worker) wantImages(i int) bool {
+	return w.opts.MaxImages > 0 && w.hasImages && w.imgBudget.open(i)
 }
 
 func (w *worker) close() {
