@@ -293,3 +293,109 @@ func TestLibraryAndWizardLayoutShift(t *testing.T) {
 	_, _, report = shiftsSince(t, ctx, "wizard")
 	t.Log("wizard, through the steps (shifts within 0.5 s of a key press are the user's own and not counted by browsers): " + report)
 }
+
+// widths are the page widths and languages the layout tests hold the
+// views to: a desktop and a phone, English and German (whose longer
+// words wrap where English's do not).
+var widths = []struct {
+	name  string
+	width int64
+	lang  string
+}{{"1440-en", 1440, "en"}, {"1440-de", 1440, "de"}, {"390-en", 390, "en"}, {"390-de", 390, "de"}}
+
+// place is where an element is on the page (not in the viewport), or
+// null when it is absent.
+func place(sel string) string {
+	return `(() => { const e = document.querySelector(` + jsString(sel) + `); if (!e) return null;
+		const r = e.getBoundingClientRect(); return [Math.round(r.x), Math.round(r.y + scrollY), Math.round(r.width), Math.round(r.height)]; })()`
+}
+
+// TestGameHoldsStillAsTurnsArrive opens a new game (the story so far one
+// turn long) and watches turns arrive from another tab of the same
+// game: the last of them asks the player to choose, offering five
+// choices, more than one row holds at 1440 px and at 390 px. The log
+// fits its turns (no empty box under a short story), yet neither the
+// action box nor what follows the game moves, and the view's layout
+// shift stays under maxGameShift. Before, the log was 60vh tall however
+// few its turns, and a second row of choices pushed the GM's tools (at
+// 1440 px) and the sidebar (at 390 px) down.
+func TestGameHoldsStillAsTurnsArrive(t *testing.T) {
+	h := serve(t, nil)
+	for _, w := range widths {
+		t.Run(w.name, func(t *testing.T) {
+			var game struct{ ID string }
+			if code := apiStatus(t, h, h.key, "POST", "/api/sessions", `{"campaign":"saltmere","title":"Arriving"}`, &game); code != http.StatusCreated {
+				t.Fatalf("create the game: %d", code)
+			}
+			ctx := browse(t)
+			signIn(t, ctx, h)
+			run(t, ctx, "speak "+w.lang, chromedp.Evaluate(`localStorage.setItem("hearth.lang", `+jsString(w.lang)+`)`, nil))
+			watchShifts(t, ctx)
+			run(t, ctx, "open the game afresh",
+				chromedp.EmulateViewport(w.width, 900),
+				afresh(h.url+"/#/game/"+game.ID),
+				chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery),
+				chromedp.WaitVisible(`html[lang="`+w.lang+`"]`, chromedp.ByQuery),
+				settled())
+			// What follows the game: the GM's tools, or at 390 px the
+			// sidebar below the story.
+			follows := `.game + *`
+			if w.width < 900 {
+				follows = `.game > .sidebar`
+			}
+			var act0, next0 []int
+			eval(t, ctx, place("#act"), &act0)
+			eval(t, ctx, place(follows), &next0)
+
+			other := browseAs(t, "other tab")
+			signIn(t, other, h)
+			run(t, other, "the other tab opens the game",
+				chromedp.Navigate(h.url+"/#/game/"+game.ID),
+				chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery))
+			for i, act := range []string{"look around", "talk to nell"} {
+				run(t, other, act, sendAction(act), chromedp.WaitVisible(fmt.Sprintf(`#log[data-turn="%d"] article[data-turn="%d"]`, i+1, i+1), chromedp.ByQuery))
+			}
+			run(t, ctx, "the turns arrive",
+				chromedp.WaitVisible(`#log[data-turn="2"] article[data-turn="2"]`, chromedp.ByQuery),
+				chromedp.Poll(`document.querySelectorAll("#choices button.choice").length >= 5`, nil),
+				settled())
+			var act1, next1 []int
+			eval(t, ctx, place("#act"), &act1)
+			eval(t, ctx, place(follows), &next1)
+			var fit struct {
+				Log   []int `json:"log"`
+				Last  []int `json:"last"`
+				Rows  int   `json:"rows"`
+				Shown bool  `json:"shown"`
+			}
+			eval(t, ctx, `(() => {
+				const turns = Array.from(document.querySelectorAll("#log article")).filter((a) => a.offsetHeight > 0);
+				const tops = new Set(Array.from(document.querySelectorAll("#choices button.choice")).map((b) => Math.round(b.getBoundingClientRect().top)));
+				const box = (e) => { const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; };
+				return {log: box(document.getElementById("log")), last: box(turns.at(-1)), rows: tops.size,
+					shown: Array.from(document.querySelectorAll("#choices button.choice")).every((b) => b.getBoundingClientRect().height > 0)};
+			})()`, &fit)
+			sum, _, report := shiftsSince(t, ctx, "action")
+			t.Logf("%s: action box %v → %v, %s %v → %v, log %v, its last turn %v, choices in %d rows\n%s",
+				w.name, act0, act1, follows, next0, next1, fit.Log, fit.Last, fit.Rows, report)
+			if fmt.Sprint(act0) != fmt.Sprint(act1) {
+				t.Errorf("the action box moved from %v to %v as turns arrived", act0, act1)
+			}
+			if fmt.Sprint(next0) != fmt.Sprint(next1) {
+				t.Errorf("what follows the game (%s) moved from %v to %v as turns arrived", follows, next0, next1)
+			}
+			// The log's box ends with its last turn, give or take its
+			// padding: no empty box under a short story.
+			if len(fit.Log) != 2 || len(fit.Last) != 2 || fit.Log[1]-fit.Last[1] > 32 {
+				t.Errorf("the log %v ends %d px below its last turn %v: empty space under two turns", fit.Log, fit.Log[1]-fit.Last[1], fit.Last)
+			}
+			if sum > maxGameShift {
+				t.Errorf("the game view moved by %.4f as turns arrived, more than %.2f: %s", sum, maxGameShift, report)
+			}
+			if w.width == 390 {
+				shots(t, ctx, "turns-arrived-"+w.lang)
+			}
+		})
+	}
+}
