@@ -22,9 +22,10 @@ import (
 // It keeps every layout-shift entry (buffered, so none before it began
 // is lost) with the elements that moved, described when the entry
 // arrives (a node may leave the page later); when the game view's action
-// box, the library's upload form and the wizard's step heading were
-// first painted; and how many of the page's fetches are in flight, so
-// a test can wait for every request a view made to be answered.
+// box, the library's upload form, the wizard's step heading and the
+// assistant's question box were first painted; and how many of the
+// page's fetches are in flight, so a test can wait for every request a
+// view made to be answered.
 const shiftWatch = `(() => {
 	window.__shifts = [];
 	window.__marks = {};
@@ -49,7 +50,7 @@ const shiftWatch = `(() => {
 				sources: (e.sources || []).map((s) => ({node: name(s.node), from: box(s.previousRect), to: box(s.currentRect)}))});
 		}
 	}).observe({type: "layout-shift", buffered: true});
-	const marks = {action: "#action", upload: "#upload", wizard: "#wizard #step-h", games: "#games-h"};
+	const marks = {action: "#action", upload: "#upload", wizard: "#wizard #step-h", games: "#games-h", question: "#question"};
 	// A mark is set once the frame that first showed its element has
 	// been painted: the next frame's animation callback.
 	new MutationObserver(() => {
@@ -395,6 +396,66 @@ func TestGameHoldsStillAsTurnsArrive(t *testing.T) {
 			}
 			if w.width == 390 {
 				shots(t, ctx, "turns-arrived-"+w.lang)
+			}
+		})
+	}
+}
+
+// TestAssistantPauseStaysPut asks the assistant a question it answers
+// only after a pause (two tool calls), at 1440 and 390 px in English and
+// German, and checks that the pause's question and the answer after it
+// do not move the question box: before, the pause box appeared above the
+// question box and pushed it down.
+func TestAssistantPauseStaysPut(t *testing.T) {
+	model := newFakeModel(t)
+	h := serveEnv(t, func(data string) {
+		book := filepath.Join(t.TempDir(), "lantern.md")
+		if err := os.WriteFile(book, []byte("# The Lantern\n\nThe lantern keeper trims the wick at dusk and buys lantern oil from the chandler.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(bin, "ingest", book, "--title", "The Lantern", "--data", data).CombinedOutput(); err != nil {
+			t.Fatalf("hearth ingest: %v\n%s", err, out)
+		}
+	},
+		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
+		"HEARTH__MODELS__ASSISTANT__BASE_URL="+model.srv.URL+"/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test",
+		"HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=2")
+	for _, w := range widths {
+		t.Run(w.name, func(t *testing.T) {
+			ctx := browse(t)
+			signIn(t, ctx, h)
+			run(t, ctx, "speak "+w.lang, chromedp.Evaluate(`localStorage.setItem("hearth.lang", `+jsString(w.lang)+`)`, nil))
+			watchShifts(t, ctx)
+			run(t, ctx, "open the assistant afresh",
+				chromedp.EmulateViewport(w.width, 900),
+				afresh(h.url+"/#/assistant"),
+				chromedp.WaitVisible(`html[lang="`+w.lang+`"] #chat-form`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#conversations li`, chromedp.ByQuery),
+				settled())
+			var q0, q1, q2 []int
+			eval(t, ctx, place("#question"), &q0)
+			run(t, ctx, "ask",
+				chromedp.SendKeys("#question", "Where does the keeper get lantern oil? Roll Perception for me.\r", chromedp.ByQuery),
+				chromedp.WaitVisible("#continue", chromedp.ByQuery),
+				settled())
+			eval(t, ctx, place("#question"), &q1)
+			run(t, ctx, "continue",
+				click("#continue"),
+				chromedp.WaitVisible("#chat-log article[data-done] a.cite", chromedp.ByQuery),
+				chromedp.WaitNotPresent("#chat-log [data-streaming]", chromedp.ByQuery),
+				settled())
+			eval(t, ctx, place("#question"), &q2)
+			// Every shift after the question box showed counts, also those
+			// within half a second of the key or the click that browsers
+			// leave out: the pause comes when the model has called its
+			// tools, not as the key is pressed.
+			after, _, report := shiftsSince(t, ctx, "question")
+			t.Logf("%s: question box %v, at the pause %v, after the answer %v\n%s", w.name, q0, q1, q2, report)
+			if fmt.Sprint(q0) != fmt.Sprint(q1) || fmt.Sprint(q0) != fmt.Sprint(q2) {
+				t.Errorf("the question box moved: %v, at the pause %v, after the answer %v", q0, q1, q2)
+			}
+			if after > maxGameShift {
+				t.Errorf("the assistant view moved by %.4f, more than %.2f: %s", after, maxGameShift, report)
 			}
 		})
 	}
