@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/hearth-rpg/hearth/imagegen/imagegentest"
 )
@@ -317,9 +318,10 @@ func place(sel string) string {
 // choices, more than one row holds at 1440 px and at 390 px. The log
 // fits its turns (no empty box under a short story), yet neither the
 // action box nor what follows the game moves, and the view's layout
-// shift stays under maxGameShift. Before, the log was 60vh tall however
-// few its turns, and a second row of choices pushed the GM's tools (at
-// 1440 px) and the sidebar (at 390 px) down.
+// shift stays under maxGameShift; at 390 px the log, focused with Tab,
+// still scrolls the story with Page Up. Before, the log was 60vh tall
+// however few its turns, and a second row of choices pushed the GM's
+// tools (at 1440 px) and the sidebar (at 390 px) down.
 func TestGameHoldsStillAsTurnsArrive(t *testing.T) {
 	h := serve(t, nil)
 	for _, w := range widths {
@@ -395,6 +397,17 @@ func TestGameHoldsStillAsTurnsArrive(t *testing.T) {
 				t.Errorf("the game view moved by %.4f as turns arrived, more than %.2f: %s", sum, maxGameShift, report)
 			}
 			if w.width == 390 {
+				// The keyboard still scrolls the story: the log, focused
+				// with Tab, scrolls its frame with Page Up.
+				tabTo(t, ctx, "#log")
+				var top0, top1 float64
+				eval(t, ctx, `document.querySelector(".log-frame").scrollTop`, &top0)
+				run(t, ctx, "Page Up", chromedp.KeyEvent(kb.PageUp))
+				eval(t, ctx, `new Promise((done) => setTimeout(() => done(document.querySelector(".log-frame").scrollTop), 500))`, &top1)
+				t.Logf("Page Up in the focused log: the story scrolled from %.0f to %.0f", top0, top1)
+				if top1 >= top0 {
+					t.Errorf("Page Up in the focused log left the story scrolled at %.0f (was %.0f)", top1, top0)
+				}
 				shots(t, ctx, "turns-arrived-"+w.lang)
 			}
 		})
