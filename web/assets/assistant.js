@@ -56,7 +56,10 @@ export class AssistantView {
     this.app.focusMain(t("assistant.title"));
     this.loadList();
     if (this.id) this.loadConversation();
-    else this.log.append(h("p", {id: "chat-empty", class: "note"}, t("assistant.empty")));
+    else {
+      this.log.append(h("p", {id: "chat-empty", class: "note"}, t("assistant.empty")));
+      this.frame.scrollTop = this.frame.scrollHeight;
+    }
   }
 
   close() {

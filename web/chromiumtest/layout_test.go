@@ -445,6 +445,15 @@ func TestAssistantPauseStaysPut(t *testing.T) {
 				chromedp.WaitVisible(`html[lang="`+w.lang+`"] #chat-form`, chromedp.ByQuery),
 				chromedp.WaitVisible(`#conversations li`, chromedp.ByQuery),
 				settled())
+			// The empty conversation's hint shows at the foot of the
+			// chat's frame, not scrolled out of it.
+			var hint bool
+			eval(t, ctx, `(() => { const f = document.querySelector("#chat-log").parentElement.getBoundingClientRect(),
+				e = document.getElementById("chat-empty").getBoundingClientRect();
+				return e.height > 0 && e.top >= f.top && e.bottom <= f.bottom; })()`, &hint)
+			if !hint {
+				t.Error("the empty conversation's hint is not in view in the chat's frame")
+			}
 			var q0, q1, q2 []int
 			eval(t, ctx, place("#question"), &q0)
 			run(t, ctx, "ask",
