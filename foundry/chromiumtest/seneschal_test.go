@@ -291,6 +291,32 @@ func jsString(s string) string {
 	return string(b)
 }
 
+// setUp starts the fake model, the harness page and a Hearth with a GM
+// (gail) and a player (ann) whose keys it returns; the page and Hearth
+// are on different origins, as Foundry and Hearth are.
+func setUp(t *testing.T) (model *fakeModel, pageSrv *httptest.Server, hearth, gmKey, playerKey string) {
+	t.Helper()
+	if bin == "" {
+		t.Skipf("%s is absent; install it with apt-get install chromium", chromium)
+	}
+	model = newFakeModel(t)
+	pageSrv = harnessPage(t)
+	data := t.TempDir()
+	gmKey = addUser(t, data, "gail", "gm")
+	playerKey = addUser(t, data, "ann", "player")
+	hearth = hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) }, Env: []string{
+		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
+		"HEARTH__MODELS__ASSISTANT__BASE_URL=" + model.srv.URL + "/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test",
+		// A pause after three calls, never one for time on a slow machine.
+		"HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=3", "HEARTH__ASSISTANT__TIME_PAUSE_THRESHOLD=240s",
+		"HEARTH__SERVER__CORS_ORIGINS=" + pageSrv.URL,
+	}}.Start(t)
+	if strings.TrimPrefix(hearth, "http://") == strings.TrimPrefix(pageSrv.URL, "http://") {
+		t.Fatal("the harness page and Hearth share an origin")
+	}
+	return model, pageSrv, hearth, gmKey, playerKey
+}
+
 // TestSeneschalInChromium: a player (enablePlayerAccess on) opens the
 // panel from the chat log and asks a question. The model reads an actor
 // the player may not see and gets a permission error from the browser,
@@ -303,25 +329,7 @@ func jsString(s string) string {
 // server are on different origins, as Foundry and Hearth are: every call
 // crosses server.cors_origins.
 func TestSeneschalInChromium(t *testing.T) {
-	if bin == "" {
-		t.Skipf("%s is absent; install it with apt-get install chromium", chromium)
-	}
-	model := newFakeModel(t)
-	pageSrv := harnessPage(t)
-	data := t.TempDir()
-	gmKey := addUser(t, data, "gail", "gm")
-	playerKey := addUser(t, data, "ann", "player")
-	hearth := hearthtest.Server{Bin: bin, Data: data, Log: func(line string) { t.Log(line) }, Env: []string{
-		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
-		"HEARTH__MODELS__ASSISTANT__BASE_URL=" + model.srv.URL + "/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test",
-		// A pause after three calls, never one for time on a slow machine.
-		"HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=3", "HEARTH__ASSISTANT__TIME_PAUSE_THRESHOLD=240s",
-		"HEARTH__SERVER__CORS_ORIGINS=" + pageSrv.URL,
-	}}.Start(t)
-	if strings.TrimPrefix(hearth, "http://") == strings.TrimPrefix(pageSrv.URL, "http://") {
-		t.Fatal("the harness page and Hearth share an origin")
-	}
-
+	model, pageSrv, hearth, gmKey, playerKey := setUp(t)
 	ctx := browse(t)
 	var dialogs atomic.Int32
 	var consoleErrors []string

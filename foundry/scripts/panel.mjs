@@ -70,7 +70,10 @@ export class PanelView {
     const sendButton = this.make("button", "seneschal-send", t("SENESCHAL.Panel.Send"));
     sendButton.setAttribute("type", "submit");
     form.append(input, sendButton);
-    this.root.append(bar, history, log, status, pauseBar, form);
+    // The pause bar comes between the log and the status line: showing
+    // it takes its height from the log, so neither the status line nor
+    // the input below moves (in a window of fixed height, as Foundry's).
+    this.root.append(bar, history, log, pauseBar, status, form);
 
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
@@ -201,6 +204,8 @@ export class PanelView {
             new Promise((resolve) => {
               this.ui.pauseText.textContent = e.message ?? "";
               this.ui.pauseBar.hidden = false;
+              // The log is now shorter by the bar: keep its end in view.
+              this.ui.log.scrollTop = this.ui.log.scrollHeight;
               this.pauseResolve = resolve;
             }),
         },

@@ -25,7 +25,12 @@ export class AssistantView {
     const t = this.t;
     this.list = h("ul", {id: "conversations", class: "convs"});
     this.log = h("div", {id: "chat-log", class: "log chat", role: "log", "aria-live": "polite", "aria-labelledby": "chat-h", tabindex: "0"});
+    // The log fits the conversation at the foot of a frame of fixed
+    // height (app.css): what arrives scrolls it, nothing on the page moves.
+    this.frame = h("div", {class: "log-frame"}, this.log);
     this.status = h("p", {id: "chat-status", class: "conn line", role: "status"}); // its line kept: "Thinking…" moves nothing
+    // The pause's question comes at the end of the conversation, in the
+    // log's own height, not above the question box it would push down.
     this.pauseBox = h("div", {id: "pause", class: "confirm card", role: "group", "aria-labelledby": "pause-q", hidden: true});
     this.input = h("textarea", {id: "question", name: "question", maxlength: "32000", required: true});
     this.input.rows = 3;
@@ -46,12 +51,15 @@ export class AssistantView {
       h("button", {type: "button", id: "new-chat", onclick: () => { location.hash = "#/assistant"; }}, t("assistant.new")),
       this.list);
     const chat = h("section", {class: "story", "aria-labelledby": "chat-h"},
-      h("h2", {id: "chat-h", class: "sr"}, t("assistant.chat")), this.log, this.status, this.pauseBox, this.form);
+      h("h2", {id: "chat-h", class: "sr"}, t("assistant.chat")), this.frame, this.status, this.form);
     replace(this.app.main, h("h1", {id: "assistant-h"}, t("assistant.title")), h("div", {class: "game"}, chat, side));
     this.app.focusMain(t("assistant.title"));
     this.loadList();
     if (this.id) this.loadConversation();
-    else this.log.append(h("p", {id: "chat-empty", class: "note"}, t("assistant.empty")));
+    else {
+      this.log.append(h("p", {id: "chat-empty", class: "note"}, t("assistant.empty")));
+      this.frame.scrollTop = this.frame.scrollHeight;
+    }
   }
 
   close() {
@@ -119,7 +127,7 @@ export class AssistantView {
     if (this.closed) return;
     replace(this.log, (c.messages || []).filter((m) => (m.role === "user" || m.role === "assistant") && m.content)
       .map((m) => m.role === "user" ? this.userEntry(m.content) : this.answerEntry(m.content)));
-    this.log.scrollTop = this.log.scrollHeight;
+    this.frame.scrollTop = this.frame.scrollHeight;
   }
 
   userEntry(text) {
@@ -135,7 +143,7 @@ export class AssistantView {
   line(cls, text, attrs) {
     const el = h("p", Object.assign({class: "note " + cls}, attrs || {}), text);
     (cls === "error" ? this.current : this.steps).append(el);
-    this.log.scrollTop = this.log.scrollHeight;
+    this.frame.scrollTop = this.frame.scrollHeight;
     return el;
   }
 
@@ -159,6 +167,7 @@ export class AssistantView {
     this.answer = h("div", {class: "narration answer", "data-streaming": ""});
     this.current = h("article", {class: "turn streaming"}, this.steps, this.answer);
     this.log.append(this.current);
+    this.frame.scrollTop = this.frame.scrollHeight;
     this.text = "";
     this.finished = false;
     this.errored = false;
@@ -246,7 +255,7 @@ export class AssistantView {
     requestAnimationFrame(() => {
       this.drawing = false;
       replace(this.answer, render(this.text));
-      this.log.scrollTop = this.log.scrollHeight;
+      this.frame.scrollTop = this.frame.scrollHeight;
     });
   }
 
@@ -299,7 +308,9 @@ export class AssistantView {
     const go = h("button", {type: "button", id: "continue", onclick: () => decide("continue")}, t("assistant.continue"));
     replace(this.pauseBox, h("p", {id: "pause-q"}, ev.message || t("assistant.paused")), go,
       h("button", {type: "button", id: "cancel", class: "danger", onclick: () => decide("cancel")}, t("assistant.cancel")));
+    this.log.append(this.pauseBox);
     this.pauseBox.hidden = false;
+    this.frame.scrollTop = this.frame.scrollHeight;
     replace(this.status, t("assistant.paused"));
     go.focus();
   }

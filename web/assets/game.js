@@ -34,11 +34,14 @@ export class GameView {
     this.title = h("h1", {id: "game-title"}, t("loading"));
     this.conn = h("p", {id: "conn", class: "conn", role: "status"}, t("game.connecting"));
     // The status line has its line before the state fills it in, and
-    // the log its height before the history does (app.css): nothing
-    // below them moves as they arrive.
+    // the story its height before the history does (app.css): nothing
+    // below them moves as they arrive. The log fits its turns at the
+    // foot of the story's frame, as a chat's does: a new turn scrolls
+    // the frame rather than push the action box down.
     this.status = h("p", {id: "status", class: "status line"});
     this.log = h("div", {id: "log", class: "log", role: "log", "aria-live": "polite", "aria-relevant": "additions text",
       "aria-labelledby": "log-h", tabindex: "0"});
+    this.frame = h("div", {class: "log-frame"}, this.log);
     this.choices = h("div", {id: "choices", class: "choices", role: "group", "aria-label": t("game.choices")});
     this.input = h("input", {id: "action", name: "action", type: "text", autocomplete: "off", maxlength: "2000", required: true});
     this.form = h("form", {id: "act", class: "act", onsubmit: (ev) => {
@@ -55,7 +58,7 @@ export class GameView {
     // The choices come after the action box, in a row kept for them:
     // choices arriving never move the box a player is about to use.
     const story = h("section", {class: "story", "aria-labelledby": "log-h"},
-      h("h2", {id: "log-h", class: "sr"}, t("game.log")), this.log, this.form, this.choices);
+      h("h2", {id: "log-h", class: "sr"}, t("game.log")), this.frame, this.form, this.choices);
     const tools = this.app.can("assistant") ? this.gmTools() : null;
     this.branches = this.app.can("assistant") ? new Branches(this) : null;
     this.scene = h("section", {id: "scene", class: "card scene", "aria-labelledby": "scene-h", hidden: true});
@@ -390,7 +393,9 @@ export class GameView {
     // A clarifying question stays in view where the answer is typed.
     this.input.placeholder = aw && aw.kind === "clarification" ? aw.prompt || "" : "";
     const opts = (aw && aw.options) || [];
-    replace(this.choices, opts.map((o) => h("button", {type: "button", class: "choice", onclick: () => this.send({type: "human_action", content: o})}, o)));
+    // One row of them, scrolled sideways when they overflow it (app.css);
+    // a choice cut short there is whole in its title.
+    replace(this.choices, opts.map((o) => h("button", {type: "button", class: "choice", title: o, onclick: () => this.send({type: "human_action", content: o})}, o)));
   }
 
   async loadHistory() {
@@ -409,7 +414,7 @@ export class GameView {
       this.shown = {turn: page.turn, branch: page.branch};
       this.log.dataset.turn = String(page.turn);
       this.log.dataset.branch = page.branch;
-      this.log.scrollTop = this.log.scrollHeight;
+      this.frame.scrollTop = this.frame.scrollHeight;
     } catch (e) {
       if (seq === this.loading) this.historyPending = false;
       this.app.fail(e);
@@ -451,7 +456,7 @@ export class GameView {
     const p = el.querySelector(".narration p:last-child");
     p.append(document.createTextNode(text));
     el.dataset.deltas = String(Number(el.dataset.deltas) + 1);
-    this.log.scrollTop = this.log.scrollHeight;
+    this.frame.scrollTop = this.frame.scrollHeight;
   }
 
   // turnUpdate replaces the streamed text with the turn as stored.
@@ -484,7 +489,7 @@ export class GameView {
     this.renderChoices(m.awaiting);
     if (m.notice) this.app.notify(m.notice, false);
     if (m.rejected) this.app.notify(m.rejected, false);
-    this.log.scrollTop = this.log.scrollHeight;
+    this.frame.scrollTop = this.frame.scrollHeight;
   }
 }
 

@@ -219,7 +219,7 @@ func shots(t *testing.T, ctx context.Context, view string) {
 	for _, w := range []int64{390, 1440} {
 		var buf []byte
 		run(t, ctx, "screenshot "+view, chromedp.EmulateViewport(w, 900), chromedp.FullScreenshot(&buf, 100))
-		name := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.png", t.Name(), view, w))
+		name := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.png", strings.ReplaceAll(t.Name(), "/", "-"), view, w))
 		if err := os.WriteFile(name, buf, 0o644); err != nil {
 			t.Fatal(err)
 		}

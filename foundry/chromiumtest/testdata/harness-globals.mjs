@@ -9,7 +9,11 @@ import { install } from "/module/test/harness.mjs";
 
 const MODULE_ID = "hearth-seneschal";
 
-/** An ApplicationV2 reduced to what the panel uses: a window and its content. */
+/**
+ * An ApplicationV2 reduced to what the panel uses: a window and its
+ * content, sized from options.position as Foundry sizes it (harness.css
+ * gives the window Foundry's frame: a column whose content fills it).
+ */
 class ApplicationV2 {
   static DEFAULT_OPTIONS = {};
   constructor(options = {}) {
@@ -22,6 +26,9 @@ class ApplicationV2 {
       const w = document.createElement("section");
       w.id = this.options.id;
       w.className = ["application", ...(this.options.classes ?? [])].join(" ");
+      const { width, height } = this.options.position ?? {};
+      if (width) w.style.width = `${width}px`;
+      if (height) w.style.height = `${height}px`;
       const header = document.createElement("header");
       header.className = "window-header";
       header.textContent = globalThis.game.i18n.localize(this.options.window?.title ?? "");
@@ -77,17 +84,17 @@ class ChatMessage {
 /**
  * Install the globals as the given user, load the module and run its
  * hooks (ready fetches the model list in the background, as in Foundry).
- * @param {{backendUrl: string, apiKey: string, user: string, dice: number[], maxActionsPerRequest: number}} opts
+ * @param {{backendUrl: string, apiKey: string, user: string, dice: number[], maxActionsPerRequest: number, language?: string}} opts
  */
-export async function boot({ backendUrl, apiKey, user, dice, maxActionsPerRequest }) {
+export async function boot({ backendUrl, apiKey, user, dice, maxActionsPerRequest, language = "en" }) {
   const h = install({ dice });
-  const lang = await (await fetch("/module/lang/en.json")).json();
+  const lang = await (await fetch(`/module/lang/${language}.json`)).json();
   const localize = (/** @type {string} */ k) => {
     const v = k.split(".").reduce((o, p) => o?.[p], lang);
     return typeof v === "string" ? v : k;
   };
   h.game.i18n = {
-    lang: "en",
+    lang: language,
     localize,
     format: (k, data) => localize(k).replace(/\{(\w+)\}/g, (m, n) => (n in data ? String(data[n]) : m)),
   };
