@@ -308,6 +308,9 @@ func streaming(b *testing.B, memory bool) {
 			var at0, in heapCount // at the window's start; summed over windows
 			var ramp heapCount    // summed over runs: from the run's start to the window's
 			for b.Loop() {
+				if !memory {
+					writeRampProfile(b, ".ramp0")
+				}
 				ramp0 := readHeapCount()
 				var heap0, stacks0 uint64
 				var heapGrown, stacksGrown int64
@@ -326,9 +329,12 @@ func streaming(b *testing.B, memory bool) {
 							heapGrown, stacksGrown = int64(heap)-int64(heap0), int64(stacks)-int64(stacks0)
 							writeHeapProfile(b)
 						}
-						cpu0 = cputime.Process()
 						at0 = readHeapCount()
 						ramp = ramp.plus(at0.minus(ramp0))
+						if !memory {
+							writeRampProfile(b, ".ramp1")
+						}
+						cpu0 = cputime.Process()
 					case "end":
 						cpu += cputime.Process() - cpu0
 						in = in.plus(readHeapCount().minus(at0))
@@ -390,6 +396,29 @@ func writeHeapProfile(b *testing.B) {
 	if name == "" {
 		return
 	}
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// writeRampProfile writes the heap profile, after a collection, to
+// HEARTH_BENCH_HEAPPROFILE's name with suffix, if set
+// (BenchmarkStreaming1000, at the start of a run and at its window's):
+// the difference of the two is what the ramp allocated, by site
+// (go tool pprof -sample_index=alloc_space -base NAME.ramp0 NAME.ramp1).
+// The collection it forces is outside the first-token times but inside
+// the window's lag.
+func writeRampProfile(b *testing.B, suffix string) {
+	if os.Getenv("HEARTH_BENCH_HEAPPROFILE") == "" {
+		return
+	}
+	runtime.GC()
+	name := os.Getenv("HEARTH_BENCH_HEAPPROFILE") + suffix
 	f, err := os.Create(name)
 	if err != nil {
 		b.Fatal(err)
