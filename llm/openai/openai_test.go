@@ -781,9 +781,10 @@ func TestChatTextWhicheverWayChunksAreRead(t *testing.T) {
 		s.done()
 	})
 	p := newProvider(t, srv)
-	var got []string
+	var got, streamed []string
 	resp, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "Look."}}}, func(c llm.Chunk) error {
 		got = append(got, c.Content)
+		streamed = append(streamed, c.Streamed)
 		return nil
 	})
 	if err != nil {
@@ -792,6 +793,12 @@ func TestChatTextWhicheverWayChunksAreRead(t *testing.T) {
 	want := []string{"The ", "room ", "is ", "quiet", ", ", "dusty ", "no. ", "and dark."}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("chunks = %q, want %q", got, want)
+	}
+	// Each chunk's text so far, still whole after the stream went on.
+	for i, s := range streamed {
+		if w := strings.Join(want[:i+1], ""); s != w {
+			t.Errorf("chunk %d: streamed %q, want %q", i, s, w)
+		}
 	}
 	if resp.Message.Content != strings.Join(want, "") {
 		t.Errorf("message = %q, want %q", resp.Message.Content, strings.Join(want, ""))
