@@ -152,7 +152,8 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 		offered = append(offered, t.Tool)
 	}
 	req.Tools = offered
-	out := &Outcome{Messages: slices.Clone(req.Messages)}
+	// Room for the answer: most runs end with it.
+	out := &Outcome{Messages: append(make([]llm.Message, 0, len(req.Messages)+1), req.Messages...)}
 	start := now()
 	cycleStart, cycleCalls, internalRun := start, 0, 0
 	used := map[string]bool{}

@@ -258,9 +258,9 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	if err != nil {
 		return nil, err
 	}
-	var asked []llm.Message
-	for _, m := range req.Messages {
-		asked = append(asked, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
+	asked := make([]llm.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		asked[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
 	}
 	budget := as.o.HistoryBudget
 	if info.ContextLength > 0 {
@@ -270,7 +270,10 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	if len(earlier) > 0 {
 		system += "\n\n" + summarise(earlier, as.counter, max(budget/4, 200))
 	}
-	msgs := []llm.Message{{Role: llm.System, Content: system, Cache: true}}
+	// One allocation: a message is 120 bytes, and growing the list by
+	// appending threw a copy away every chat.
+	msgs := make([]llm.Message, 0, 1+len(kept)+len(asked))
+	msgs = append(msgs, llm.Message{Role: llm.System, Content: system, Cache: true})
 	msgs = append(msgs, kept...)
 	msgs = append(msgs, asked...)
 	cfg := as.o.Agent
@@ -511,6 +514,11 @@ func (as *Assistant) finish(conv Conversation, earlier []llm.Message, out *agent
 		return
 	}
 	msgs := slices.Clone(earlier)
+	if n := len(out.Messages) - 1; n > 0 && out.Messages[0].Role == llm.System {
+		// One allocation for what is appended below (all but the system
+		// prompt): grown message by message it threw copies away.
+		msgs = slices.Grow(msgs, n)
+	}
 	for _, m := range out.Messages {
 		if m.Role != llm.System {
 			m.Cache = false
