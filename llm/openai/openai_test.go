@@ -804,3 +804,39 @@ func TestChatTextWhicheverWayChunksAreRead(t *testing.T) {
 		t.Errorf("message = %q, want %q", resp.Message.Content, strings.Join(want, ""))
 	}
 }
+
+// Through the server transport, whose connections read through a small
+// buffer, headers and events longer than the buffer arrive whole.
+func TestServerTransportReadsLongLines(t *testing.T) {
+	long := strings.Repeat("x", 3*llm.ServerReadBufferSize)
+	text := strings.Repeat("y", 10*llm.ServerReadBufferSize)
+	srv := server(t, func(t *testing.T, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		w.Header().Set("X-Long", long)
+		s := startSSE(w)
+		s.send(chunk(`{"content":"`+text+`"}`, ""))
+		s.send(chunk(`{"content":" end"}`, "stop"))
+		s.done()
+	})
+	var header string
+	tr := llm.ServerTransport()
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := tr.RoundTrip(r)
+		if err == nil {
+			header = resp.Header.Get("X-Long")
+		}
+		return resp, err
+	})}
+	p := newProvider(t, srv, WithHTTPClient(client))
+	resp, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "Look."}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != text+" end" || header != long {
+		t.Errorf("answer of %d bytes, header of %d; want %d and %d", len(resp.Message.Content), len(header), len(text)+4, len(long))
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
