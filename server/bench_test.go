@@ -407,12 +407,14 @@ func writeHeapProfile(b *testing.B) {
 }
 
 // writeRampProfile writes the heap profile, after a collection, to
-// HEARTH_BENCH_HEAPPROFILE's name with suffix, if set
-// (BenchmarkStreaming1000, at the start of a run and at its window's):
-// the difference of the two is what the ramp allocated, by site
-// (go tool pprof -sample_index=alloc_space -base NAME.ramp0 NAME.ramp1).
-// The collection it forces is outside the first-token times but inside
-// the window's lag.
+// HEARTH_BENCH_HEAPPROFILE's name with suffix, if set: in
+// BenchmarkStreaming1000 at the start of a run and at its window's (the
+// difference of the two is what the ramp allocated, by site: go tool
+// pprof -sample_index=alloc_space -base NAME.ramp0 NAME.ramp1; the
+// collection it forces is outside the first-token times but inside the
+// window's lag), in a burst before it starts and after it ends (.burst0
+// and .burst1). The benchmark's process holds only the server, so the
+// difference is the server's alone.
 func writeRampProfile(b *testing.B, suffix string) {
 	if os.Getenv("HEARTH_BENCH_HEAPPROFILE") == "" {
 		return
@@ -488,11 +490,13 @@ func burst(b *testing.B, tokens int) {
 				res, err := c.Run(plan, func(mark string) {
 					switch mark {
 					case "start":
+						writeRampProfile(b, ".burst0")
 						cpu0 = cputime.Process()
 						heap0 = readHeapCount()
 					case "end":
 						cpu += cputime.Process() - cpu0
 						heap = heap.plus(readHeapCount().minus(heap0))
+						writeRampProfile(b, ".burst1")
 					}
 				})
 				if err != nil {
