@@ -111,14 +111,15 @@ func (t *streamText) addString(s string) string {
 	return unsafe.String(&t.b[n], len(s))
 }
 
-// minStreamText is the first buffer of a stream's text: most answers
-// are longer.
-const minStreamText = 512
+// minStreamText is the least first buffer of a stream's text: small, for
+// the answers of a token or two; a longer answer's buffer doubles from
+// it in a few steps.
+const minStreamText = 64
 
 // grow makes room for n more bytes by doubling the buffer. append grows
 // a byte slice past 256 bytes by about a quarter at a time, which for an
 // answer of a few kilobytes threw away three times its size in
-// buffers; doubled from 512 bytes it is about once its size.
+// buffers; doubled, about once its size.
 func (t *streamText) grow(n int) {
 	if len(t.b)+n <= cap(t.b) {
 		return
