@@ -134,6 +134,10 @@ type Assistant struct {
 	counter *tokens.Counter
 	prompt  *prompt.Template
 	prompts promptCache // rendered system prompts
+	// tools is the tool set every chat is offered, built once: its
+	// tools act for the caller Start puts on the run's context
+	// (withCaller), so a chat's start does not bind a list of its own.
+	tools func() []agent.Tool
 
 	mu     sync.Mutex
 	active map[string]*Active
@@ -191,7 +195,8 @@ func New(o Options) (*Assistant, error) {
 	if o.ModelsTTL <= 0 {
 		o.ModelsTTL = time.Minute
 	}
-	return &Assistant{o: o, counter: c, prompt: t, active: map[string]*Active{}}, nil
+	return &Assistant{o: o, counter: c, prompt: t, active: map[string]*Active{},
+		tools: sync.OnceValue(func() []agent.Tool { return o.Toolbox.Tools(Caller{}) })}, nil
 }
 
 // Active is a request in progress.
@@ -246,7 +251,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	}
 	caller := Caller{Role: role, Schema: conv.Metadata.SystemSchema,
 		Library: Selection{System: gameSystem(req, conv.Metadata.SystemSchema, as.o.System), Packs: append(slices.Clone(as.o.Library), req.Library...), Tags: req.Tags}}
-	tools, err := Select(as.o.Toolbox.Tools(caller), req.Tools)
+	tools, err := Select(as.tools(), req.Tools)
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
@@ -288,7 +293,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 		as.mu.Unlock()
 		return nil, ErrBusy
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
+	rctx, cancel := context.WithCancelCause(withCaller(ctx, &caller))
 	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel,
 		started: make(chan struct{}), saved: make(chan struct{})}
 	as.active[conv.ID] = a
