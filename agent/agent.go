@@ -152,7 +152,8 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 		offered = append(offered, t.Tool)
 	}
 	req.Tools = offered
-	out := &Outcome{Messages: slices.Clone(req.Messages)}
+	// Room for the answer: most runs end with it.
+	out := &Outcome{Messages: append(make([]llm.Message, 0, len(req.Messages)+1), req.Messages...)}
 	start := now()
 	cycleStart, cycleCalls, internalRun := start, 0, 0
 	used := map[string]bool{}
@@ -227,25 +228,26 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 			req.Tools = offered
 		}
 		req.Messages = out.Messages
-		var said strings.Builder
+		var said streamed
 		resp, err := l.Provider.Chat(ctx, req, func(c llm.Chunk) error {
 			if c.Content != "" {
-				said.WriteString(c.Content)
+				said.add(c)
 				sink(Event{Type: Content, Text: c.Content})
 			}
 			return nil
 		})
 		if err != nil {
-			out.Text += said.String()
-			if said.Len() > 0 {
-				out.Messages = append(out.Messages, llm.Message{Role: llm.Assistant, Content: said.String()})
+			text := said.String()
+			out.Text += text
+			if text != "" {
+				out.Messages = append(out.Messages, llm.Message{Role: llm.Assistant, Content: text})
 			}
 			return finish(fmt.Errorf("model: %w", cause(ctx, err)))
 		}
 		out.Usage = out.Usage.Add(resp.Usage)
 		msg := resp.Message
 		msg.Role = llm.Assistant
-		if said.Len() == 0 && msg.Content != "" {
+		if said.empty() && msg.Content != "" {
 			// A provider that does not stream: emit the answer whole.
 			sink(Event{Type: Content, Text: msg.Content})
 		}
@@ -285,6 +287,36 @@ func (l *Loop) Run(ctx context.Context, req llm.Request, ctl Controller, sink fu
 			out.Messages = append(out.Messages, llm.Message{Role: llm.ToolRole, ToolCallID: call.ID, Name: call.Name, Content: content})
 		}
 	}
+}
+
+// streamed is the text a model call has streamed, kept for a partial
+// answer if the call fails. While the provider hands over all its text
+// with each chunk (llm.Chunk.Streamed) that is kept, not copied: a copy
+// grown token by token was twice the answer's size in garbage a chat.
+type streamed struct {
+	view string          // the provider's text so far, Content last
+	b    strings.Builder // the contents, once a chunk came without it
+}
+
+func (s *streamed) add(c llm.Chunk) {
+	if s.b.Len() == 0 && len(c.Streamed) == len(s.view)+len(c.Content) && strings.HasSuffix(c.Streamed, c.Content) {
+		s.view = c.Streamed
+		return
+	}
+	if s.view != "" {
+		s.b.WriteString(s.view)
+		s.view = ""
+	}
+	s.b.WriteString(c.Content)
+}
+
+func (s *streamed) empty() bool { return s.view == "" && s.b.Len() == 0 }
+
+func (s *streamed) String() string {
+	if s.view != "" {
+		return s.view
+	}
+	return s.b.String()
 }
 
 // call runs one tool call and returns what the model is told. Only a hard

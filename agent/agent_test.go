@@ -423,3 +423,73 @@ func FuzzAppendJSON(f *testing.F) {
 		checkAppendJSON(t, agent.Event{Type: agent.Content, Text: text})
 	})
 }
+
+// streamThenFail streams its chunks, then fails.
+type streamThenFail struct{ chunks []llm.Chunk }
+
+func (p streamThenFail) Name() string                                { return "fail" }
+func (p streamThenFail) Models(context.Context) ([]llm.Model, error) { return nil, nil }
+func (p streamThenFail) Embed(context.Context, string, []string) ([][]float32, error) {
+	return nil, errors.New("no embeddings")
+}
+func (p streamThenFail) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (*llm.Response, error) {
+	for _, c := range p.chunks {
+		if err := fn(c); err != nil {
+			return nil, err
+		}
+	}
+	return nil, &llm.Error{Provider: "fail", Kind: llm.Overloaded, Err: errors.New("overloaded")}
+}
+
+// The partial answer of a failed call is what was streamed, whether the
+// provider hands over its text (llm.Chunk.Streamed), does not, does for
+// some chunks only, or hands over a text that does not go on from the
+// last.
+func TestModelErrorKeepsStreamedText(t *testing.T) {
+	c := func(content, streamed string) llm.Chunk { return llm.Chunk{Content: content, Streamed: streamed} }
+	for _, tc := range []struct {
+		name   string
+		chunks []llm.Chunk
+	}{
+		{"the provider's text", []llm.Chunk{c("The ", "The "), c("door ", "The door "), c("opens", "The door opens")}},
+		{"no text", []llm.Chunk{c("The ", ""), c("door ", ""), c("opens", "")}},
+		{"text, then none", []llm.Chunk{c("The ", "The "), c("door ", "The door "), c("opens", "")}},
+		{"none, then text", []llm.Chunk{c("The ", ""), c("door ", "The door "), c("opens", "The door opens")}},
+		{"each chunk's own", []llm.Chunk{c("The ", "The "), c("door ", "door "), c("opens", "opens")}},
+		{"a tool call between", []llm.Chunk{c("The ", "The "), {ToolCall: &llm.ToolCall{ID: "c1", Name: "x"}}, c("door ", "The door "), c("opens", "The door opens")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			loop := &agent.Loop{Provider: streamThenFail{tc.chunks}}
+			out, err := loop.Run(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}, &auto{}, nil)
+			if err == nil || out.Text != "The door opens" {
+				t.Fatalf("err %v, text %q", err, out.Text)
+			}
+			if last := out.Messages[len(out.Messages)-1]; last.Role != llm.Assistant || last.Content != "The door opens" {
+				t.Fatalf("last message %+v", last)
+			}
+		})
+	}
+}
+
+// With a provider that hands over its text, the loop keeps no copy of
+// it: a long answer allocates no more than a short one.
+func TestStreamedTextIsNotCopied(t *testing.T) {
+	run := func(tokens int) float64 {
+		full := strings.Repeat("ab", tokens)
+		chunks := make([]llm.Chunk, tokens)
+		for i := range chunks {
+			chunks[i] = llm.Chunk{Content: full[2*i : 2*i+2], Streamed: full[:2*i+2]}
+		}
+		loop := &agent.Loop{Provider: streamThenFail{chunks}}
+		req := llm.Request{Messages: []llm.Message{{Role: llm.User, Content: "go"}}}
+		return testing.AllocsPerRun(20, func() {
+			if out, _ := loop.Run(context.Background(), req, &auto{}, func(agent.Event) {}); out.Text != full {
+				t.Fatalf("text of %d bytes, want %d", len(out.Text), len(full))
+			}
+		})
+	}
+	short, long := run(10), run(5000)
+	if long > short {
+		t.Errorf("a run of 5,000 tokens allocates %.0f times, of 10 tokens %.0f", long, short)
+	}
+}

@@ -134,6 +134,10 @@ type Assistant struct {
 	counter *tokens.Counter
 	prompt  *prompt.Template
 	prompts promptCache // rendered system prompts
+	// tools is the tool set every chat is offered, built once: its
+	// tools act for the caller Start puts on the run's context
+	// (withCaller), so a chat's start does not bind a list of its own.
+	tools func() []agent.Tool
 
 	mu     sync.Mutex
 	active map[string]*Active
@@ -191,7 +195,8 @@ func New(o Options) (*Assistant, error) {
 	if o.ModelsTTL <= 0 {
 		o.ModelsTTL = time.Minute
 	}
-	return &Assistant{o: o, counter: c, prompt: t, active: map[string]*Active{}}, nil
+	return &Assistant{o: o, counter: c, prompt: t, active: map[string]*Active{},
+		tools: sync.OnceValue(func() []agent.Tool { return o.Toolbox.Tools(Caller{}) })}, nil
 }
 
 // Active is a request in progress.
@@ -246,7 +251,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	}
 	caller := Caller{Role: role, Schema: conv.Metadata.SystemSchema,
 		Library: Selection{System: gameSystem(req, conv.Metadata.SystemSchema, as.o.System), Packs: append(slices.Clone(as.o.Library), req.Library...), Tags: req.Tags}}
-	tools, err := Select(as.o.Toolbox.Tools(caller), req.Tools)
+	tools, err := Select(as.tools(), req.Tools)
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
@@ -258,9 +263,9 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	if err != nil {
 		return nil, err
 	}
-	var asked []llm.Message
-	for _, m := range req.Messages {
-		asked = append(asked, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
+	asked := make([]llm.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		asked[i] = llm.Message{Role: llm.Role(m.Role), Content: m.Content}
 	}
 	budget := as.o.HistoryBudget
 	if info.ContextLength > 0 {
@@ -270,7 +275,10 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	if len(earlier) > 0 {
 		system += "\n\n" + summarise(earlier, as.counter, max(budget/4, 200))
 	}
-	msgs := []llm.Message{{Role: llm.System, Content: system, Cache: true}}
+	// One allocation: a message is 120 bytes, and growing the list by
+	// appending threw a copy away every chat.
+	msgs := make([]llm.Message, 0, 1+len(kept)+len(asked))
+	msgs = append(msgs, llm.Message{Role: llm.System, Content: system, Cache: true})
 	msgs = append(msgs, kept...)
 	msgs = append(msgs, asked...)
 	cfg := as.o.Agent
@@ -285,7 +293,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 		as.mu.Unlock()
 		return nil, ErrBusy
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
+	rctx, cancel := context.WithCancelCause(withCaller(ctx, &caller))
 	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel,
 		started: make(chan struct{}), saved: make(chan struct{})}
 	as.active[conv.ID] = a
@@ -511,6 +519,11 @@ func (as *Assistant) finish(conv Conversation, earlier []llm.Message, out *agent
 		return
 	}
 	msgs := slices.Clone(earlier)
+	if n := len(out.Messages) - 1; n > 0 && out.Messages[0].Role == llm.System {
+		// One allocation for what is appended below (all but the system
+		// prompt): grown message by message it threw copies away.
+		msgs = slices.Grow(msgs, n)
+	}
 	for _, m := range out.Messages {
 		if m.Role != llm.System {
 			m.Cache = false

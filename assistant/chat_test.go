@@ -15,6 +15,7 @@ import (
 	"github.com/hearth-rpg/hearth/assistant/sqliteconversations"
 	"github.com/hearth-rpg/hearth/auth"
 	"github.com/hearth-rpg/hearth/llm"
+	"github.com/hearth-rpg/hearth/llm/cassette"
 )
 
 // openConversations is a fresh conversation store in its own file.
@@ -152,5 +153,46 @@ func TestAnswersAtTheStartFindTheRun(t *testing.T) {
 		<-a.Done()
 		close(stop)
 		<-answered
+	}
+}
+
+// Every chat is offered the same tool list, and each tool call acts for
+// its own chat's caller: two chats with different game systems each read
+// their own in system_schema.
+func TestToolsActForTheirChat(t *testing.T) {
+	conv := openConversations(t)
+	model := cassette.Script(cassette.Calls("system_schema", `{}`), cassette.Text("ok"),
+		cassette.Calls("system_schema", `{}`), cassette.Text("ok"))
+	as, err := assistant.New(assistant.Options{Provider: model, Toolbox: assistant.TestToolbox(t), Conversations: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		user   auth.User
+		system string
+	}{
+		{auth.User{ID: "p", Name: "Ann", Role: access.Player}, "dnd5e"},
+		{auth.User{ID: "g", Name: "Bo", Role: access.GM}, "pf2e"},
+	} {
+		a, err := as.Start(context.Background(), tc.user, assistant.Request{ConversationID: "c-" + tc.user.ID,
+			SystemSchema: json.RawMessage(`{"system":"` + tc.system + `"}`),
+			Messages:     []assistant.Message{{Role: "user", Content: "What system is this?"}}}, func(agent.Event) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-a.Done()
+		c, err := conv.Get(context.Background(), tc.user.ID, "c-"+tc.user.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var result string
+		for _, m := range c.Messages {
+			if m.Role == llm.ToolRole {
+				result = m.Content
+			}
+		}
+		if !strings.Contains(result, tc.system) {
+			t.Errorf("%s's system_schema read %q, want its system %s", tc.user.Name, result, tc.system)
+		}
 	}
 }

@@ -86,6 +86,23 @@ func (c Caller) For(ctx context.Context) Caller {
 	return c
 }
 
+// callerKey marks a run's context with the Caller its tools act for.
+type callerKey struct{}
+
+// withCaller puts c on ctx for the tools of a run started with it.
+func withCaller(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// callerOf is the Caller a tool call acts for: the run's (withCaller),
+// else c, the one the tool set was built for.
+func callerOf(ctx context.Context, c Caller) Caller {
+	if rc, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		return *rc
+	}
+	return c
+}
+
 // Limits of what one tool call puts into the model's context.
 const (
 	maxSearchLimit  = 20
@@ -195,7 +212,9 @@ var (
 )
 
 // Tools returns the Seneschal tool set for caller: the internal tools bound
-// to the caller's role, then the external ones the client runs.
+// to the caller's role, then the external ones the client runs. A tool
+// called with a run's context that names another caller (a chat's, see
+// withCaller) acts for that one.
 func (tb *Toolbox) Tools(c Caller) []agent.Tool {
 	// Room for all at once: grown tool by tool, a chat's start threw away
 	// a few copies of the list.
@@ -210,7 +229,7 @@ func (tb *Toolbox) Tools(c Caller) []agent.Tool {
 				Parameters: searchSchema()},
 			Status: "Searching the rulebooks…",
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
-				return tb.search(ctx, c.For(ctx), args)
+				return tb.search(ctx, callerOf(ctx, c).For(ctx), args)
 			},
 		})
 	}
@@ -220,7 +239,7 @@ func (tb *Toolbox) Tools(c Caller) []agent.Tool {
 				Parameters: getSchema()},
 			Status: "Reading the page…",
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
-				return tb.get(ctx, c.For(ctx), args)
+				return tb.get(ctx, callerOf(ctx, c).For(ctx), args)
 			},
 		})
 	}
@@ -230,7 +249,7 @@ func (tb *Toolbox) Tools(c Caller) []agent.Tool {
 				Parameters: imageSchema()},
 			Status: "Looking for images…",
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
-				return tb.images(ctx, c.For(ctx), args)
+				return tb.images(ctx, callerOf(ctx, c).For(ctx), args)
 			},
 		})
 	}
@@ -239,7 +258,7 @@ func (tb *Toolbox) Tools(c Caller) []agent.Tool {
 			Parameters: systemSchemaDef()},
 		Status: "Reading the game system…",
 		Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
-			return systemSchema(c, args)
+			return systemSchema(callerOf(ctx, c), args)
 		},
 	})
 	if tb.Traveller != nil {

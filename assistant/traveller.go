@@ -87,7 +87,7 @@ func (t *Traveller) tools(tb *Toolbox, c Caller) []agent.Tool {
 			Parameters: skillSchema()},
 			Status: "Looking up the skill…",
 			Run: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
-				return tb.skill(ctx, c.For(ctx), args)
+				return tb.skill(ctx, callerOf(ctx, c).For(ctx), args)
 			}})
 	}
 	return tools

@@ -121,6 +121,11 @@ type Response struct {
 type Chunk struct {
 	Content  string    `json:"content,omitempty"`
 	ToolCall *ToolCall `json:"tool_call,omitempty"`
+	// Streamed, when not empty, is all the text this call has streamed
+	// so far, Content last. A provider that keeps the text anyway hands
+	// it over, so that a caller that must keep it too (for a partial
+	// answer if the call fails) need not copy it token by token.
+	Streamed string `json:"-"`
 }
 
 // Model describes a model a provider serves. ContextLength is 0 when the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -305,7 +306,12 @@ func streaming(b *testing.B, memory bool) {
 			var cpu, harnessCPU time.Duration
 			var windowTokens int64
 			var at0, in heapCount // at the window's start; summed over windows
+			var ramp heapCount    // summed over runs: from the run's start to the window's
 			for b.Loop() {
+				if !memory {
+					writeRampProfile(b, ".ramp0")
+				}
+				ramp0 := readHeapCount()
 				var heap0, stacks0 uint64
 				var heapGrown, stacksGrown int64
 				if memory {
@@ -321,15 +327,17 @@ func streaming(b *testing.B, memory bool) {
 						if memory {
 							heap, stacks := liveHeapStacks()
 							heapGrown, stacksGrown = int64(heap)-int64(heap0), int64(stacks)-int64(stacks0)
+							writeHeapProfile(b)
+						}
+						at0 = readHeapCount()
+						ramp = ramp.plus(at0.minus(ramp0))
+						if !memory {
+							writeRampProfile(b, ".ramp1")
 						}
 						cpu0 = cputime.Process()
-						at0 = readHeapCount()
 					case "end":
 						cpu += cputime.Process() - cpu0
-						at := readHeapCount()
-						in.objects += at.objects - at0.objects
-						in.bytes += at.bytes - at0.bytes
-						in.cycles += at.cycles - at0.cycles
+						in = in.plus(readHeapCount().minus(at0))
 					}
 				})
 				if err != nil {
@@ -367,18 +375,80 @@ func streaming(b *testing.B, memory bool) {
 				b.ReportMetric(float64(in.bytes)/float64(windowTokens), "server-B/token")
 				b.ReportMetric(float64(in.cycles)/float64(b.N), "server-gc-cycles-in-window")
 			}
+			if srv.name != "none" {
+				// The ramp, while the 1,000 start and the heap grows
+				// with them: each cycle there makes starting chats
+				// assist it. Its bytes a chat include the first
+				// tokens of the chats already streaming.
+				b.ReportMetric(float64(ramp.cycles)/float64(b.N), "server-gc-cycles-in-ramp")
+				b.ReportMetric(float64(ramp.bytes)/float64(b.N*chats), "server-ramp-B/chat")
+			}
 		})
 	}
 }
 
+// writeHeapProfile writes the live heap while all stream to the file
+// HEARTH_BENCH_HEAPPROFILE names, if set (BenchmarkStreamingMemory): what
+// a streaming chat holds, by allocation site. Run with
+// -test.memprofilerate 1 for every object rather than a sample.
+func writeHeapProfile(b *testing.B) {
+	name := os.Getenv("HEARTH_BENCH_HEAPPROFILE")
+	if name == "" {
+		return
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// writeRampProfile writes the heap profile, after a collection, to
+// HEARTH_BENCH_HEAPPROFILE's name with suffix, if set: in
+// BenchmarkStreaming1000 at the start of a run and at its window's (the
+// difference of the two is what the ramp allocated, by site: go tool
+// pprof -sample_index=alloc_space -base NAME.ramp0 NAME.ramp1; the
+// collection it forces is outside the first-token times but inside the
+// window's lag), in a burst before it starts and after it ends (.burst0
+// and .burst1). The benchmark's process holds only the server, so the
+// difference is the server's alone.
+func writeRampProfile(b *testing.B, suffix string) {
+	if os.Getenv("HEARTH_BENCH_HEAPPROFILE") == "" {
+		return
+	}
+	runtime.GC()
+	name := os.Getenv("HEARTH_BENCH_HEAPPROFILE") + suffix
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // heapCount is this process's heap allocations and collections so far
-// (runtime/metrics).
+// (runtime/metrics). The counts are exact, not sampled; objects counts
+// the tiny allocator's objects too.
 type heapCount struct{ objects, bytes, cycles uint64 }
 
 func readHeapCount() heapCount {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/tiny/allocs:objects"},
+		{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(s)
-	return heapCount{s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64()}
+	return heapCount{s[0].Value.Uint64() + s[1].Value.Uint64(), s[2].Value.Uint64(), s[3].Value.Uint64()}
+}
+
+func (h heapCount) minus(o heapCount) heapCount {
+	return heapCount{h.objects - o.objects, h.bytes - o.bytes, h.cycles - o.cycles}
+}
+
+func (h heapCount) plus(o heapCount) heapCount {
+	return heapCount{h.objects + o.objects, h.bytes + o.bytes, h.cycles + o.cycles}
 }
 
 // reportLatencies reports the p50 and p99 of ds in milliseconds.
@@ -410,17 +480,23 @@ func burst(b *testing.B, tokens int) {
 				URL: srv.url, Key: srv.key, Body: `{"messages":[{"role":"user","content":"describe the jump drive"}]}`}
 			var first []time.Duration
 			var cpu, harnessCPU time.Duration
+			var heap heapCount // summed over bursts
 			for b.Loop() {
 				var cpu0 time.Duration
+				var heap0 heapCount
 				if srv.stages != nil {
 					srv.stages.reset()
 				}
 				res, err := c.Run(plan, func(mark string) {
 					switch mark {
 					case "start":
+						writeRampProfile(b, ".burst0")
 						cpu0 = cputime.Process()
+						heap0 = readHeapCount()
 					case "end":
 						cpu += cputime.Process() - cpu0
+						heap = heap.plus(readHeapCount().minus(heap0))
+						writeRampProfile(b, ".burst1")
 					}
 				})
 				if err != nil {
@@ -437,6 +513,14 @@ func burst(b *testing.B, tokens int) {
 				// A whole chat: its start, its tokens and its end.
 				b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*chats), "server-cpu-µs/chat")
 				b.ReportMetric(float64(harnessCPU.Microseconds())/float64(b.N*chats), "harness-cpu-µs/chat")
+			}
+			if srv.name != "none" {
+				// Exact (runtime/metrics), whatever the load: what a
+				// chat allocates in the server's process and how many
+				// collections a burst of them brings.
+				b.ReportMetric(float64(heap.bytes)/float64(b.N*chats), "server-B/chat")
+				b.ReportMetric(float64(heap.objects)/float64(b.N*chats), "server-allocs/chat")
+				b.ReportMetric(float64(heap.cycles)/float64(b.N), "server-gc-cycles/burst")
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"testing"
 )
@@ -44,5 +46,17 @@ func TestClientAddr(t *testing.T) {
 	}
 	if p, _ := parseProxies([]string{"::ffff:10.0.0.1"}); len(p) != 1 || p[0] != netip.MustParsePrefix("10.0.0.1/32") {
 		t.Errorf("mapped address: %v", p)
+	}
+}
+
+// A request whose scheme needs no mark (no trusted proxy said otherwise
+// than its own TLS) is passed on as it is, not copied with a new
+// context.
+func TestSchemeLeavesPlainRequests(t *testing.T) {
+	var got *http.Request
+	h := (&Server{}).scheme(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
+	req := httptest.NewRequest("GET", "/api/health", nil)
+	if n := testing.AllocsPerRun(100, func() { h.ServeHTTP(nil, req) }); n != 0 || got != req {
+		t.Errorf("%v allocations, the same request: %v", n, got == req)
 	}
 }

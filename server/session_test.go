@@ -196,6 +196,7 @@ func TestSecureCookie(t *testing.T) {
 		{"TLS", tls.URL, "", tls.Client(), f.plKey, true},
 		{"https from a trusted proxy", f.url, "https", http.DefaultClient, f.plKey, true},
 		{"http from a trusted proxy", f.url, "http", http.DefaultClient, f.plKey, false},
+		{"TLS, whatever a trusted proxy says", tls.URL, "http", tls.Client(), f.plKey, true},
 		{"https from an untrusted peer", plain.url, "https", http.DefaultClient, plain.plKey, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -72,4 +73,46 @@ func TestStreamedTokenAllocations(t *testing.T) {
 		t.Errorf("a streamed token costs %.3f allocations, want at most 0.1", best)
 	}
 	t.Logf("%.4f allocations a token", best)
+}
+
+// BenchmarkChatAllocations is what one chat allocates, its start, its
+// tokens and its end, with the chats one after another (the pools of
+// buffers and connections warm, so it does not depend on the load or on
+// when the collector runs): hearth's chat path with the OpenAI provider,
+// plus the fake model and the test client, which run in this process
+// too and are the same for every build of hearth. B/op and allocs/op
+// are a chat's.
+func BenchmarkChatAllocations(b *testing.B) {
+	model := streambench.NewModel(1, time.Microsecond)
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	p, err := openai.New(srv.URL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := newFixture(&testing.T{}, fixtureOpts{provider: p})
+	client := &http.Client{}
+	chat := func(b *testing.B, tokens int) {
+		req, _ := http.NewRequest("POST", f.url+"/api/chat", strings.NewReader(`{"messages":[{"role":"user","content":"describe the jump drive"}]}`))
+		req.Header.Set("Authorization", "Bearer "+f.gmKey)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || n == 0 {
+			b.Fatalf("chat: %s, %d bytes, %v", resp.Status, n, err)
+		}
+	}
+	for _, tokens := range []int{1, 100} {
+		b.Run(fmt.Sprintf("tokens=%d", tokens), func(b *testing.B) {
+			model.Set(tokens, time.Microsecond)
+			chat(b, tokens) // connections, caches
+			b.ReportAllocs()
+			for b.Loop() {
+				chat(b, tokens)
+			}
+		})
+	}
 }

@@ -88,14 +88,14 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 				if !inText {
 					d.Content = content.addString(d.Content)
 				}
-				if err := fn(llm.Chunk{Content: d.Content}); err != nil {
+				if err := fn(llm.Chunk{Content: d.Content, Streamed: content.String()}); err != nil {
 					return nil, err
 				}
 			}
 			// A refusal is what the model says instead of an answer.
 			if d.Refusal != "" {
 				content.addString(d.Refusal)
-				if err := fn(llm.Chunk{Content: d.Refusal}); err != nil {
+				if err := fn(llm.Chunk{Content: d.Refusal, Streamed: content.String()}); err != nil {
 					return nil, err
 				}
 			}

@@ -95,6 +95,7 @@ func (t *streamText) add(s []byte) string {
 		return ""
 	}
 	n := len(t.b)
+	t.grow(len(s))
 	t.b = append(t.b, s...)
 	return unsafe.String(&t.b[n], len(s))
 }
@@ -105,8 +106,27 @@ func (t *streamText) addString(s string) string {
 		return ""
 	}
 	n := len(t.b)
+	t.grow(len(s))
 	t.b = append(t.b, s...)
 	return unsafe.String(&t.b[n], len(s))
+}
+
+// minStreamText is the least first buffer of a stream's text: small, for
+// the answers of a token or two; a longer answer's buffer doubles from
+// it in a few steps.
+const minStreamText = 64
+
+// grow makes room for n more bytes by doubling the buffer. append grows
+// a byte slice past 256 bytes by about a quarter at a time, which for an
+// answer of a few kilobytes threw away three times its size in
+// buffers; doubled, about once its size.
+func (t *streamText) grow(n int) {
+	if len(t.b)+n <= cap(t.b) {
+		return
+	}
+	b := make([]byte, len(t.b), max(2*cap(t.b), len(t.b)+n, minStreamText))
+	copy(b, t.b)
+	t.b = b
 }
 
 // String is the whole text.

@@ -146,6 +146,30 @@ func TestTextChunkAllocatesNothing(t *testing.T) {
 	}
 }
 
+// A stream's text grows by doubling: an answer of 16 KB in 8-byte tokens
+// takes nine buffers from 64 bytes (append's own growth took about
+// twenty, three times the text in all), and every token handed out
+// still reads as it did.
+func TestStreamTextGrowsByDoubling(t *testing.T) {
+	tok := []byte("abcdefg ")
+	var views []string
+	n := testing.AllocsPerRun(1, func() {
+		var text streamText
+		views = views[:0]
+		for range 16 << 10 / len(tok) {
+			views = append(views, text.add(tok))
+		}
+	})
+	if n > 9 {
+		t.Errorf("16 KB of text took %v allocations, want at most 9", n)
+	}
+	for i, v := range views {
+		if v != string(tok) {
+			t.Fatalf("token %d reads %q", i, v)
+		}
+	}
+}
+
 // BenchmarkChunkDecode decodes a text chunk as OpenAI sends it.
 func BenchmarkChunkDecode(b *testing.B) {
 	data := []byte(chunkSamples[1])

@@ -781,9 +781,10 @@ func TestChatTextWhicheverWayChunksAreRead(t *testing.T) {
 		s.done()
 	})
 	p := newProvider(t, srv)
-	var got []string
+	var got, streamed []string
 	resp, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "Look."}}}, func(c llm.Chunk) error {
 		got = append(got, c.Content)
+		streamed = append(streamed, c.Streamed)
 		return nil
 	})
 	if err != nil {
@@ -793,7 +794,49 @@ func TestChatTextWhicheverWayChunksAreRead(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("chunks = %q, want %q", got, want)
 	}
+	// Each chunk's text so far, still whole after the stream went on.
+	for i, s := range streamed {
+		if w := strings.Join(want[:i+1], ""); s != w {
+			t.Errorf("chunk %d: streamed %q, want %q", i, s, w)
+		}
+	}
 	if resp.Message.Content != strings.Join(want, "") {
 		t.Errorf("message = %q, want %q", resp.Message.Content, strings.Join(want, ""))
 	}
 }
+
+// Through the server transport, whose connections read through a small
+// buffer, headers and events longer than the buffer arrive whole.
+func TestServerTransportReadsLongLines(t *testing.T) {
+	long := strings.Repeat("x", 3*llm.ServerReadBufferSize)
+	text := strings.Repeat("y", 10*llm.ServerReadBufferSize)
+	srv := server(t, func(t *testing.T, w http.ResponseWriter, r *http.Request, body map[string]any) {
+		w.Header().Set("X-Long", long)
+		s := startSSE(w)
+		s.send(chunk(`{"content":"`+text+`"}`, ""))
+		s.send(chunk(`{"content":" end"}`, "stop"))
+		s.done()
+	})
+	var header string
+	tr := llm.ServerTransport()
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := tr.RoundTrip(r)
+		if err == nil {
+			header = resp.Header.Get("X-Long")
+		}
+		return resp, err
+	})}
+	p := newProvider(t, srv, WithHTTPClient(client))
+	resp, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "Look."}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != text+" end" || header != long {
+		t.Errorf("answer of %d bytes, header of %d; want %d and %d", len(resp.Message.Content), len(header), len(text)+4, len(long))
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
