@@ -287,9 +287,9 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen string, _ e
 	}
 	defer tx.Rollback()
 	var seq, stamp sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT value, seq, stamp FROM lore_meta
-		LEFT JOIN (SELECT seq, stamp FROM lore_chunk_log ORDER BY seq DESC LIMIT 1) ON true
-		WHERE key = 'generation'`).Scan(&gen, &seq, &stamp); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT value, (SELECT MAX(seq) FROM lore_chunk_log),
+		(SELECT stamp FROM lore_chunk_log ORDER BY seq DESC LIMIT 1)
+		FROM lore_meta WHERE key = 'generation'`).Scan(&gen, &seq, &stamp); err != nil {
 		return nil, "?", ix.explain("build the in-memory full text", err)
 	}
 	bd, err := memtext.NewBuilder()
@@ -349,10 +349,9 @@ func (ix *Index) catchUpMem(ctx context.Context, old *memSnapshot) (_ *memSnapsh
 		gen                        string
 		last, first, stamp, newest sql.NullInt64
 	)
-	if err := tx.QueryRowContext(ctx, `SELECT value, l.seq, (SELECT MIN(seq) FROM lore_chunk_log),
-		(SELECT stamp FROM lore_chunk_log WHERE seq = ?), l.stamp
-		FROM lore_meta LEFT JOIN (SELECT seq, stamp FROM lore_chunk_log ORDER BY seq DESC LIMIT 1) l ON true
-		WHERE key = 'generation'`, old.seq).Scan(&gen, &last, &first, &stamp, &newest); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT value, (SELECT MAX(seq) FROM lore_chunk_log), (SELECT MIN(seq) FROM lore_chunk_log),
+		(SELECT stamp FROM lore_chunk_log WHERE seq = ?), (SELECT stamp FROM lore_chunk_log ORDER BY seq DESC LIMIT 1)
+		FROM lore_meta WHERE key = 'generation'`, old.seq).Scan(&gen, &last, &first, &stamp, &newest); err != nil {
 		return nil, false, ix.explain(what, err)
 	}
 	switch {

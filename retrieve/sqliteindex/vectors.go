@@ -50,9 +50,9 @@ func (ix *Index) vectors(ctx context.Context) (*vectorCache, error) {
 		gen                        sql.NullString
 		last, first, stamp, newest sql.NullInt64
 	)
-	err = tx.QueryRowContext(ctx, `SELECT (SELECT value FROM lore_meta WHERE key = 'generation'), l.seq,
-		(SELECT MIN(seq) FROM lore_vector_log), (SELECT stamp FROM lore_vector_log WHERE seq = ?), l.stamp
-		FROM (SELECT 1) LEFT JOIN (SELECT seq, stamp FROM lore_vector_log ORDER BY seq DESC LIMIT 1) l ON true`, held).
+	err = tx.QueryRowContext(ctx, `SELECT (SELECT value FROM lore_meta WHERE key = 'generation'),
+		(SELECT MAX(seq) FROM lore_vector_log), (SELECT MIN(seq) FROM lore_vector_log),
+		(SELECT stamp FROM lore_vector_log WHERE seq = ?), (SELECT stamp FROM lore_vector_log ORDER BY seq DESC LIMIT 1)`, held).
 		Scan(&gen, &last, &first, &stamp, &newest)
 	if err != nil {
 		return nil, ix.explain("load the lore vectors", err)
