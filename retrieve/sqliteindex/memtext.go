@@ -31,8 +31,8 @@ import (
 // after it is not what happened after this snapshot. Only when the log
 // cannot say (trimmed past that entry, restarted, restored) or names too
 // many changes is it built whole again, in the background, FTS5 serving
-// meanwhile; New starts the first build. A build, and a catch-up for the rows it adds,
-// checks its token counts row by row against FTS5's own
+// meanwhile; New starts the first build. A build, and a catch-up for the
+// rows it adds, checks its token counts row by row against FTS5's own
 // (lore_fts_docsize): if the tokenizers ever disagree, the memory index
 // is not used.
 
