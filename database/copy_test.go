@@ -104,12 +104,13 @@ func TestCopyCoversEverySchemaTable(t *testing.T) {
 		// column, the branches' creation sequence and the memory events'
 		// numbers per playthrough (a trigger numbers them as they are
 		// inserted, in id order), and what triggers write: the keys'
-		// generation and the lore index's change log. The servers' coordination tables
+		// generation and the lore index's change log and its generations'
+		// stamps. The servers' coordination tables
 		// (leases, fanned-out events, forwarded calls) live only while
 		// servers run and are not data.
 		check(t, Postgres, cols, func(tb, c string) bool {
 			return tb == "hearth_schema" || strings.HasPrefix(tb, "live_") || tb == "lore_chunks" && c == "tsv" || tb == "library_images" && c == "search" || tb == "branches" && c == "seq" ||
-				tb == "narrative_events" && c == "seq" || tb == "narrative_event_seq" || tb == "auth_generation" || tb == "lore_changes"
+				tb == "narrative_events" && c == "seq" || tb == "narrative_event_seq" || tb == "auth_generation" || tb == "lore_changes" || tb == "lore_stamps"
 		})
 	})
 }

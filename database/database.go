@@ -194,7 +194,7 @@ func openSQLite(ctx context.Context, dir string, o options) (_ *DB, err error) {
 	if db.Memories, err = sqlitenarrative.New(ctx, h, append(mopts, sqlitenarrative.WithLogger(o.log))...); err != nil {
 		return nil, err
 	}
-	var iopts []sqliteindex.Option
+	iopts := []sqliteindex.Option{sqliteindex.WithLogger(o.log)}
 	if o.indexEmbedder != nil {
 		iopts = append(iopts, sqliteindex.WithEmbedder(o.indexEmbedder))
 	}

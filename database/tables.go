@@ -134,7 +134,8 @@ func tables() []*table {
 	// index: the lore index. lore_keys, full text and the vector log are
 	// SQLite's, derived from lore_chunks and lore_vectors; PostgreSQL's
 	// change log (lore_changes, and where it starts, lore_meta's
-	// changes_from) is its triggers', and each database keeps its own.
+	// changes_from) and its generations' stamps (lore_stamps) are its
+	// triggers', and each database keeps its own.
 	fileKey, _ := pk("pack", "file")
 	add(&table{name: "lore_files", store: "lore", sqliteKey: fileKey, pgKey: fileKey, cols: []column{
 		c("pack", kText), c("file", kText), c("hash", kText)}})

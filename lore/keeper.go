@@ -92,7 +92,7 @@ func (k *Keeper) Scene(ctx context.Context, w *world.State) (*Cache, error) {
 	plan := k.scenePlan(w, loc)
 	kept, _ := k.Index.(keptIndex)
 	var key string
-	var gen int64
+	var gen string
 	if kept != nil {
 		var err error
 		if gen, err = kept.Generation(ctx); err != nil {

@@ -10,13 +10,15 @@ import (
 )
 
 // keptIndex is an index that can say when its results are fixed: its
-// generation changes with every write, and Kept reports whether every
-// query's result is kept for a generation (so searching it again gives
-// the same result; a result degraded by a failing embedder is not kept).
-// sqliteindex.Index is one.
+// generation stamp changes with every write (and identifies it: a
+// database restored from an older copy and written to again never shows
+// a stamp seen before), and Kept reports whether every query's result is
+// kept for a generation (so searching it again gives the same result; a
+// result degraded by a failing embedder is not kept). Stamps are only
+// compared for equality. sqliteindex.Index is one.
 type keptIndex interface {
-	Generation(ctx context.Context) (int64, error)
-	Kept(gen int64, qs []retrieve.Query) bool
+	Generation(ctx context.Context) (string, error)
+	Kept(gen string, qs []retrieve.Query) bool
 }
 
 // maxScenes bounds the scenes a Keeper keeps: a campaign has a few
@@ -27,7 +29,7 @@ const maxScenes = 256
 // generation.
 type sceneMemo struct {
 	mu     sync.Mutex
-	gen    int64
+	gen    string
 	scenes map[string]*Cache
 }
 
@@ -55,7 +57,7 @@ func memoKey(c *Cache, plan scenePlan) string {
 
 // get returns a copy of the scene kept under key for generation gen, or
 // nil.
-func (m *sceneMemo) get(gen int64, key string) *Cache {
+func (m *sceneMemo) get(gen string, key string) *Cache {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gen != gen {
@@ -67,7 +69,7 @@ func (m *sceneMemo) get(gen int64, key string) *Cache {
 	return nil
 }
 
-func (m *sceneMemo) put(gen int64, key string, c *Cache) {
+func (m *sceneMemo) put(gen string, key string, c *Cache) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.gen != gen || m.scenes == nil || len(m.scenes) >= maxScenes {

@@ -227,7 +227,7 @@ func statusRows(t *testing.T, out string) map[string]string {
 // type, in rowid order (primary key order for WITHOUT ROWID tables): the
 // tables are found in the file itself, so a table or column the copy
 // forgot shows. Only what the database derives itself is left out: the
-// full-text tables, the vector log, SQLite's own tables, the index's
+// full-text tables, the change logs, SQLite's own tables, the index's
 // generation counter and the migrations' times.
 func sqliteContent(t *testing.T, e database.Endpoint) map[string]string {
 	t.Helper()
@@ -244,10 +244,10 @@ func sqliteContent(t *testing.T, e database.Endpoint) map[string]string {
 	for rows.Next() {
 		var n string
 		rows.Scan(&n)
-		// Derived: the vector log, and the keys' generation (a new
-		// random value with each write of a user or key, the copy's
-		// own included).
-		if strings.HasPrefix(n, "sqlite_") || strings.Contains(n, "_fts") || n == "lore_vector_log" || n == "auth_generation" {
+		// Derived: the lore index's change logs (each entry with a
+		// random stamp), and the keys' generation (a new random value
+		// with each write of a user or key, the copy's own included).
+		if strings.HasPrefix(n, "sqlite_") || strings.Contains(n, "_fts") || n == "lore_vector_log" || n == "lore_chunk_log" || n == "auth_generation" {
 			continue
 		}
 		names = append(names, n)

@@ -28,8 +28,10 @@
 // in-memory index of retrieve/bm25 (memtext.go). It is built from
 // lore_chunks per generation of the index (lore_meta's counter, bumped
 // in every writing transaction, read in the same repeatable-read
-// transaction as the rows), so a write by any server makes every
-// server's copy stale at its next search. It is built when the index
+// transaction as the rows, with the random stamp each bump records in
+// lore_stamps, so a schema restored from an older copy and written to
+// again never shows a generation a server holds), so a write by any
+// server makes every server's copy stale at its next search. It is built when the index
 // opens: at once for up to 5,000 chunks (a fraction of a second), so
 // small indexes never rank by anything else; in the background for
 // more, and until it is ready the ranking below serves. A search that

@@ -33,7 +33,7 @@ type memSnapshot struct {
 // generation reads lore_meta's counter ("" before any write).
 func (ix *Index) generation(ctx context.Context) (string, error) {
 	var gen string
-	err := ix.h.Pool().QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), '')`).Scan(&gen)
+	err := ix.h.Pool().QueryRow(ctx, `SELECT `+readGeneration).Scan(&gen)
 	return gen, err
 }
 
@@ -125,7 +125,7 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, err e
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), '')`).Scan(&gen); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT `+readGeneration).Scan(&gen); err != nil {
 		return nil, "?", ix.explain("build the in-memory full text", err)
 	}
 	bd, err := memtext.NewBuilder()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -87,7 +88,7 @@ func (ix *Index) readVecs(ctx context.Context) (_ *vecSnapshot, gen string, err 
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	var count int
-	if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), ''),
+	if err := tx.QueryRow(ctx, `SELECT `+readGeneration+`,
 		(SELECT count(*) FROM lore_vectors)`).Scan(&gen, &count); err != nil {
 		return nil, "?", ix.explain("load the lore vectors", err)
 	}
@@ -226,10 +227,16 @@ func (ix *Index) catchUpVecs(ctx context.Context, old *vecSnapshot, oldGen strin
 // nothing changed (gen is oldGen) or the log cannot say (trimmed past
 // oldGen, a TRUNCATE, the database restored from an older copy, or more
 // changes than fit) and the caller reads everything.
+//
+// The log continues what the caller holds only if generation from is
+// still the write it applied: lore_stamps must give it oldGen's stamp.
+// A schema restored from an older copy and written to since has counted
+// up to from again with other stamps, and its log's entries up to from
+// are other writes than the caller's.
 func (ix *Index) beginCatchUp(ctx context.Context, oldGen, what string, fits func(changed int) bool) (tx pgx.Tx, from, to int64, gen string, ok bool, err error) {
-	from, err = parseGen(oldGen)
-	if err != nil {
-		return nil, 0, 0, "", false, nil
+	from, held, stamped, err := parseGen(oldGen)
+	if err != nil || !stamped && oldGen != "" {
+		return nil, 0, 0, "", false, nil // no stamp to check: read everything
 	}
 	tx, err = ix.h.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -239,32 +246,50 @@ func (ix *Index) beginCatchUp(ctx context.Context, oldGen, what string, fits fun
 		start     string
 		changed   int
 		truncated bool
+		stamp     *int64
 	)
-	err = tx.QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), ''),
+	err = tx.QueryRow(ctx, `SELECT `+readGeneration+`,
 		coalesce((SELECT value FROM lore_meta WHERE key = 'changes_from'), ''),
 		(SELECT count(DISTINCT chunk) FROM lore_changes WHERE gen > $1),
-		coalesce((SELECT bool_or(chunk IS NULL) FROM lore_changes WHERE gen > $1), false)`, from).
-		Scan(&gen, &start, &changed, &truncated)
+		coalesce((SELECT bool_or(chunk IS NULL) FROM lore_changes WHERE gen > $1), false),
+		(SELECT stamp FROM lore_stamps WHERE gen = $1)`, from).
+		Scan(&gen, &start, &changed, &truncated, &stamp)
 	if err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return nil, 0, 0, "", false, ix.explain(what, err)
 	}
-	to, err1 := parseGen(gen)
-	first, err2 := parseGen(start)
-	ok = to == from
-	if err1 != nil || err2 != nil || truncated || from < first || to <= from || !fits(changed) {
+	to, _, _, err1 := parseGen(gen)
+	first, _, _, err2 := parseGen(start)
+	// oldGen "" is the index before any write: every log reaches back to it.
+	same := oldGen == "" || stamp != nil && *stamp == held
+	if !same && err1 == nil && err2 == nil && from >= first && to >= from {
+		ix.log.Info("lore index: the change log does not continue the generation this server holds (was the database restored from a copy?); reading everything again",
+			"doing", what, "held", oldGen, "now", gen)
+	}
+	ok = to == from && same
+	if !same || err1 != nil || err2 != nil || truncated || from < first || to <= from || !fits(changed) {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return nil, 0, 0, gen, ok && err1 == nil && err2 == nil && !truncated && from >= first, nil
 	}
 	return tx, from, to, gen, true, nil
 }
 
-// parseGen reads a generation; the empty one (no write yet) is 0.
-func parseGen(g string) (int64, error) {
+// parseGen reads a generation, "counter.stamp" (readGeneration); the
+// empty one (no write yet) is 0. stamped is false when it has no stamp.
+func parseGen(g string) (counter, stamp int64, stamped bool, err error) {
 	if g == "" {
-		return 0, nil
+		return 0, 0, false, nil
 	}
-	return strconv.ParseInt(g, 10, 64)
+	c, s, stamped := strings.Cut(g, ".")
+	if counter, err = strconv.ParseInt(c, 10, 64); err != nil {
+		return 0, 0, false, err
+	}
+	if stamped {
+		if stamp, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return 0, 0, false, err
+		}
+	}
+	return counter, stamp, stamped, nil
 }
 
 // WaitVectors waits until the in-memory vectors serve the index as it

@@ -46,7 +46,7 @@ type termStats struct {
 // for a term that is all stopwords), counting what the cache lacks.
 func (ix *Index) termStats(ctx context.Context, terms []string) (int64, []int64, error) {
 	var gen string
-	if err := ix.h.Pool().QueryRow(ctx, `SELECT coalesce((SELECT value FROM lore_meta WHERE key = 'generation'), '')`).Scan(&gen); err != nil {
+	if err := ix.h.Pool().QueryRow(ctx, `SELECT `+readGeneration).Scan(&gen); err != nil {
 		return 0, nil, err
 	}
 	ts := &ix.tstats

@@ -131,9 +131,22 @@ func (ix *Index) Upsert(ctx context.Context, pack, file, fileHash string, chunks
 // bumpGeneration marks the chunks or their vectors changed, for what is
 // cached per generation: the full-text term statistics (termstats.go) and
 // the in-memory full text and vectors (memtext.go, memvec.go). It is written in the
-// transaction that changes them.
-const bumpGeneration = `INSERT INTO lore_meta (key, value) VALUES ('generation', '1')
-	ON CONFLICT (key) DO UPDATE SET value = (lore_meta.value::bigint + 1)::text`
+// transaction that changes them, with the new generation's random stamp
+// (migration 0003), as the triggers' bumps are.
+const bumpGeneration = `WITH g AS (INSERT INTO lore_meta (key, value) VALUES ('generation', '1')
+		ON CONFLICT (key) DO UPDATE SET value = (lore_meta.value::bigint + 1)::text RETURNING value::bigint AS gen)
+	INSERT INTO lore_stamps (gen, stamp)
+		SELECT gen, ('x' || substr(md5(gen_random_uuid()::text), 1, 16))::bit(64)::bigint & 9223372036854775807 FROM g
+		ON CONFLICT (gen) DO UPDATE SET stamp = excluded.stamp`
+
+// readGeneration is the generation as servers read and compare it,
+// "counter.stamp" ("" before any write; the counter alone for a
+// generation with no stamp recorded): two reads are equal only when no
+// write came between, even across a restore from an older copy, whose
+// counter later writes count up again but with other stamps. It is
+// compared whole, and parsed only to catch up (parseGen).
+const readGeneration = `coalesce((SELECT m.value || coalesce('.' || s.stamp, '') FROM lore_meta m
+	LEFT JOIN lore_stamps s ON s.gen = m.value::bigint WHERE m.key = 'generation'), '')`
 
 // explain names the database in an error, keeping a coded error's code.
 func (ix *Index) explain(doing string, err error) error {

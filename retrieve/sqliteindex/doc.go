@@ -18,7 +18,11 @@
 // the rows that cannot reach the top k; it is built in the background
 // when the index opens, FTS5 serving meanwhile, and after a change,
 // whichever process made it, catches up from a log of changed chunks
-// (lore_chunk_log), built whole again only after many. While FTS5
+// (lore_chunk_log), built whole again only after many. The generation
+// stamp and each log entry carry a random part (migrations/0005), so a
+// file restored from an older copy and written to again, whose counters
+// then count the same as before, is never taken for what a process
+// holds. While FTS5
 // serves, when a query's rare words decide its top matches, only the
 // rows holding them are scored (rarefirst.go): BM25's ranking,
 // without scoring every row a common word matches. A chunk above the

@@ -48,8 +48,8 @@ func TestSelectiveFullTextRanksAsWhole(t *testing.T) {
 			}
 			match := matchQuery(text)
 			cond, args := where(f)
-			// Generation -1 has no in-memory index: FTS5's paths are under test.
-			got, err := ix.fullText(ctx, -1, text, match, int(role), f, cond, args, 40)
+			// Generation "?" has no in-memory index: FTS5's paths are under test.
+			got, err := ix.fullText(ctx, "?", text, match, int(role), f, cond, args, 40)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestRareFirstRanksAsWhole(t *testing.T) {
 		k := []int{10, 40}[i%2]
 		for _, f := range []retrieve.Filter{{}, {Packs: []string{"pack03"}}} {
 			cond, args := where(f)
-			got, ok, err := ix.rareFirst(ctx, 1, retrieve.Terms(text), role, cond, args, k, 300)
+			got, ok, err := ix.rareFirst(ctx, "1", retrieve.Terms(text), role, cond, args, k, 300)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -86,7 +86,7 @@ func memCounts(ix *Index) (builds, catchUps int) {
 // count, token count and postings, every query term's document count,
 // and each query's ranking (rows and scores, bit for bit; rows of equal
 // scores in either order) for both roles and every filter.
-func sameAsFresh(t *testing.T, ix *Index, gen int64, queries []string, filters []retrieve.Filter) {
+func sameAsFresh(t *testing.T, ix *Index, gen string, queries []string, filters []retrieve.Filter) {
 	t.Helper()
 	ctx := context.Background()
 	fresh, err := Open(ctx, ix.Path())
@@ -96,11 +96,11 @@ func sameAsFresh(t *testing.T, ix *Index, gen int64, queries []string, filters [
 	defer fresh.Close()
 	waitMemTest(t, fresh)
 	if g, err := fresh.generation(ctx); err != nil || g != gen {
-		t.Fatalf("the fresh handle reads generation %d (%v), want %d", g, err, gen)
+		t.Fatalf("the fresh handle reads generation %s (%v), want %s", g, err, gen)
 	}
 	got, want := ix.memSnapshot(ctx, gen), fresh.memSnapshot(ctx, gen)
 	if got == nil || want == nil {
-		t.Fatalf("no in-memory full text at generation %d: caught up %v, fresh %v", gen, got != nil, want != nil)
+		t.Fatalf("no in-memory full text at generation %s: caught up %v, fresh %v", gen, got != nil, want != nil)
 	}
 	if got.ix.Docs() != want.ix.Docs() || got.ix.Tokens() != want.ix.Tokens() || got.ix.Postings() != want.ix.Postings() {
 		t.Fatalf("caught up: %d docs, %d tokens, %d postings; fresh: %d, %d, %d", got.ix.Docs(), got.ix.Tokens(), got.ix.Postings(),

@@ -24,11 +24,15 @@ import (
 // it stale. The next search then catches it up from lore_chunk_log
 // (migrations/0004) in a few milliseconds: the chunks logged since the
 // entry it holds are read again and bm25.Index.Apply swaps their
-// documents, ranking exactly as a fresh build. Only when the log cannot
-// say (trimmed past that entry, restarted) or names too many changes is
-// it built whole again, in the background, FTS5 serving meanwhile; New
-// starts the first build. A build, and a catch-up for the rows it adds,
-// checks its token counts row by row against FTS5's own
+// documents, ranking exactly as a fresh build. The entry it holds is
+// known by its number and its random stamp (migrations/0005): when the
+// log's entry of that number carries another stamp, the file was
+// restored from a copy and written to since, and what the log holds
+// after it is not what happened after this snapshot. Only when the log
+// cannot say (trimmed past that entry, restarted, restored) or names too
+// many changes is it built whole again, in the background, FTS5 serving
+// meanwhile; New starts the first build. A build, and a catch-up for the
+// rows it adds, checks its token counts row by row against FTS5's own
 // (lore_fts_docsize): if the tokenizers ever disagree, the memory index
 // is not used.
 
@@ -37,8 +41,8 @@ type memText struct {
 	mu       sync.Mutex
 	snap     *memSnapshot
 	building bool
-	failed   error // the last build's error, kept until one succeeds
-	failedAt int64 // the generation it failed at: not tried again there
+	failed   error  // the last build's error, kept until one succeeds
+	failedAt string // the generation it failed at: not tried again there
 	stats    memStats
 	updating chan struct{} // closed when the catch-up under way ends
 	builds   int           // full builds begun, for tests
@@ -52,10 +56,11 @@ type memText struct {
 
 // memSnapshot is the full text of one generation of the index.
 type memSnapshot struct {
-	gen  int64
-	seq  int64 // the last lore_chunk_log entry it reflects (0: none)
-	ix   *bm25.Index
-	cols memtext.Columns // access level and filter columns per document
+	gen   string
+	seq   int64 // the last lore_chunk_log entry it reflects (0: none)
+	stamp int64 // that entry's stamp
+	ix    *bm25.Index
+	cols  memtext.Columns // access level and filter columns per document
 }
 
 // memFilter is filter.go's condition over a snapshot's columns: the
@@ -101,7 +106,7 @@ func (m *memText) close() {
 // and filter to each candidate before it is scored. ok is false when the
 // memory index cannot answer for generation gen (not built, stale, or a
 // term that is not one token), and the caller asks FTS5.
-func (ix *Index) memSearch(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, k int) (_ []hit, ok bool, _ error) {
+func (ix *Index) memSearch(ctx context.Context, gen string, text string, role int, f retrieve.Filter, k int) (_ []hit, ok bool, _ error) {
 	found, ok, err := ix.memRank(ctx, gen, text, role, f, k)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -114,7 +119,7 @@ func (ix *Index) memSearch(ctx context.Context, gen int64, text string, role int
 }
 
 // memRank is memSearch with BM25's own scores.
-func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
+func (ix *Index) memRank(ctx context.Context, gen string, text string, role int, f retrieve.Filter, k int) (_ []bm25.Hit, ok bool, _ error) {
 	snap := ix.memSnapshot(ctx, gen)
 	if snap == nil {
 		return nil, false, nil
@@ -145,7 +150,7 @@ func (ix *Index) memRank(ctx context.Context, gen int64, text string, role int, 
 // serves meanwhile, with the same scores, so a search does not wait for
 // a build (the first scene of a game is searched while the index is
 // still being built).
-func (ix *Index) memSnapshot(ctx context.Context, gen int64) *memSnapshot {
+func (ix *Index) memSnapshot(ctx context.Context, gen string) *memSnapshot {
 	m := &ix.mem
 	m.mu.Lock()
 	if m.snap != nil && m.snap.gen == gen {
@@ -175,6 +180,10 @@ func (ix *Index) memSnapshot(ctx context.Context, gen int64) *memSnapshot {
 		m.wg.Add(1)
 		m.mu.Unlock()
 		next, ok, err := ix.catchUpMem(m.ctx, old)
+		if err != nil && m.ctx.Err() == nil {
+			ix.log.Warn("lore index: in-memory full text not brought up to date from the change log; building it whole, FTS5 serving meanwhile",
+				"err", err)
+		}
 		m.mu.Lock()
 		m.updating = nil
 		close(done)
@@ -215,14 +224,18 @@ func (ix *Index) buildMem() {
 	m.building = false
 	if err != nil {
 		m.failed, m.failedAt = err, gen
+		if m.ctx.Err() == nil {
+			ix.log.Warn("lore index: in-memory full text not built; FTS5 serves", "err", err)
+		}
 		return
 	}
 	m.failed = nil
-	if m.snap == nil || snap.gen >= m.snap.gen {
-		m.snap = snap
-		m.stats = memStats{Docs: snap.ix.Docs(), Terms: snap.ix.Terms(), Postings: snap.ix.Postings(),
-			Bytes: snap.bytes(), Build: time.Since(start)}
-	}
+	// No catch-up runs beside a build, and the build read the file after
+	// whatever m.snap holds: it is newer, whatever the counters say (a
+	// restored file counts from an older value).
+	m.snap = snap
+	m.stats = memStats{Docs: snap.ix.Docs(), Terms: snap.ix.Terms(), Postings: snap.ix.Postings(),
+		Bytes: snap.bytes(), Build: time.Since(start)}
 }
 
 // WaitFullText waits until the in-memory full text serves the index as
@@ -257,8 +270,8 @@ func (ix *Index) waitMem(ctx context.Context) error {
 
 // readMem reads every chunk's full-text columns in one read transaction,
 // so the snapshot and its generation agree, and builds the index.
-// gen is the generation read (-1 when even that failed).
-func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen int64, _ error) {
+// gen is the generation read ("?" when even that failed).
+func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen string, _ error) {
 	snap, gen, err := ix.readMemAt(ctx)
 	if err != nil {
 		err = fmt.Errorf("%w (full text is served by FTS5 instead)", err)
@@ -266,17 +279,18 @@ func (ix *Index) readMem(ctx context.Context) (_ *memSnapshot, gen int64, _ erro
 	return snap, gen, err
 }
 
-func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ error) {
-	gen = -1
+func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen string, _ error) {
+	gen = "?"
 	tx, err := ix.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer tx.Rollback()
-	var seq sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER), (SELECT MAX(seq) FROM lore_chunk_log)
-		FROM lore_meta WHERE key = 'generation'`).Scan(&gen, &seq); err != nil {
-		return nil, -1, ix.explain("build the in-memory full text", err)
+	var seq, stamp sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT value, (SELECT MAX(seq) FROM lore_chunk_log),
+		(SELECT stamp FROM lore_chunk_log ORDER BY seq DESC LIMIT 1)
+		FROM lore_meta WHERE key = 'generation'`).Scan(&gen, &seq, &stamp); err != nil {
+		return nil, "?", ix.explain("build the in-memory full text", err)
 	}
 	bd, err := memtext.NewBuilder()
 	if err != nil {
@@ -287,7 +301,7 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 		return nil, gen, ix.explain("build the in-memory full text", err)
 	}
 	defer rows.Close()
-	snap := &memSnapshot{gen: gen, seq: seq.Int64}
+	snap := &memSnapshot{gen: gen, seq: seq.Int64, stamp: stamp.Int64}
 	for rows.Next() {
 		var (
 			n                   int64
@@ -322,7 +336,8 @@ func (ix *Index) readMemAt(ctx context.Context) (_ *memSnapshot, gen int64, _ er
 // (bm25.Index.Apply keeps the document count, mean length and term
 // counts exact), with its access level and filter columns. ok is false,
 // and the caller builds whole, when the log cannot say (trimmed past
-// old.seq, or restarted) or names more changes than compactAt allows.
+// old.seq, restarted, or its entry old.seq is another write's: the file
+// was restored from a copy) or names more changes than compactAt allows.
 func (ix *Index) catchUpMem(ctx context.Context, old *memSnapshot) (_ *memSnapshot, ok bool, _ error) {
 	const what = "catch up with the in-memory full text"
 	tx, err := ix.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -331,19 +346,26 @@ func (ix *Index) catchUpMem(ctx context.Context, old *memSnapshot) (_ *memSnapsh
 	}
 	defer tx.Rollback()
 	var (
-		gen         int64
-		last, first sql.NullInt64
+		gen                        string
+		last, first, stamp, newest sql.NullInt64
 	)
-	if err := tx.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER), (SELECT MAX(seq) FROM lore_chunk_log),
-		(SELECT MIN(seq) FROM lore_chunk_log) FROM lore_meta WHERE key = 'generation'`).Scan(&gen, &last, &first); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT value, (SELECT MAX(seq) FROM lore_chunk_log), (SELECT MIN(seq) FROM lore_chunk_log),
+		(SELECT stamp FROM lore_chunk_log WHERE seq = ?), (SELECT stamp FROM lore_chunk_log ORDER BY seq DESC LIMIT 1)
+		FROM lore_meta WHERE key = 'generation'`, old.seq).Scan(&gen, &last, &first, &stamp, &newest); err != nil {
 		return nil, false, ix.explain(what, err)
 	}
 	switch {
-	case last.Int64 < old.seq:
-		return nil, false, nil // the log restarted
+	case old.seq == 0:
+		return nil, false, nil // built from an empty log: no entry to check
+	case !stamp.Valid && last.Int64 >= old.seq:
+		return nil, false, nil // trimmed past what old holds
+	case !stamp.Valid || stamp.Int64 != old.stamp:
+		ix.log.Info("lore index: the full-text change log does not continue what this process holds in memory (was the database restored from a copy?); building it whole",
+			"entry", old.seq, "newest", last.Int64)
+		return nil, false, nil
 	case last.Int64 == old.seq:
 		// No chunk changed (a vector did, or nothing): the same full text.
-		return &memSnapshot{gen: gen, seq: old.seq, ix: old.ix, cols: old.cols}, true, nil
+		return &memSnapshot{gen: gen, seq: old.seq, stamp: old.stamp, ix: old.ix, cols: old.cols}, true, nil
 	case !first.Valid || first.Int64 > old.seq+1:
 		return nil, false, nil // trimmed past what old holds
 	}
@@ -420,7 +442,7 @@ func (ix *Index) catchUpMem(ctx context.Context, old *memSnapshot) (_ *memSnapsh
 	}
 	// The documents' columns: the old ones (removed ones too: their
 	// positions stay, never a candidate), then the added.
-	snap := &memSnapshot{gen: gen, seq: last.Int64, ix: next, cols: old.cols.Derive(len(next.Rows()))}
+	snap := &memSnapshot{gen: gen, seq: last.Int64, stamp: newest.Int64, ix: next, cols: old.cols.Derive(len(next.Rows()))}
 	for d := range old.cols.Len() {
 		snap.cols.AppendFrom(&old.cols, d)
 	}

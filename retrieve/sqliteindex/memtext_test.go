@@ -3,8 +3,10 @@ package sqliteindex
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -265,6 +267,10 @@ func TestMemFollowsWrites(t *testing.T) {
 func TestMemStepsAsideWhenFTS5Disagrees(t *testing.T) {
 	ctx := context.Background()
 	ix := openTest(t)
+	// The empty index built first, so that the rows below come by a
+	// catch-up after the lengths are changed, never by a build that ran
+	// before (which a loaded machine can delay past the writes).
+	waitMemTest(t, ix)
 	c := newCorpus(32, 300)
 	if err := fill(ctx, ix, c.files(100, 10)); err != nil {
 		t.Fatal(err)
@@ -294,5 +300,52 @@ func TestMemStepsAsideWhenFTS5Disagrees(t *testing.T) {
 	r := search(t, ix, retrieve.Query{Text: text, Role: access.GM, Limit: 10})
 	if len(r.Passages) == 0 {
 		t.Fatalf("%q found nothing with FTS5 serving", text)
+	}
+}
+
+// syncBuffer is a log destination safe for the index's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestMemCatchUpFailureIsLogged: a catch-up that fails (here FTS5's
+// lengths disagree with the rows it adds) says so once, at warn, with
+// the reason, before the full build takes over.
+func TestMemCatchUpFailureIsLogged(t *testing.T) {
+	ctx := context.Background()
+	var logs syncBuffer
+	ix := openTest(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	waitMemTest(t, ix)
+	c := newCorpus(32, 300)
+	if err := fill(ctx, ix, c.files(100, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.w.Exec(`UPDATE lore_fts_docsize SET sz = X'017F01' WHERE id = (SELECT max(id) FROM lore_fts_docsize)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.waitMem(ctx); err == nil {
+		t.Fatal("the full text was built over lengths FTS5 disagrees with")
+	}
+	var caught []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "not brought up to date") {
+			caught = append(caught, l)
+		}
+	}
+	if len(caught) != 1 || !strings.Contains(caught[0], "level=WARN") || !strings.Contains(caught[0], "tokens here and") {
+		t.Fatalf("want one warning giving the reason; the log:\n%s", logs.String())
 	}
 }

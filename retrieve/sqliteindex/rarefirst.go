@@ -41,7 +41,7 @@ const bm25K1 = 1.2
 // one generation of the index.
 type termStats struct {
 	mu  sync.Mutex
-	gen int64
+	gen string
 	n   int64 // rows in the index; 0 until read
 	df  map[string]int64
 }
@@ -51,7 +51,7 @@ const maxTermStats = 20000
 
 // stats returns the row count and each term's row count, reading what the
 // cache lacks.
-func (ix *Index) termStats(ctx context.Context, gen int64, terms []string) (int64, []int64, error) {
+func (ix *Index) termStats(ctx context.Context, gen string, terms []string) (int64, []int64, error) {
 	ts := &ix.tstats
 	ts.mu.Lock()
 	if ts.gen != gen || len(ts.df) > maxTermStats {
@@ -119,7 +119,7 @@ func idf(n, df int64) float64 {
 // decide the top k; ok is false when they may not, and the caller ranks
 // every match.
 // maxRare bounds the rows the rare terms may match together (rareRows).
-func (ix *Index) rareFirst(ctx context.Context, gen int64, terms []string, role int, cond string, args []any, k int, maxRare int64) (_ []hit, ok bool, _ error) {
+func (ix *Index) rareFirst(ctx context.Context, gen string, terms []string, role int, cond string, args []any, k int, maxRare int64) (_ []hit, ok bool, _ error) {
 	if len(terms) < 2 {
 		return nil, false, nil
 	}

@@ -14,28 +14,33 @@ import (
 const maxResults = 256
 
 // resultCache keeps Search's results while the index's generation stamp
-// (migrations/0003) is unchanged. Searching is deterministic for given
-// contents, so a kept result is the one the query would give now; a
-// game asks the same scene queries each time a scene is entered, and
+// (migrations/0003, 0005) is unchanged. Searching is deterministic for
+// given contents, so a kept result is the one the query would give now;
+// a game asks the same scene queries each time a scene is entered, and
 // ranking them is most of a turn.
 type resultCache struct {
 	mu   sync.Mutex
-	gen  int64
+	gen  string
 	m    map[string]retrieve.Result
 	hits int // for tests
 }
 
-// generation reads the index's stamp.
-func (ix *Index) generation(ctx context.Context) (int64, error) {
-	rows, err := ix.stmts.query(ctx, `SELECT CAST(value AS INTEGER) FROM lore_meta WHERE key = 'generation'`)
+// generation reads the index's stamp, "counter.random" (migrations/0005):
+// every write changes both, so two reads are equal only when no write
+// came between, even across a restore of the file from an older copy
+// (which brings an older counter back, and later writes count it up
+// again, but draw other random parts). It is compared whole, never
+// ordered.
+func (ix *Index) generation(ctx context.Context) (string, error) {
+	rows, err := ix.stmts.query(ctx, `SELECT value FROM lore_meta WHERE key = 'generation'`)
 	if err != nil {
-		return 0, ix.explain("search the lore index", err)
+		return "", ix.explain("search the lore index", err)
 	}
 	defer rows.Close()
-	var gen int64
+	var gen string
 	if rows.Next() {
 		if err := rows.Scan(&gen); err != nil {
-			return 0, ix.explain("search the lore index", err)
+			return "", ix.explain("search the lore index", err)
 		}
 	}
 	return gen, ix.explain("search the lore index", rows.Err())
@@ -47,7 +52,7 @@ func resultKey(q retrieve.Query) (string, bool) {
 	return string(b), err == nil
 }
 
-func (c *resultCache) get(gen int64, key string) (retrieve.Result, bool) {
+func (c *resultCache) get(gen string, key string) (retrieve.Result, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
@@ -62,14 +67,14 @@ func (c *resultCache) get(gen int64, key string) (retrieve.Result, bool) {
 }
 
 // has reports whether a result is kept for key at generation gen.
-func (c *resultCache) has(gen int64, key string) bool {
+func (c *resultCache) has(gen string, key string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.m[key]
 	return ok && c.gen == gen
 }
 
-func (c *resultCache) put(gen int64, key string, r retrieve.Result) {
+func (c *resultCache) put(gen string, key string, r retrieve.Result) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {

@@ -53,7 +53,7 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 
 // search runs q; degraded reports a search without vectors because the
 // embedder failed, which the next search tries again.
-func (ix *Index) search(ctx context.Context, q retrieve.Query, text string, gen int64) (_ retrieve.Result, degraded bool, err error) {
+func (ix *Index) search(ctx context.Context, q retrieve.Query, text string, gen string) (_ retrieve.Result, degraded bool, err error) {
 	role := roleLevel(q.Role)
 	cond, args := where(q.Filter)
 	k := depth(q.EffectiveLimit())
@@ -149,7 +149,7 @@ type ranked struct {
 // All of that is the fallback: while the in-memory index (memtext.go)
 // is built for the generation being searched, it answers instead, with
 // the same scores.
-func (ix *Index) fullText(ctx context.Context, gen int64, text, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
+func (ix *Index) fullText(ctx context.Context, gen string, text, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
 	if hits, ok, err := ix.memSearch(ctx, gen, text, role, f, k); err != nil || ok {
 		return hits, err
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	stdembed "embed"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/hearth-rpg/hearth/embedding"
@@ -31,6 +32,7 @@ type Index struct {
 	w    *sql.DB // one connection: all writes
 	r    *sql.DB // a pool for reads
 	emb  embedding.Embedder
+	log  *slog.Logger
 
 	stmts                    stmtCache // reads
 	results                  resultCache
@@ -52,6 +54,7 @@ type options struct {
 	emb      embedding.Embedder
 	cands    int
 	candsSet bool
+	log      *slog.Logger
 }
 
 // Option configures Open.
@@ -63,6 +66,14 @@ type Option func(*options)
 // returns.
 func WithEmbedder(e embedding.Embedder) Option {
 	return func(o *options) { o.emb = e }
+}
+
+// WithLogger reports what the index does in the background or decides
+// on its own: the in-memory full text not built or not caught up (FTS5
+// serves meanwhile), a change log that does not continue what the
+// process holds. nil discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.log = l }
 }
 
 // DefaultVectorCandidates is how many rows a vector search re-ranks
@@ -88,7 +99,10 @@ func New(ctx context.Context, h *sqlitedb.DB, opts ...Option) (*Index, error) {
 	if o.emb != nil && o.emb.Dim() <= 0 {
 		return nil, fmt.Errorf("open lore index %s: embedder %s has dimension %d", h.Path(), o.emb.Name(), o.emb.Dim())
 	}
-	ix := &Index{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), emb: o.emb, cands: DefaultVectorCandidates}
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
+	ix := &Index{h: h, path: h.Path(), w: h.Writer(), r: h.Reader(), emb: o.emb, log: o.log, cands: DefaultVectorCandidates}
 	if o.candsSet {
 		ix.cands = o.cands
 	}

@@ -15,7 +15,9 @@ import (
 // Once the changes outgrow compactAt, the next catch-up reloads everything
 // into a new base.
 type vectorCache struct {
-	seq int64 // the last log entry reflected
+	gen   string // the generation read with it
+	seq   int64  // the last log entry reflected (0: none)
+	stamp int64  // its stamp (migrations/0005)
 	*memvec.Set
 }
 
@@ -28,6 +30,9 @@ func compactAt(base int) int { return 256 + base/16 }
 // up from lore_vector_log when only a few vectors changed since it was
 // built, and loading everything otherwise. The log is read in the same
 // read transaction as the vectors, so the cache matches one snapshot.
+// The log's entry the cache holds must still carry the stamp the cache
+// read: if not, the file was restored from a copy and written to since,
+// and the entries after it are not what happened after the cache.
 func (ix *Index) vectors(ctx context.Context) (*vectorCache, error) {
 	ix.vmu.Lock()
 	defer ix.vmu.Unlock()
@@ -36,18 +41,42 @@ func (ix *Index) vectors(ctx context.Context) (*vectorCache, error) {
 		return nil, ix.explain("load the lore vectors", err)
 	}
 	defer tx.Rollback()
-	var last, first sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT (SELECT MAX(seq) FROM lore_vector_log), (SELECT MIN(seq) FROM lore_vector_log)`).Scan(&last, &first)
+	old := ix.vecs
+	var held int64
+	if old != nil {
+		held = old.seq
+	}
+	var (
+		gen                        sql.NullString
+		last, first, stamp, newest sql.NullInt64
+	)
+	err = tx.QueryRowContext(ctx, `SELECT (SELECT value FROM lore_meta WHERE key = 'generation'),
+		(SELECT MAX(seq) FROM lore_vector_log), (SELECT MIN(seq) FROM lore_vector_log),
+		(SELECT stamp FROM lore_vector_log WHERE seq = ?), (SELECT stamp FROM lore_vector_log ORDER BY seq DESC LIMIT 1)`, held).
+		Scan(&gen, &last, &first, &stamp, &newest)
 	if err != nil {
 		return nil, ix.explain("load the lore vectors", err)
 	}
-	old := ix.vecs
-	if old != nil && old.seq == last.Int64 {
-		return old, nil
+	if old != nil && old.gen == gen.String {
+		return old, nil // no write since
+	}
+	// The entry the cache holds is still this file's history, not a
+	// restored copy's (an emptied log holds none to check).
+	same := old != nil && old.seq > 0 && stamp.Valid && stamp.Int64 == old.stamp
+	if same && old.seq == last.Int64 {
+		// Only chunks' other columns changed.
+		vc := *old
+		vc.gen = gen.String
+		ix.vecs = &vc
+		return ix.vecs, nil
+	}
+	if old != nil && !same && last.Int64 >= old.seq && first.Valid && first.Int64 <= old.seq {
+		ix.log.Info("lore index: the vector change log does not continue what this process holds in memory (was the database restored from a copy?); loading the vectors whole",
+			"entry", old.seq, "newest", last.Int64)
 	}
 	// Catch up only from an unbroken log: one trimmed past the cache, or
 	// emptied and restarted, means a full load.
-	if old != nil && first.Valid && first.Int64 <= old.seq+1 && last.Int64 > old.seq {
+	if same && first.Valid && first.Int64 <= old.seq+1 && last.Int64 > old.seq {
 		var changed int
 		err := tx.QueryRowContext(ctx, `SELECT COUNT(DISTINCT chunk) FROM lore_vector_log WHERE seq > ? AND seq <= ?`,
 			old.seq, last.Int64).Scan(&changed)
@@ -55,25 +84,28 @@ func (ix *Index) vectors(ctx context.Context) (*vectorCache, error) {
 			return nil, ix.explain("load the lore vectors", err)
 		}
 		if old.Changed()+changed <= compactAt(old.BaseLen()) {
-			vc, err := ix.catchUp(ctx, tx, old, last.Int64)
+			vc, err := ix.catchUp(ctx, tx, old, last.Int64, newest.Int64)
 			if err != nil {
 				return nil, err
 			}
+			vc.gen = gen.String
 			ix.vecs = vc
 			return vc, nil
 		}
 	}
 	ix.vecs = nil // let the old slab go before the new one is read
-	vc, err := ix.loadVectors(ctx, tx, last.Int64)
+	vc, err := ix.loadVectors(ctx, tx, last.Int64, newest.Int64)
 	if err != nil {
 		return nil, err
 	}
+	vc.gen = gen.String
 	ix.vecs = vc
 	return vc, nil
 }
 
-// loadVectors reads every stored vector into a new cache at log entry seq.
-func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vectorCache, error) {
+// loadVectors reads every stored vector into a new cache at log entry
+// seq, whose stamp is stamp.
+func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq, stamp int64) (*vectorCache, error) {
 	dim := ix.emb.Dim()
 	var count int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lore_vectors`).Scan(&count); err != nil {
@@ -105,13 +137,13 @@ func (ix *Index) loadVectors(ctx context.Context, tx *sql.Tx, seq int64) (*vecto
 	if err := rows.Err(); err != nil {
 		return nil, ix.explain("load the lore vectors", err)
 	}
-	return &vectorCache{seq: seq, Set: bd.Build()}, nil
+	return &vectorCache{seq: seq, stamp: stamp, Set: bd.Build()}, nil
 }
 
-// catchUp builds the cache at log entry seq from old and the chunks
-// logged since: each one's slot in old goes dead, and its vector, if it
-// still has one, joins the extra slab.
-func (ix *Index) catchUp(ctx context.Context, tx *sql.Tx, old *vectorCache, seq int64) (*vectorCache, error) {
+// catchUp builds the cache at log entry seq (stamped stamp) from old and
+// the chunks logged since: each one's slot in old goes dead, and its
+// vector, if it still has one, joins the extra slab.
+func (ix *Index) catchUp(ctx context.Context, tx *sql.Tx, old *vectorCache, seq, stamp int64) (*vectorCache, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT l.chunk, c.access, v.vec
 		FROM (SELECT DISTINCT chunk FROM lore_vector_log WHERE seq > ? AND seq <= ?) l
 		LEFT JOIN lore_vectors v ON v.chunk = l.chunk
@@ -142,7 +174,7 @@ func (ix *Index) catchUp(ctx context.Context, tx *sql.Tx, old *vectorCache, seq 
 		return nil, ix.explain("catch up with the lore vectors", err)
 	}
 
-	return &vectorCache{seq: seq, Set: old.Apply(changes)}, nil
+	return &vectorCache{seq: seq, stamp: stamp, Set: old.Apply(changes)}, nil
 }
 
 // hit is a ranked row.
