@@ -148,8 +148,12 @@ func TestInternalToolsThenAnswer(t *testing.T) {
 }
 
 func TestExternalToolThroughRun(t *testing.T) {
+	// Two calls in turn: while the run waits for the second, a second
+	// result for the first is refused as unknown. (With one call the run
+	// could finish first, and refuse it as finished.)
 	model := cassette.Script(
 		cassette.Calls("fvtt_read", `{"actor":"ship"}`),
+		cassette.Calls("fvtt_read", `{"actor":"crew"}`),
 		cassette.Text("The jump drive is damaged."),
 	)
 	loop := &agent.Loop{Provider: model, Tools: []agent.Tool{{Tool: llm.Tool{Name: "fvtt_read"}, External: true}}}
@@ -168,8 +172,15 @@ func TestExternalToolThroughRun(t *testing.T) {
 	if err := run.Deliver(call.ID, `{"jump_drive":"damaged"}`); err != nil {
 		t.Fatal(err)
 	}
+	next := rec.waitFor(t, agent.ToolCall)
+	if next.ID == call.ID || string(next.Args) != `{"actor":"crew"}` {
+		t.Fatalf("second tool_call %+v after %+v", next, call)
+	}
 	if err := run.Deliver(call.ID, `{}`); !errors.Is(err, agent.ErrUnknownCall) {
 		t.Fatalf("second Deliver = %v", err)
+	}
+	if err := run.Deliver(next.ID, `{"crew":"asleep"}`); err != nil {
+		t.Fatal(err)
 	}
 	out, err := run.Wait()
 	if err != nil || out.Text != "The jump drive is damaged." {

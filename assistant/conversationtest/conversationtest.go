@@ -25,6 +25,7 @@ func Run(t *testing.T, open func(t *testing.T) assistant.Conversations) {
 		{"SaveAndGet", testSaveAndGet},
 		{"Ownership", testOwnership},
 		{"ListAndDelete", testListAndDelete},
+		{"ListTies", testListTies},
 		{"Cleanup", testCleanup},
 	}
 	for _, tt := range tests {
@@ -129,6 +130,22 @@ func testListAndDelete(t *testing.T, c assistant.Conversations) {
 	}
 	if list, _ := c.List(ctx, "bob"); len(list) != 1 || list[0].ID != "b1" {
 		t.Errorf("Bob's list: %+v", list)
+	}
+}
+
+// Conversations updated at the same moment list by id, whatever order
+// they were saved in.
+func testListTies(t *testing.T, c assistant.Conversations) {
+	for _, id := range []string{"z1", "a9", "m5"} {
+		save(t, c, "ann", id, t0)
+	}
+	list, err := c.List(ctx, "ann")
+	var ids []string
+	for _, s := range list {
+		ids = append(ids, s.ID)
+	}
+	if want := []string{"a9", "m5", "z1"}; err != nil || !slices.Equal(ids, want) {
+		t.Fatalf("List = %v, %v; want %v", ids, err, want)
 	}
 }
 

@@ -159,7 +159,7 @@ func marshalString(v any) (string, error) {
 // List implements assistant.Conversations.
 func (c *Store) List(ctx context.Context, userID string) ([]assistant.Summary, error) {
 	rows, err := c.r.QueryContext(ctx, `SELECT id, created_at, updated_at, json_array_length(messages)
-		FROM assistant_conversations WHERE user_id = ? ORDER BY updated_at DESC`, userID)
+		FROM assistant_conversations WHERE user_id = ? ORDER BY updated_at DESC, id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
 	}

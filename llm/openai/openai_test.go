@@ -487,19 +487,25 @@ func TestChatCancel(t *testing.T) {
 	p := newProvider(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	start := time.Now()
-	_, err := p.Chat(ctx, llm.Request{Model: "m"}, func(c llm.Chunk) error {
-		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-		return nil
-	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Chat(ctx, llm.Request{Model: "m"}, func(c llm.Chunk) error {
+			go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+			return nil
+		})
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute): // a hang guard, not a measurement
+		t.Fatal("Chat did not return a minute after its context was cancelled")
+	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 	if llm.IsTransient(err) {
 		t.Errorf("a cancelled call is not worth retrying: %v", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("cancel took %v", d)
 	}
 }
 

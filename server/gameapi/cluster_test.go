@@ -17,6 +17,7 @@ type bus struct {
 	mu      sync.Mutex
 	leases  map[string]string // name → member
 	members map[string]*member
+	dead    map[string]bool // members that can claim nothing more
 }
 
 type member struct {
@@ -29,7 +30,9 @@ type member struct {
 	in      chan func() // events to it, delivered in order by one goroutine
 }
 
-func newBus() *bus { return &bus{leases: map[string]string{}, members: map[string]*member{}} }
+func newBus() *bus {
+	return &bus{leases: map[string]string{}, members: map[string]*member{}, dead: map[string]bool{}}
+}
 
 func (b *bus) member(id string) *member {
 	m := &member{b: b, id: id, in: make(chan func(), 4096)}
@@ -44,10 +47,13 @@ func (b *bus) member(id string) *member {
 	return m
 }
 
-// expire drops every lease of member id, as its death would.
+// expire drops every lease of member id, as its death would, and keeps
+// it from claiming again: its server still runs here, and would otherwise
+// race the others to take its games back.
 func (b *bus) expire(id string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.dead[id] = true
 	for n, o := range b.leases {
 		if o == id {
 			delete(b.leases, n)
@@ -58,7 +64,7 @@ func (b *bus) expire(id string) {
 func (m *member) Claim(_ context.Context, name string) (bool, bool, error) {
 	m.b.mu.Lock()
 	defer m.b.mu.Unlock()
-	if o, ok := m.b.leases[name]; ok && o != m.id {
+	if o, ok := m.b.leases[name]; m.b.dead[m.id] || ok && o != m.id {
 		return false, false, nil
 	}
 	m.b.leases[name] = m.id
