@@ -392,17 +392,8 @@ func streaming(b *testing.B, memory bool) {
 // a streaming chat holds, by allocation site. Run with
 // -test.memprofilerate 1 for every object rather than a sample.
 func writeHeapProfile(b *testing.B) {
-	name := os.Getenv("HEARTH_BENCH_HEAPPROFILE")
-	if name == "" {
-		return
-	}
-	f, err := os.Create(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		b.Fatal(err)
+	if name := os.Getenv("HEARTH_BENCH_HEAPPROFILE"); name != "" {
+		writeHeap(b, name)
 	}
 }
 
@@ -416,11 +407,14 @@ func writeHeapProfile(b *testing.B) {
 // and .burst1). The benchmark's process holds only the server, so the
 // difference is the server's alone.
 func writeRampProfile(b *testing.B, suffix string) {
-	if os.Getenv("HEARTH_BENCH_HEAPPROFILE") == "" {
-		return
+	if name := os.Getenv("HEARTH_BENCH_HEAPPROFILE"); name != "" {
+		runtime.GC()
+		writeHeap(b, name+suffix)
 	}
-	runtime.GC()
-	name := os.Getenv("HEARTH_BENCH_HEAPPROFILE") + suffix
+}
+
+// writeHeap writes the heap profile to the file name.
+func writeHeap(b *testing.B, name string) {
 	f, err := os.Create(name)
 	if err != nil {
 		b.Fatal(err)

@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/internal/syncbuf"
 	"github.com/hearth-rpg/hearth/retrieve"
 	"github.com/hearth-rpg/hearth/retrieve/bm25"
 	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
@@ -303,30 +303,12 @@ func TestMemStepsAsideWhenFTS5Disagrees(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for the index's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestMemCatchUpFailureIsLogged: a catch-up that fails (here FTS5's
 // lengths disagree with the rows it adds) says so once, at warn, with
 // the reason, before the full build takes over.
 func TestMemCatchUpFailureIsLogged(t *testing.T) {
 	ctx := context.Background()
-	var logs syncBuffer
+	var logs syncbuf.Buffer // the index logs from its own goroutines
 	ix := openTest(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	waitMemTest(t, ix)
 	c := newCorpus(32, 300)
