@@ -103,16 +103,23 @@ func Click(sel string) chromedp.Action {
 		why := ""
 		for try := 0; try < tries; try++ {
 			var at spot
+			last := "" // why the element could not be clicked at the last look
 			for {
 				if err := eval(ctx, ready+"("+string(arg)+")", &at); err != nil {
+					if ctx.Err() != nil && last != "" {
+						// The context ended during a look (a loaded
+						// machine's slow evaluation): say what kept it.
+						return fmt.Errorf("click %s: never clickable (last: %s): %w", sel, last, ctx.Err())
+					}
 					return fmt.Errorf("click %s: %w", sel, err)
 				}
 				if at.OK {
 					break
 				}
+				last = at.Why
 				select {
 				case <-ctx.Done():
-					return fmt.Errorf("click %s: never clickable (last: %s): %w", sel, at.Why, ctx.Err())
+					return fmt.Errorf("click %s: never clickable (last: %s): %w", sel, last, ctx.Err())
 				case <-time.After(poll):
 				}
 			}
