@@ -37,6 +37,22 @@ func waitJob(t *testing.T, f *fixture, id string, until func(server.Job) bool) s
 	}
 }
 
+// waitGone polls until the file at p no longer exists, for up to two
+// minutes; the error is the last Stat's.
+func waitGone(p string) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func finished(j server.Job) bool { return j.Status == server.JobDone || j.Status == server.JobFailed }
 
 // uploadDone uploads and waits for the ingest to finish well.
@@ -223,9 +239,12 @@ func TestResumeAfterRestart(t *testing.T) {
 					t.Errorf("the resumed document is not found: %s", b)
 				}
 			}
-			// Done or failed, its files go.
+			// Done or failed, its files go: just after the job is
+			// recorded finished, so the test waits for them (recorded
+			// first, a crash in between leaves files the next start
+			// removes as orphaned, never a finished job without them).
 			for _, p := range []string{work(f, "uploads", id), work(f, "ingest", id)} {
-				if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+				if err := waitGone(p); err != nil {
 					t.Errorf("%s is left: %v", p, err)
 				}
 			}
