@@ -203,14 +203,4 @@ func derivedSQLite(name string) bool {
 	return false
 }
 
-// tableNamed returns the table spec named name, or nil.
-func tableNamed(name string) *table {
-	for _, t := range tables() {
-		if t.name == name {
-			return t
-		}
-	}
-	return nil
-}
-
 func (t *table) String() string { return fmt.Sprintf("%s (%s)", t.name, t.store) }

@@ -44,7 +44,6 @@ type teller struct {
 	emit func(string)
 	b    strings.Builder
 	verb string // the first word of the player's input, cleaned
-	rest string // the words after it
 }
 
 // firstVerb is the verb the player's input begins with, after politeness.

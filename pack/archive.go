@@ -192,7 +192,7 @@ func readTarGz(ctx context.Context, r io.Reader, lim limits) (*memFS, error) {
 			return nil, fmt.Errorf("reading the tar: %w", err)
 		}
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // the reader reports old-style regular files (TypeRegA) as TypeReg
 			if err := u.add(h.Name, tr); err != nil {
 				return nil, err
 			}

@@ -151,13 +151,8 @@ type fixture struct {
 
 var keyRE = regexp.MustCompile(`hth_[a-z0-9_]+`)
 
-// run runs the binary and returns its stdout, failing on a non-zero exit.
-func run(t *testing.T, stdin string, args ...string) string {
-	t.Helper()
-	return runEnv(t, nil, stdin, args...)
-}
-
-// runEnv is run with env added to the test's environment.
+// runEnv runs the binary with env added to the test's environment and
+// returns its stdout, failing on a non-zero exit.
 func runEnv(t *testing.T, env []string, stdin string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(hearthBin, args...)

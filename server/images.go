@@ -211,7 +211,7 @@ func confineAsset(p, ext string) (string, error) {
 	}
 	for _, part := range strings.Split(p, "/") {
 		if part == ".." {
-			return "", errors.New("the path must not contain ..")
+			return "", errors.New(`the path must not contain a ".." part`)
 		}
 	}
 	c := path.Clean(p)

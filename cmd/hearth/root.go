@@ -51,14 +51,6 @@ func (g *globals) fail(id string, data map[string]any, err error) error {
 	return userMessage{g.t(id, d), err}
 }
 
-// failOr is fail, or plain when there is no g to speak the user's language.
-func (g *globals) failOr(plain error, id string, data map[string]any, err error) error {
-	if g == nil {
-		return plain
-	}
-	return g.fail(id, data, err)
-}
-
 // newRoot builds the command tree; environ (as os.Environ gives it)
 // chooses the language of its messages.
 func newRoot(stdin io.Reader, stdout, stderr io.Writer, environ []string) *cobra.Command {

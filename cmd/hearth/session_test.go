@@ -71,7 +71,7 @@ func TestServeBrowserSession(t *testing.T) {
 
 	resp, body = do("POST", "/api/sessions", "", "", `{"campaign":"saltmere","seed":1}`)
 	if resp.StatusCode != 401 {
-		t.Fatalf("create a game with no credentials: %d", resp.StatusCode)
+		t.Fatalf("create a game with no credentials: %d %s", resp.StatusCode, body)
 	}
 	req, _ := http.NewRequest("POST", url+"/api/sessions", strings.NewReader(`{"campaign":"saltmere","seed":1}`))
 	req.Header.Set("Authorization", "Bearer "+gmKey)

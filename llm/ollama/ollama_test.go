@@ -98,28 +98,6 @@ func final(reason string, prompt, eval int) map[string]any {
 	}
 }
 
-// get walks a decoded JSON value: keys for objects, ints for arrays.
-func get(t *testing.T, v any, path ...any) any {
-	t.Helper()
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			if !ok {
-				t.Fatalf("at %v: want object, got %T (%v)", p, v, v)
-			}
-			v = m[k]
-		case int:
-			a, ok := v.([]any)
-			if !ok || k >= len(a) {
-				t.Fatalf("at %v: want array with index %d, got %T (%v)", p, k, v, v)
-			}
-			v = a[k]
-		}
-	}
-	return v
-}
-
 func wantJSON(t *testing.T, what string, got any, want string) {
 	t.Helper()
 	var w any

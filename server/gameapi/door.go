@@ -15,13 +15,6 @@ import (
 // Each acts as the auth.User on ctx; a context without one is the GM (an MCP
 // client on stdio, seed 000 §4.7).
 
-func roleOf(ctx context.Context) (access.Level, string) {
-	if u, ok := auth.UserFrom(ctx); ok {
-		return u.Role, u.Name
-	}
-	return access.GM, "mcp"
-}
-
 // userOf is the user on ctx, or the GM named "mcp".
 func userOf(ctx context.Context) auth.User {
 	if u, ok := auth.UserFrom(ctx); ok {

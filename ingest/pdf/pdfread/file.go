@@ -44,7 +44,7 @@ func Open(data []byte) (*File, error) {
 	if len(data) == 0 {
 		return nil, malformed("the file is empty")
 	}
-	if bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")) < 0 {
+	if !bytes.Contains(data[:min(len(data), 1024)], []byte("%PDF-")) {
 		return nil, malformed("no %%PDF- header in the first KB")
 	}
 	f := &File{data: data, xref: map[int]xrefEntry{}, objs: map[int]Object{}, objStms: map[int]*objStream{},
