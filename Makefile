@@ -18,6 +18,7 @@ test:
 vet:
 	gofmt -l $$(git ls-files '*.go')
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 # Run every fuzz target for FUZZTIME (default 30s); scripts/fuzz.sh
 # finds them in the source, and says how to run one package's.

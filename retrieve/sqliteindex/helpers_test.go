@@ -3,8 +3,6 @@ package sqliteindex
 import (
 	"context"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/retrieve"
@@ -36,12 +34,6 @@ func idsOf(ps []retrieve.Passage) []string {
 		out[i] = p.Chunk.ID
 	}
 	return out
-}
-
-func sortedIDs(ps []retrieve.Passage) string {
-	ids := idsOf(ps)
-	slices.Sort(ids)
-	return strings.Join(ids, " ")
 }
 
 // countRows counts a table's rows.
