@@ -25,17 +25,89 @@ import (
 var ErrUnknownCampaign = fmt.Errorf("unknown campaign")
 
 // LoadCampaign loads the campaign in directory dir, or the bundled
-// default campaign when dir is empty.
+// default campaign when dir is empty, bound to the packs whose entities
+// it uses (FindPack).
 func LoadCampaign(ctx context.Context, dir string) (*campaign.Campaign, error) {
-	if dir == "" {
-		return campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	var c *campaign.Campaign
+	var err error
+	switch {
+	case dir == "":
+		c, err = campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	case bundled(dir):
+		c, err = campaign.LoadFS(ctx, hearth.Campaigns, dir)
+	default:
+		c, err = campaign.Load(ctx, dir)
 	}
-	if _, err := os.Stat(dir); err != nil {
-		if _, ferr := fs.Stat(hearth.Campaigns, dir); ferr == nil {
-			return campaign.LoadFS(ctx, hearth.Campaigns, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := bindPacks(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// bundled reports whether dir names a campaign built into Hearth and not
+// a directory on disk.
+func bundled(dir string) bool {
+	if _, err := os.Stat(dir); err == nil {
+		return false
+	}
+	_, err := fs.Stat(hearth.Campaigns, dir)
+	return err == nil
+}
+
+// bindPacks binds a campaign just loaded to the packs whose entities it
+// uses, so that its games start with them.
+func bindPacks(ctx context.Context, c *campaign.Campaign) error {
+	if !c.UsesPackEntities() {
+		return nil
+	}
+	packs := make([]*campaign.Pack, 0, len(c.Meta.Packs))
+	for _, r := range c.Meta.Packs {
+		p, err := FindPack(ctx, c.Dir, r.ID)
+		if err != nil {
+			return fmt.Errorf("campaign %s: %w", c.Meta.Title, err)
+		}
+		packs = append(packs, p)
+	}
+	if err := c.BindPacks(packs...); err != nil {
+		return fmt.Errorf("campaign %s: %w", c.Meta.Title, err)
+	}
+	return nil
+}
+
+// ErrPackNotFound is wrapped by FindPack's error for a pack that is
+// neither beside the campaign nor built in.
+var ErrPackNotFound = &hearth.Error{Code: hearth.NotFound, Message: "pack not found"}
+
+// FindPack loads the pack id that the campaign in campaignDir plays with
+// (campaign.yml's packs): the directory of that name beside the
+// campaign's own (my-setting beside my-campaign), else the pack of that
+// id built into Hearth. A campaign built into Hearth plays with built-in
+// packs only.
+func FindPack(ctx context.Context, campaignDir, id string) (*campaign.Pack, error) {
+	if !ValidName(id) {
+		return nil, fmt.Errorf("%w: %q is not a pack id", ErrPackNotFound, id)
+	}
+	var beside string
+	if st, err := os.Stat(campaignDir); err == nil && st.IsDir() {
+		if abs, err := filepath.Abs(campaignDir); err == nil {
+			campaignDir = abs // for the error, which names the directory
+		}
+		beside = filepath.Join(filepath.Dir(filepath.Clean(campaignDir)), id)
+		if st, err := os.Stat(beside); err == nil && st.IsDir() {
+			return campaign.LoadPack(ctx, beside)
 		}
 	}
-	return campaign.Load(ctx, dir)
+	if slices.Contains(BundledPacks(), id) {
+		return campaign.LoadPackFS(ctx, hearth.Packs, "packs/"+id)
+	}
+	if beside == "" {
+		return nil, fmt.Errorf("%w: %q is not built into Hearth (built in: %s)", ErrPackNotFound, id, strings.Join(BundledPacks(), ", "))
+	}
+	return nil, fmt.Errorf("%w: no directory %s beside the campaign, and %q is not built into Hearth (built in: %s); put the pack there",
+		ErrPackNotFound, beside, id, strings.Join(BundledPacks(), ", "))
 }
 
 // Campaign finds a campaign by name: a bundled campaign by its directory
@@ -49,14 +121,23 @@ func (a *App) Campaign(ctx context.Context, name string) (*campaign.Campaign, er
 	if !ValidName(name) {
 		return nil, fmt.Errorf("%w: %q is not a campaign name (letters, digits, - and _)", ErrUnknownCampaign, name)
 	}
-	if _, err := fs.Stat(hearth.Campaigns, "campaigns/"+name); err == nil {
-		return campaign.LoadFS(ctx, hearth.Campaigns, "campaigns/"+name)
-	}
+	var c *campaign.Campaign
+	var err error
 	dir := filepath.Join(a.dir, "campaigns", name)
-	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		return campaign.Load(ctx, dir)
+	if _, ferr := fs.Stat(hearth.Campaigns, "campaigns/"+name); ferr == nil {
+		c, err = campaign.LoadFS(ctx, hearth.Campaigns, "campaigns/"+name)
+	} else if st, serr := os.Stat(dir); serr == nil && st.IsDir() {
+		c, err = campaign.Load(ctx, dir)
+	} else {
+		return nil, fmt.Errorf("%w: no campaign %q (bundled, or in %s)", ErrUnknownCampaign, name, filepath.Join(a.dir, "campaigns"))
 	}
-	return nil, fmt.Errorf("%w: no campaign %q (bundled, or in %s)", ErrUnknownCampaign, name, filepath.Join(a.dir, "campaigns"))
+	if err != nil {
+		return nil, err
+	}
+	if err := bindPacks(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // ValidName reports whether s can name a pack or campaign: no path
@@ -250,7 +331,7 @@ func (a *App) lore(ctx context.Context, s *game.Session) (*lore.Keeper, []game.B
 	}
 	packs := []*campaign.Pack{cp}
 	for _, r := range cp.Content.Meta.Packs {
-		p, err := LoadPack(ctx, r.ID)
+		p, err := FindPack(ctx, s.CampaignPath(), r.ID)
 		if err != nil {
 			return nil, nil, fmt.Errorf("pack %s of the campaign: %w", r.ID, err)
 		}

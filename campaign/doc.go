@@ -125,7 +125,9 @@
 // it to them, resolving a plain id to the campaign's own entity first,
 // then to the packs, most specific layer first; Scenario.NewState copies
 // the pack entities the campaign reaches into the game, under their
-// namespaced ids.
+// namespaced ids. Campaign.BindPacks keeps such a scenario with the
+// campaign, so that its NewState and NewStateWithParty start every game
+// through it; ValidateWithPacks reports what stops the binding.
 //
 // # Chunks
 //

@@ -47,8 +47,9 @@ type Campaign struct {
 	pending  *source           // the file being read
 	defs     []def             // every entity, in the order defined
 	pack     packContext
-	external []extRef // references left for other packs to resolve
-	meta     source   // campaign.yml (or scenario.yml), for the lines of its keys
+	external []extRef  // references left for other packs to resolve
+	meta     source    // campaign.yml (or scenario.yml), for the lines of its keys
+	scenario *Scenario // set by BindPacks: games start through it
 }
 
 // metaAt returns the manifest's file and the line of a key.

@@ -320,7 +320,7 @@ func TestScenario(t *testing.T) {
 		t.Error("NewState is not deterministic")
 	}
 
-	if _, err := c.NewState(); err == nil || !strings.Contains(err.Error(), "play it through NewScenario") {
+	if _, err := c.NewState(); err == nil || !strings.Contains(err.Error(), "which were not loaded with it") {
 		t.Errorf("a campaign that uses packs' entities cannot be played alone: %v", err)
 	}
 	if _, err := NewScenario(c, base); err == nil || !strings.Contains(err.Error(), `requires pack "homebrew", which is not loaded`) {
@@ -347,6 +347,57 @@ func TestScenario(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `location_gate.md:5: item "dragon_egg" is not in the campaign nor in its packs (homebrew, bestiary)`) {
 		t.Errorf("unresolved: %v", err)
 	}
+}
+
+// A campaign bound to its packs starts every game through its scenario,
+// with a party of recruits too; bound to too few, it is refused.
+func TestBindPacks(t *testing.T) {
+	ctx := context.Background()
+	c, err := Load(ctx, warren)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.UsesPackEntities() {
+		t.Fatal("the warren uses the bestiary's goblin and scimitar")
+	}
+	for _, start := range []func() (*world.State, error){
+		c.NewState,
+		func() (*world.State, error) { return c.NewStateWithParty([]Recruit{recruit("ch_1")}) },
+	} {
+		if _, err := start(); err == nil || !strings.Contains(err.Error(), `e.g. character "bestiary:goblin"), which were not loaded with it`) {
+			t.Errorf("unbound: %v", err)
+		}
+	}
+	base, brew := loadPack(t, bestiary), loadPack(t, homebrew)
+	if err := c.BindPacks(base); err == nil || !strings.Contains(err.Error(), `requires pack "homebrew", which is not loaded`) {
+		t.Errorf("bound to too few packs: %v", err)
+	}
+	if err := c.BindPacks(base, brew); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.NewState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Characters["bestiary:goblin"] == nil || w.Characters["ash"].Inventory["bestiary:scimitar"] != 1 || w.Player != "ash" {
+		t.Errorf("bound: the goblin %v, ash's inventory %v, player %q", w.Characters["bestiary:goblin"], w.Characters["ash"].Inventory, w.Player)
+	}
+	w, err = c.NewStateWithParty([]Recruit{recruit("ch_1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Player != "ch_1" || w.Characters["ash"] != nil || w.Characters["homebrew:hobgoblin"] == nil {
+		t.Errorf("bound, with a party: player %q, ash %v, hobgoblin %v", w.Player, w.Characters["ash"], w.Characters["homebrew:hobgoblin"])
+	}
+	if enc := w.Locations["burrow"].Encounter.Creatures; !reflect.DeepEqual(enc, []string{"bestiary:goblin", "homebrew:hobgoblin"}) {
+		t.Errorf("bound, with a party: encounter %v", enc)
+	}
+}
+
+// recruit is a one-line AI recruit.
+func recruit(id string) Recruit {
+	return Recruit{Sheet: &world.Character{ID: id, Name: id, Kind: world.PC, Sheet: world.Sheet{Class: "fighter", HP: 9, MaxHP: 9}},
+		Controller: world.Controller{Kind: world.ControllerAI}}
 }
 
 func TestManifestFilesMerge(t *testing.T) {

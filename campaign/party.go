@@ -148,8 +148,13 @@ func (c *Campaign) NewStateWithParty(party []Recruit) (*world.State, error) {
 	if len(party) == 0 || len(party) > world.MaxParty {
 		return nil, hearth.Errorf(hearth.Invalid, "a party has 1 to %d characters; %d were given", world.MaxParty, len(party))
 	}
-	if len(c.external) > 0 {
-		return nil, fmt.Errorf("campaign %s uses entities of its packs; play it through NewScenario", c.Meta.Title)
+	if c.scenario != nil {
+		sd := c.scenario.seeding()
+		sd.party = party
+		return c.newState(sd)
+	}
+	if err := c.unbound(); err != nil {
+		return nil, err
 	}
 	return c.newState(seeding{party: party})
 }

@@ -29,9 +29,22 @@ type Scenario struct {
 // whose version the campaign does not allow, is an error; so is a
 // reference no pack answers.
 func NewScenario(c *Campaign, packs ...*Pack) (*Scenario, error) {
-	lib, err := Layer(packs...)
+	s, errs, err := scenarioOf(c, packs)
 	if err != nil {
 		return nil, err
+	}
+	if e := errs.Errors(); len(e) > 0 {
+		return nil, errors.Join(e...)
+	}
+	return s, nil
+}
+
+// scenarioOf is NewScenario with the campaign's problems returned apart
+// (each names the campaign's file and line); err is the packs' own.
+func scenarioOf(c *Campaign, packs []*Pack) (*Scenario, pack.Problems, error) {
+	lib, err := Layer(packs...)
+	if err != nil {
+		return nil, nil, err
 	}
 	s := &Scenario{Campaign: c, Library: lib, resolved: map[string]string{}}
 	var errs pack.Problems
@@ -50,10 +63,7 @@ func NewScenario(c *Campaign, packs ...*Pack) (*Scenario, error) {
 		}
 		errs.Add(x.file, x.line, "%s %q is not in the campaign nor in its packs (%s)", x.kind, x.id, strings.Join(s.order(), ", "))
 	}
-	if e := errs.Errors(); len(e) > 0 {
-		return nil, errors.Join(e...)
-	}
-	return s, nil
+	return s, errs, nil
 }
 
 // order lists the pack ids a plain id is looked up in, in order.
@@ -143,7 +153,12 @@ func (c *Campaign) value(kind, id string) any {
 // copied in under their namespaced ids, and the campaign's plain
 // references to them rewritten to those ids.
 func (s *Scenario) NewState() (*world.State, error) {
-	return s.Campaign.newState(seeding{
+	return s.Campaign.newState(s.seeding())
+}
+
+// seeding is how a new game's world takes the scenario's pack entities.
+func (s *Scenario) seeding() seeding {
+	return seeding{
 		add: s.addPackEntities,
 		rename: func(kind, id string) string {
 			if nid, ok := s.resolved[entryKey(kind, id)]; ok {
@@ -151,7 +166,7 @@ func (s *Scenario) NewState() (*world.State, error) {
 			}
 			return id
 		},
-	})
+	}
 }
 
 // addPackEntities copies into w every pack entity the campaign reaches.

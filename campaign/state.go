@@ -13,16 +13,49 @@ import (
 // campaign itself is never changed by play), the player character placed
 // at the start with starting items, stat defaults set, the clock and the
 // first scene.
+//
+// A campaign that uses entities of its packs starts through the scenario
+// BindPacks made, and without one is an error.
 func (c *Campaign) NewState() (*world.State, error) {
-	if len(c.external) > 0 {
-		var ids []string
-		for _, r := range c.Meta.Packs {
-			ids = append(ids, r.ID)
-		}
-		return nil, fmt.Errorf("campaign %s uses entities of its packs (%s, e.g. %s %q); play it through NewScenario with those packs",
-			c.Meta.Title, strings.Join(ids, ", "), c.external[0].kind, c.external[0].id)
+	if c.scenario != nil {
+		return c.scenario.NewState()
+	}
+	if err := c.unbound(); err != nil {
+		return nil, err
 	}
 	return c.newState(seeding{})
+}
+
+// UsesPackEntities reports whether c refers to entities of the packs it
+// plays with (srd51:goblin, or a plain id no entity of its own has), so a
+// game of it needs those packs bound first (BindPacks).
+func (c *Campaign) UsesPackEntities() bool { return len(c.external) > 0 }
+
+// BindPacks binds c to the packs it plays with, as NewScenario does and
+// with its checks: NewState and NewStateWithParty then copy the pack
+// entities c uses into each new game. Bind a campaign once, before it is
+// shared.
+func (c *Campaign) BindPacks(packs ...*Pack) error {
+	s, err := NewScenario(c, packs...)
+	if err != nil {
+		return err
+	}
+	c.scenario = s
+	return nil
+}
+
+// unbound is the error of starting a game of c without the packs whose
+// entities it uses.
+func (c *Campaign) unbound() error {
+	if len(c.external) == 0 {
+		return nil
+	}
+	var ids []string
+	for _, r := range c.Meta.Packs {
+		ids = append(ids, r.ID)
+	}
+	return fmt.Errorf("campaign %s uses entities of its packs (%s, e.g. %s %q), which were not loaded with it",
+		c.Meta.Title, strings.Join(ids, ", "), c.external[0].kind, c.external[0].id)
 }
 
 func (c *Campaign) newState(sd seeding) (*world.State, error) {

@@ -48,6 +48,19 @@ func (r Report) OK() bool { return r.Summary.Errors == 0 }
 // archive) and reports everything it finds. The error is only for a path
 // that cannot be validated at all: one that does not exist.
 func Validate(ctx context.Context, path string) (Report, error) {
+	return ValidateWithPacks(ctx, path, nil)
+}
+
+// PackFinder loads the pack with the given id that the campaign in
+// campaignDir plays with.
+type PackFinder func(ctx context.Context, campaignDir, id string) (*Pack, error)
+
+// ValidateWithPacks is Validate that, for a campaign using entities of
+// its packs, also finds those packs with find and binds the campaign to
+// them as a game does (BindPacks): a pack not found, a version the
+// campaign does not allow and an entity no pack has are errors of the
+// report. A nil find checks what Validate checks.
+func ValidateWithPacks(ctx context.Context, path string, find PackFinder) (Report, error) {
 	r := Report{Source: path, Summary: Summary{Entities: map[string]int{}}}
 	if _, err := os.Stat(path); err != nil {
 		return r, fmt.Errorf("validate %s: %w", path, err)
@@ -82,6 +95,9 @@ func Validate(ctx context.Context, path string) (Report, error) {
 			kind = string(ch.Kind)
 		}
 		s.Entities[kind]++
+	}
+	if find != nil && p.Manifest.Campaign && c.UsesPackEntities() && pack.Problems(r.Problems).Count(pack.Error) == 0 {
+		r.Problems = append(r.Problems, packProblems(ctx, c, path, find)...)
 	}
 	s.Stats, s.Items, s.PlotBeats, s.Assets, s.Generated = len(c.Stats), len(c.Items), len(p.Beats), len(p.Assets), p.Generated
 	for _, ch := range p.Chunks(tok) {
@@ -129,4 +145,29 @@ func (r Report) Text() string {
 	}
 	fmt.Fprintf(&b, "%d error(s), %d warning(s): %s\n", s.Errors, s.Warnings, verdict)
 	return b.String()
+}
+
+// packProblems binds c, read from dir, to the packs find finds, and
+// returns what stops it.
+func packProblems(ctx context.Context, c *Campaign, dir string, find PackFinder) pack.Problems {
+	var probs pack.Problems
+	file, line := c.metaAt("packs")
+	var packs []*Pack
+	for _, r := range c.Meta.Packs {
+		p, err := find(ctx, dir, r.ID)
+		if err != nil {
+			probs.Add(file, line, "%v", err)
+			continue
+		}
+		packs = append(packs, p)
+	}
+	if len(probs) > 0 {
+		return probs
+	}
+	_, bound, err := scenarioOf(c, packs)
+	if err != nil {
+		probs.Add(file, line, "the packs do not layer: %v", err)
+		return probs
+	}
+	return bound
 }

@@ -149,3 +149,66 @@ func BenchmarkValidate1000(b *testing.B) {
 	b.ReportMetric(float64(r.Summary.Chunks), "chunks")
 	b.ReportMetric(float64(r.Summary.Tokens), "tokens")
 }
+
+// With a pack finder, a campaign that uses its packs' entities is bound
+// to them as a game would be, and what stops that is in the report.
+func TestValidateWithPacks(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{}
+	for _, n := range []string{"campaign.yml", "character_ash.md", "location_burrow.md", "location_gate.md", "items/lamp.json"} {
+		b, err := os.ReadFile(filepath.Join(warren, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[n] = string(b)
+	}
+	// finds the test packs by id, but those named in gone.
+	finder := func(gone ...string) PackFinder {
+		return func(ctx context.Context, _, id string) (*Pack, error) {
+			for _, g := range gone {
+				if id == g {
+					return nil, fmt.Errorf("no pack %s here", id)
+				}
+			}
+			return LoadPack(ctx, filepath.Join("testdata", "packs", id))
+		}
+	}
+	tests := []struct {
+		name   string
+		change map[string]string
+		find   PackFinder
+		want   []string // the errors, as "file:line: message"
+	}{
+		{"bound", nil, finder(), nil},
+		{"no finder checks what Validate does", nil, nil, nil},
+		{"a pack not found", nil, finder("homebrew"), []string{"campaign.yml:6: no pack homebrew here"}},
+		{"a version the campaign does not allow", map[string]string{"campaign.yml": strings.Replace(files["campaign.yml"], `"homebrew ^0.3"`, `"homebrew ^0.4"`, 1)}, finder(),
+			[]string{`the_warren/campaign.yml: requires homebrew ^0.4, but homebrew is version 0.3.0`}},
+		{"an entity no pack has", map[string]string{"location_gate.md": "---\nname: The Gate\nexits:\n  - {to: burrow}\nitems: {dragon_egg: 1}\n---\nA gate.\n"}, finder(),
+			[]string{`location_gate.md:5: item "dragon_egg" is not in the campaign nor in its packs (homebrew, bestiary)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := map[string]string{}
+			for k, v := range files {
+				fs[k] = v
+			}
+			for k, v := range tt.change {
+				fs[k] = v
+			}
+			r, err := ValidateWithPacks(ctx, writeCampaign(t, fs), tt.find)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range r.Problems {
+				if p.Severity == pack.Error {
+					got = append(got, p.Error())
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) || r.OK() != (len(tt.want) == 0) {
+				t.Errorf("errors %q (ok %v); want %q", got, r.OK(), tt.want)
+			}
+		})
+	}
+}

@@ -144,7 +144,8 @@ func (d *doors) campaignFiles(ctx context.Context, name string) (fs.FS, error) {
 }
 
 // campaigns names the campaigns d.campaign loads: the bundled ones and
-// each directory in DATA/campaigns.
+// each directory in DATA/campaigns but the packs kept there for the
+// campaigns beside them to play with (a pack.yml and no campaign.yml).
 func (d *doors) campaigns(ctx context.Context) ([]string, error) {
 	ents, err := fs.ReadDir(hearth.Campaigns, "campaigns")
 	if err != nil {
@@ -156,11 +157,22 @@ func (d *doors) campaigns(ctx context.Context) ([]string, error) {
 	}
 	var names []string
 	for _, e := range append(ents, own...) {
-		if e.IsDir() && app.ValidName(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
+		if e.IsDir() && app.ValidName(e.Name()) && !strings.HasPrefix(e.Name(), ".") && !d.onlyPack(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
 	return names, nil
+}
+
+// onlyPack reports whether DATA/campaigns/name holds a pack that is not
+// a campaign.
+func (d *doors) onlyPack(name string) bool {
+	dir := filepath.Join(d.app.DataDir(), "campaigns", name)
+	has := func(f string) bool {
+		_, err := os.Stat(filepath.Join(dir, f))
+		return err == nil
+	}
+	return has("pack.yml") && !has("campaign.yml") && !has("scenario.yml")
 }
 
 // userNames names the users a party member may be given to.

@@ -2,12 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/hearth-rpg/hearth/internal/hearthtest"
 )
 
 func TestPackValidate(t *testing.T) {
@@ -76,5 +85,98 @@ func TestSearchJSONAndRoles(t *testing.T) {
 	}
 	if out := run(t, nil, "--data", data, "pack", "info", pack); !strings.Contains(out, "up to date") {
 		t.Errorf("pack info after indexing:\n%s", out)
+	}
+}
+
+// A campaign that uses entities of its packs finds them beside it: it
+// validates and plays with them, and without one it says where the pack
+// should be, in validate and in play.
+func TestCampaignWithPacksBesideIt(t *testing.T) {
+	root := t.TempDir()
+	for _, n := range []string{"warren", "bestiary", "homebrew"} {
+		if err := os.CopyFS(filepath.Join(root, n), os.DirFS(filepath.Join("..", "..", "campaign", "testdata", "packs", n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warren := filepath.Join(root, "warren")
+	if out := run(t, nil, "pack", "validate", warren); !strings.Contains(out, "0 error(s)") {
+		t.Errorf("validate with its packs beside it:\n%s", out)
+	}
+	out := run(t, strings.NewReader("inventory\n"), "play", "--campaign", warren)
+	if !strings.Contains(out, "Scimitar") {
+		t.Errorf("the bestiary's scimitar is not in the inventory:\n%s", out)
+	}
+
+	// Served from DATA/campaigns: the packs beside the campaign are not
+	// listed as campaigns, and a game of it starts with their entities.
+	data := t.TempDir()
+	if err := os.CopyFS(filepath.Join(data, "campaigns"), os.DirFS(root)); err != nil {
+		t.Fatal(err)
+	}
+	key := regexp.MustCompile(`hth_[a-z0-9_]+`).FindString(run(t, nil, "user", "add", "gm", "--role", "gm", "--data", data))
+	url := hearthtest.Server{Bin: hearthBin, Data: data}.Start(t)
+	client := &http.Client{Transport: hearthtest.Bearer{Key: key}, Timeout: 2 * time.Minute}
+	call := func(method, path, body string, want int) string {
+		t.Helper()
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: %d, want %d: %.400s", method, path, resp.StatusCode, want, b)
+		}
+		return string(b)
+	}
+	if list := call("GET", "/api/campaigns", "", http.StatusOK); !strings.Contains(list, `"name":"warren"`) || strings.Contains(list, "bestiary") || strings.Contains(list, "homebrew") {
+		t.Errorf("campaigns: %s", list)
+	}
+	var game struct{ ID string }
+	if err := json.Unmarshal([]byte(call("POST", "/api/sessions", `{"campaign":"warren","seed":1}`, http.StatusCreated)), &game); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws/game/"+game.ID,
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(32 << 20)
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("no session_state: %v", err)
+		}
+		var f struct {
+			Type  string `json:"type"`
+			State struct {
+				World struct {
+					Items map[string]json.RawMessage `json:"items"`
+				} `json:"world"`
+			} `json:"state"`
+		}
+		if json.Unmarshal(b, &f) != nil || f.Type != "session_state" {
+			continue
+		}
+		if f.State.World.Items["bestiary:scimitar"] == nil {
+			t.Errorf("the served game's world has no bestiary:scimitar: %.600s", b)
+		}
+		break
+	}
+
+	if err := os.RemoveAll(filepath.Join(root, "homebrew")); err != nil {
+		t.Fatal(err)
+	}
+	want := `no directory ` + filepath.Join(root, "homebrew") + ` beside the campaign`
+	if out := runFail(t, "pack", "validate", warren); !strings.Contains(out, "campaign.yml:6: error: pack not found: "+want) {
+		t.Errorf("validate without a pack:\n%s", out)
+	}
+	if out := runFail(t, "play", "--campaign", warren); !strings.Contains(out, want) {
+		t.Errorf("play without a pack:\n%s", out)
 	}
 }

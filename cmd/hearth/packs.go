@@ -48,8 +48,11 @@ func newPackValidate(g *globals) *cobra.Command {
 		Short: g.t("cli.short.pack.validate", nil),
 		Long: `Check a pack: manifest, frontmatter and structured files against their schemas,
 duplicate entity ids, broken plot-beat prerequisites, orphaned asset
-references, and the provenance rules for AI-generated content. Every problem
-names its file and line. Exits with status 1 when there are errors.`,
+references, and the provenance rules for AI-generated content. A campaign that
+uses entities of the packs it plays with is bound to them as a game would be:
+each pack is found in the directory of its id beside the campaign, else among
+the built-in packs, and every reference must resolve. Every problem names its
+file and line. Exits with status 1 when there are errors.`,
 		Example: `  hearth pack validate campaigns/saltmere
   hearth pack validate my-setting.tar.gz --json`,
 		Args: cobra.ExactArgs(1),
@@ -59,7 +62,7 @@ names its file and line. Exits with status 1 when there are errors.`,
 				return err
 			}
 			defer cleanup()
-			rep, err := campaign.Validate(cmd.Context(), path)
+			rep, err := campaign.ValidateWithPacks(cmd.Context(), path, app.FindPack)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,115 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hearth-rpg/hearth/app"
+	"github.com/hearth-rpg/hearth/campaign"
+	"github.com/hearth-rpg/hearth/config"
+	"github.com/hearth-rpg/hearth/game"
+)
+
+// copyPacks copies the campaign package's test packs (the Warren, a
+// campaign, and the bestiary and homebrew packs whose entities it uses)
+// into dir/campaigns, the names given only.
+func copyPacks(t *testing.T, dir string, names ...string) string {
+	t.Helper()
+	root := filepath.Join(dir, "campaigns")
+	for _, n := range names {
+		if err := os.CopyFS(filepath.Join(root, n), os.DirFS(filepath.Join("..", "campaign", "testdata", "packs", n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestFindPack(t *testing.T) {
+	ctx := context.Background()
+	root := copyPacks(t, t.TempDir(), "warren", "bestiary")
+	warren := filepath.Join(root, "warren")
+	tests := []struct {
+		name, dir, id string
+		want          string // the pack's id, or "" for an error
+		errHas        string
+	}{
+		{"beside the campaign", warren, "bestiary", "bestiary", ""},
+		{"built in", warren, "srd51", "srd51", ""},
+		{"a built-in campaign finds built-in packs", "campaigns/saltmere", "srd51", "srd51", ""},
+		{"neither", warren, "homebrew", "", `no directory ` + filepath.Join(root, "homebrew") + ` beside the campaign, and "homebrew" is not built into Hearth (built in: srd51)`},
+		{"a built-in campaign does not look on disk", "campaigns/saltmere", "bestiary", "", `"bestiary" is not built into Hearth`},
+		{"a path is not an id", warren, "../warren", "", `"../warren" is not a pack id`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := app.FindPack(ctx, tt.dir, tt.id)
+			if tt.want != "" {
+				if err != nil || p.Manifest.ID != tt.want {
+					t.Fatalf("got %v, %v; want pack %s", p, err, tt.want)
+				}
+				return
+			}
+			if !errors.Is(err, app.ErrPackNotFound) || !strings.Contains(err.Error(), tt.errHas) {
+				t.Fatalf("error %v; want ErrPackNotFound with %q", err, tt.errHas)
+			}
+		})
+	}
+}
+
+// A campaign that uses entities of its packs is played with them: from a
+// directory (hearth play --campaign) and by name from DATA/campaigns (the
+// HTTP API), and resumed.
+func TestCampaignPlaysWithItsPacks(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Storage.DataDir = t.TempDir()
+	root := copyPacks(t, cfg.Storage.DataDir, "warren", "bestiary", "homebrew")
+	a, err := app.Open(ctx, app.Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+
+	byDir, err := app.LoadCampaign(ctx, filepath.Join(root, "warren"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName, err := a.Campaign(ctx, "warren")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		how string
+		cp  *campaign.Campaign
+	}{{"by directory", byDir}, {"by name", byName}} {
+		s, err := a.NewGame(ctx, c.cp, 1, game.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.how, err)
+		}
+		w := s.World()
+		if w.Characters["bestiary:goblin"] == nil || w.Characters["ash"].Inventory["bestiary:scimitar"] != 1 {
+			t.Fatalf("%s: the goblin %v, ash's inventory %v", c.how, w.Characters["bestiary:goblin"], w.Characters["ash"].Inventory)
+		}
+		if _, err := s.Act(ctx, "look"); err != nil {
+			t.Fatalf("%s: look: %v", c.how, err)
+		}
+		again, err := a.OpenGame(ctx, s.ID(), game.Options{})
+		if err != nil {
+			t.Fatalf("%s: resume: %v", c.how, err)
+		}
+		if again.World().Items["bestiary:scimitar"] == nil {
+			t.Errorf("%s: resumed without the bestiary's scimitar", c.how)
+		}
+	}
+
+	if err := os.RemoveAll(filepath.Join(root, "homebrew")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Campaign(ctx, "warren"); !errors.Is(err, app.ErrPackNotFound) {
+		t.Errorf("a pack gone: %v", err)
+	}
+}
