@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 )
 
@@ -222,63 +221,4 @@ func (p *observed) Embed(ctx context.Context, model string, texts []string) ([][
 	v, err := p.Provider.Embed(ctx, model, texts)
 	p.observe(Call{Provider: p.Name(), Model: model, Op: "embed", Duration: time.Since(start), Err: err})
 	return v, err
-}
-
-// Metrics adds up calls; its Observe method fits WithObserver. Safe for
-// concurrent use.
-type Metrics struct {
-	mu  sync.Mutex
-	all map[string]*Tally // by provider/op
-}
-
-// Tally is the totals for one provider and operation.
-type Tally struct {
-	Calls    int
-	Errors   map[ErrorKind]int
-	Usage    Usage
-	Duration time.Duration // summed
-	Max      time.Duration
-}
-
-// Observe records a call.
-func (m *Metrics) Observe(c Call) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.all == nil {
-		m.all = map[string]*Tally{}
-	}
-	key := c.Provider + "/" + c.Op
-	t := m.all[key]
-	if t == nil {
-		t = &Tally{Errors: map[ErrorKind]int{}}
-		m.all[key] = t
-	}
-	t.Calls++
-	t.Usage = t.Usage.Add(c.Usage)
-	t.Duration += c.Duration
-	t.Max = max(t.Max, c.Duration)
-	if c.Err != nil {
-		kind := ErrorKind("other")
-		var e *Error
-		if errors.As(c.Err, &e) {
-			kind = e.Kind
-		}
-		t.Errors[kind]++
-	}
-}
-
-// Snapshot copies the totals, keyed "provider/op".
-func (m *Metrics) Snapshot() map[string]Tally {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[string]Tally, len(m.all))
-	for k, t := range m.all {
-		c := *t
-		c.Errors = make(map[ErrorKind]int, len(t.Errors))
-		for ek, n := range t.Errors {
-			c.Errors[ek] = n
-		}
-		out[k] = c
-	}
-	return out
 }

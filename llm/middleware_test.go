@@ -149,10 +149,11 @@ func TestTimeoutRetried(t *testing.T) {
 	}
 }
 
-func TestMetrics(t *testing.T) {
+// WithObserver sees every call with its outcome, usage and duration.
+func TestObserver(t *testing.T) {
 	srv, _ := ollamaServer(t, answer("ok"), status(400, ""))
-	var m llm.Metrics
-	p := llm.WithObserver(provider(t, srv.URL), m.Observe)
+	var calls []llm.Call
+	p := llm.WithObserver(provider(t, srv.URL), func(c llm.Call) { calls = append(calls, c) })
 	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.User, Content: "hi"}}}
 	if _, err := p.Chat(context.Background(), req, func(llm.Chunk) error { return nil }); err != nil {
 		t.Fatal(err)
@@ -160,8 +161,15 @@ func TestMetrics(t *testing.T) {
 	if _, err := p.Chat(context.Background(), req, nil); err == nil {
 		t.Fatal("want an error")
 	}
-	got := m.Snapshot()["ollama/chat"]
-	if got.Calls != 2 || got.Errors[llm.BadRequest] != 1 || got.Usage.PromptTokens != 3 || got.Usage.CompletionTokens != 1 || got.Duration <= 0 {
-		t.Fatalf("tally %+v", got)
+	if len(calls) != 2 {
+		t.Fatalf("%d calls observed, want 2", len(calls))
+	}
+	ok, failed := calls[0], calls[1]
+	var e *llm.Error
+	if ok.Provider != "ollama" || ok.Op != "chat" || ok.Model != "m" || ok.Err != nil || ok.Usage.PromptTokens != 3 || ok.Usage.CompletionTokens != 1 || ok.Duration <= 0 {
+		t.Errorf("the answered call: %+v", ok)
+	}
+	if !errors.As(failed.Err, &e) || e.Kind != llm.BadRequest {
+		t.Errorf("the refused call: %+v", failed)
 	}
 }
