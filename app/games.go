@@ -24,19 +24,25 @@ import (
 // neither bundled nor in DATA/campaigns.
 var ErrUnknownCampaign = fmt.Errorf("unknown campaign")
 
-// LoadCampaign loads the campaign in directory dir, or the bundled
-// default campaign when dir is empty, bound to the packs whose entities
-// it uses (FindPack).
+// LoadCampaign loads the campaign in directory dir, else the built-in
+// campaign of that name ("saltmere"), or the default campaign when dir is
+// empty; bound to the packs whose entities it uses (FindPack).
 func LoadCampaign(ctx context.Context, dir string) (*campaign.Campaign, error) {
 	var c *campaign.Campaign
 	var err error
+	_, statErr := os.Stat(dir)
 	switch {
 	case dir == "":
 		c, err = campaign.LoadFS(ctx, hearth.Campaigns, hearth.DefaultCampaign)
+	case statErr == nil:
+		c, err = campaign.Load(ctx, dir)
 	case bundled(dir):
 		c, err = campaign.LoadFS(ctx, hearth.Campaigns, dir)
+	case ValidName(dir) && bundled("campaigns/"+dir):
+		c, err = campaign.LoadFS(ctx, hearth.Campaigns, "campaigns/"+dir)
 	default:
-		c, err = campaign.Load(ctx, dir)
+		return nil, hearth.Errorf(hearth.NotFound, "there is no directory %s, nor a built-in campaign of that name (built in: %s)",
+			dir, strings.Join(BundledCampaigns(), ", "))
 	}
 	if err != nil {
 		return nil, err
@@ -47,14 +53,23 @@ func LoadCampaign(ctx context.Context, dir string) (*campaign.Campaign, error) {
 	return c, nil
 }
 
-// bundled reports whether dir names a campaign built into Hearth and not
-// a directory on disk.
+// bundled reports whether dir is a campaign built into Hearth
+// ("campaigns/saltmere").
 func bundled(dir string) bool {
-	if _, err := os.Stat(dir); err == nil {
-		return false
-	}
 	_, err := fs.Stat(hearth.Campaigns, dir)
 	return err == nil
+}
+
+// BundledCampaigns lists the names of the campaigns built into Hearth.
+func BundledCampaigns() []string {
+	ents, _ := fs.ReadDir(hearth.Campaigns, "campaigns")
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 // bindPacks binds a campaign just loaded to the packs whose entities it

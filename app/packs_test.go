@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hearth-rpg/hearth"
 	"github.com/hearth-rpg/hearth/app"
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/config"
@@ -111,5 +112,40 @@ func TestCampaignPlaysWithItsPacks(t *testing.T) {
 	}
 	if _, err := a.Campaign(ctx, "warren"); !errors.Is(err, app.ErrPackNotFound) {
 		t.Errorf("a pack gone: %v", err)
+	}
+}
+
+// --campaign takes a directory, else the name of a built-in campaign; a
+// directory on disk wins over a built-in campaign of the same name.
+func TestLoadCampaign(t *testing.T) {
+	ctx := context.Background()
+	own := filepath.Join(copyPacks(t, t.TempDir(), "bestiary"), "saltmere")
+	if err := os.CopyFS(own, os.DirFS(filepath.Join("..", "campaign", "testdata", "packs", "warren"))); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		dir, title string
+		err        string
+	}{
+		{"", "The Lantern of Saltmere", ""},
+		{"saltmere", "The Lantern of Saltmere", ""},
+		{"the_ferry_at_greywater", "The Ferry at Greywater", ""},
+		{"campaigns/saltmere", "The Lantern of Saltmere", ""},
+		{filepath.Join("..", "campaigns", "saltmere"), "The Lantern of Saltmere", ""},
+		{own, "", "homebrew"}, // the Warren under that name, one of its packs missing
+		{"nowhere", "", "there is no directory nowhere, nor a built-in campaign of that name (built in: saltmere, the_ferry_at_greywater)"},
+		{"../nowhere", "", "there is no directory ../nowhere"},
+	}
+	for _, tt := range tests {
+		c, err := app.LoadCampaign(ctx, tt.dir)
+		switch {
+		case tt.err == "" && (err != nil || c.Meta.Title != tt.title):
+			t.Errorf("%q: %v, %v; want %s", tt.dir, c, err, tt.title)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%q: %v; want an error with %q", tt.dir, err, tt.err)
+		}
+	}
+	if _, err := app.LoadCampaign(ctx, "nowhere"); hearth.ErrorCode(err) != hearth.NotFound {
+		t.Errorf("nowhere: code %v, want not found", hearth.ErrorCode(err))
 	}
 }

@@ -115,3 +115,39 @@ func stampsVCS(t *testing.T) string {
 		dir = parent
 	}
 }
+
+// Mistakes in a command's arguments are usage errors, as flag mistakes
+// are: exit status 2, what was wrong and where the help is. (Cobra
+// answered an unknown subcommand below the root with the group's help
+// and status 0, and wrong arguments with status 1.)
+func TestArgumentMistakesAreUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"bogus"}, []string{`unknown command "bogus" for "hearth"`, "Run 'hearth --help' for usage."}},
+		{[]string{"plya"}, []string{`unknown command "plya" for "hearth"; did you mean play?`}},
+		{[]string{"library", "read", "7"}, []string{`unknown command "read" for "hearth library"`, "Run 'hearth library --help' for usage."}},
+		{[]string{"user", "ad", "ann"}, []string{`did you mean add?`}},
+		{[]string{"search"}, []string{"accepts 1 arg(s), received 0", "Run 'hearth search --help' for usage."}},
+		{[]string{"version", "extra"}, []string{`unknown command "extra" for "hearth version"`}},
+	} {
+		cmd := exec.Command(hearthBin, tc.args...)
+		cmd.Env = append(os.Environ(), "HEARTH_DATA="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("hearth %s: %v, want exit status 2\n%s", strings.Join(tc.args, " "), err, out)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("hearth %s: %q is not in\n%s", strings.Join(tc.args, " "), w, out)
+			}
+		}
+	}
+	// A group alone still shows its help.
+	if out := run(t, nil, "library"); !strings.Contains(out, "Available Commands:") {
+		t.Errorf("hearth library:\n%s", out)
+	}
+}

@@ -78,7 +78,7 @@ prompt so the output reads as a transcript.`,
 			return runPlay(cmd.Context(), g, f)
 		},
 	}
-	cmd.Flags().StringVar(&f.campaign, "campaign", "", "campaign directory (default: The Lantern of Saltmere, built in)")
+	cmd.Flags().StringVar(&f.campaign, "campaign", "", "campaign directory, or the name of a built-in campaign (saltmere, the_ferry_at_greywater); default: The Lantern of Saltmere")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "dice seed for a new game (default random; the seed is saved with the game)")
 	cmd.Flags().BoolVar(&f.fresh, "new", false, "start a new game instead of resuming the last one")
 	cmd.Flags().StringVar(&f.session, "session", "", "resume the saved game with this ID (see 'hearth sessions')")

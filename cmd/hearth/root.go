@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,7 +105,44 @@ config init' writes a commented file to start from.
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "configuration file, TOML or YAML (default $HEARTH_CONFIG or ~/.config/hearth/config.toml when present)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug detail to stderr")
 	root.AddCommand(newPlay(g), newSessions(g), newExport(g), newVerify(g), newModels(g), newContext(g), newReplay(g), newEval(g), newPack(g), newSearch(g), newIngest(g), newImport(g), newSkill(g), newLibrary(g), newServe(g), newFoundry(g), newMCP(g), newUser(g), newConfig(g), newDB(g), newVersion(g))
+	strictUsage(g, root)
 	return root
+}
+
+// strictUsage makes c's and its subcommands' argument mistakes usage
+// errors (exit status 2, with the hint to --help), as flag mistakes are:
+// positional arguments a command does not take, and an unknown
+// subcommand, which cobra answers with the group's help and status 0
+// below the root and with status 1 at it.
+func strictUsage(g *globals, c *cobra.Command) {
+	usage := func(cmd *cobra.Command, err error) error {
+		return usageError{g.fail("cli.usage_hint", map[string]any{"Command": cmd.CommandPath()}, err)}
+	}
+	if c.HasSubCommands() && !c.Runnable() {
+		// A group: run, it shows its help, or names the unknown command.
+		c.Args = cobra.ArbitraryArgs // set, so cobra leaves the check to RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+			cmd.SuggestionsMinimumDistance = 2 // cobra's own default
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				err = fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, " or "))
+			}
+			return usage(cmd, err)
+		}
+	} else if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usage(cmd, err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		strictUsage(g, sub)
+	}
 }
 
 // withStore runs fn with the database open.
