@@ -1,44 +1,16 @@
 package chromiumtest
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-)
 
-// shiftWatch runs in the harness page before its scripts (injected over
-// the DevTools protocol) and keeps every layout-shift entry, buffered so
-// none before it began is lost, with the elements that moved, described
-// when the entry arrives.
-const shiftWatch = `(() => {
-	window.__shifts = [];
-	const name = (n) => {
-		if (!n) return "(gone)";
-		if (n.nodeType !== 1) n = n.parentElement;
-		if (!n) return "(text)";
-		const one = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
-			(e.classList.length ? "." + Array.from(e.classList).join(".") : "");
-		const path = [one(n)];
-		for (let p = n.parentElement; p && p !== document.body && path.length < 4 && !n.id; p = p.parentElement) {
-			path.unshift(one(p));
-			if (p.id) break;
-		}
-		return path.join(" > ");
-	};
-	const box = (r) => r ? [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)] : null;
-	new PerformanceObserver((list) => {
-		for (const e of list.getEntries()) {
-			window.__shifts.push({value: e.value, at: e.startTime, input: e.hadRecentInput,
-				sources: (e.sources || []).map((s) => ({node: name(s.node), from: box(s.previousRect), to: box(s.currentRect)}))});
-		}
-	}).observe({type: "layout-shift", buffered: true});
-})()`
+	"github.com/hearth-rpg/hearth/internal/chromelayout"
+)
 
 // maxPanelShift is the most the panel may move once it shows, as the web
 // UI's views (web/chromiumtest): a line of text wrapping differently,
@@ -67,10 +39,7 @@ func TestSeneschalPanelHoldsStill(t *testing.T) {
 	for _, lang := range []string{"en", "de"} {
 		t.Run(lang, func(t *testing.T) {
 			ctx := browse(t)
-			run(t, ctx, "watch layout shifts", chromedp.ActionFunc(func(ctx context.Context) error {
-				_, err := page.AddScriptToEvaluateOnNewDocument(shiftWatch).Do(ctx)
-				return err
-			}))
+			run(t, ctx, "watch layout shifts", chromelayout.Watch())
 			run(t, ctx, "open the harness", chromedp.Navigate(pageSrv.URL+"/"), chromedp.WaitReady(`body[data-ready]`, chromedp.ByQuery))
 			var booted struct {
 				User string `json:"user"`
@@ -104,31 +73,14 @@ func TestSeneschalPanelHoldsStill(t *testing.T) {
 				t.Errorf("the panel's answer: %q", answer)
 			}
 
-			var shifts []struct {
-				Value   float64 `json:"value"`
-				At      float64 `json:"at"`
-				Input   bool    `json:"input"`
-				Sources []struct {
-					Node string `json:"node"`
-					From []int  `json:"from"`
-					To   []int  `json:"to"`
-				} `json:"sources"`
+			shifts, err := chromelayout.Shifts(ctx)
+			if err != nil {
+				t.Fatal(err)
 			}
-			eval(t, ctx, `window.__shifts`, &shifts)
-			var sum float64
-			var b strings.Builder
-			for _, s := range shifts {
-				if s.At < mark {
-					continue
-				}
-				sum += s.Value
-				fmt.Fprintf(&b, "\n  %.4f at %.0f ms (input %v):", s.Value, s.At-mark, s.Input)
-				for _, src := range s.Sources {
-					fmt.Fprintf(&b, "\n    %s %v → %v", src.Node, src.From, src.To)
-				}
-			}
+			after, _ := chromelayout.Split(shifts, mark)
+			sum := after.Sum
 			report := fmt.Sprintf("the status line and the input form at %v, at the pause %v, after the answer %v; layout shift after the panel showed: %.4f%s",
-				form0, form1, form2, sum, b.String())
+				form0, form1, form2, sum, after.Text)
 			t.Log(report)
 			if fmt.Sprint(form0) != fmt.Sprint(form1) || fmt.Sprint(form0) != fmt.Sprint(form2) {
 				t.Errorf("the panel's status line or input form moved: %s", report)
