@@ -4,7 +4,7 @@
 // for the book tools and runs dice_roll itself.
 
 import {ApiError} from "./api.js";
-import {h, link, replace} from "./dom.js";
+import {h, link, replace, stickToEnd} from "./dom.js";
 import {render} from "./markdown.js";
 
 // TOOLS are the tools this page asks for: the server's book tools, and
@@ -28,6 +28,7 @@ export class AssistantView {
     // The log fits the conversation at the foot of a frame of fixed
     // height (app.css): what arrives scrolls it, nothing on the page moves.
     this.frame = h("div", {class: "log-frame"}, this.log);
+    this.unstick = stickToEnd(this.frame, this.log);
     this.status = h("p", {id: "chat-status", class: "conn line", role: "status"}); // its line kept: "Thinking…" moves nothing
     // The pause's question comes at the end of the conversation, in the
     // log's own height, not above the question box it would push down.
@@ -65,6 +66,7 @@ export class AssistantView {
   close() {
     this.closed = true;
     clearTimeout(this.listTimer);
+    if (this.unstick) this.unstick();
     this.abort.abort();
   }
 
