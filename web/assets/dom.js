@@ -62,25 +62,27 @@ export function replace(el, ...children) {
 // text rewraps taller and the scroll offset alone would leave the newest
 // turn below the fold), if it was at its end before. A frame the reader
 // scrolled up keeps the entry (a child of content) they were reading at
-// its top, as far into it as it was. It returns a function that stops
-// watching.
+// its top, as far into it as it was. It returns end, which scrolls the
+// frame to its end (as something new arrives) and keeps it there, and
+// stop, which stops watching.
 export function stickToEnd(frame, content) {
   let atEnd = true;
   let seen = ""; // the sizes the observer last acted on
-  let anchor = null; // the entry at the frame's top edge
+  let anchor = null; // the entry at the frame's top edge, when not at the end
   let into = 0; // how far into it the edge was, a fraction of its height
   const sizes = () => [frame.clientWidth, frame.clientHeight, content.offsetWidth, content.offsetHeight].join();
-  // A pixel or two of slack: zoomed pages scroll by fractions.
   const measure = () => {
+    // A pixel or two of slack: zoomed pages scroll by fractions.
     atEnd = frame.scrollHeight - frame.scrollTop - frame.clientHeight <= 2;
-    const top = frame.getBoundingClientRect().top;
     anchor = null;
+    if (atEnd) return;
+    const top = frame.getBoundingClientRect().top;
     for (const e of content.children) {
       const r = e.getBoundingClientRect();
       if (r.height > 0 && r.bottom > top) {
         anchor = e;
         into = (top - r.top) / r.height;
-        break;
+        return;
       }
     }
   };
@@ -100,8 +102,14 @@ export function stickToEnd(frame, content) {
   frame.addEventListener("scroll", scrolled, {passive: true});
   observer.observe(frame);
   observer.observe(content);
-  return () => {
-    observer.disconnect();
-    frame.removeEventListener("scroll", scrolled);
+  return {
+    end() {
+      atEnd = true;
+      frame.scrollTop = frame.scrollHeight;
+    },
+    stop() {
+      observer.disconnect();
+      frame.removeEventListener("scroll", scrolled);
+    },
   };
 }

@@ -95,13 +95,21 @@ func resizeKeepsEnd(t *testing.T, ctx context.Context, frame, items string) {
 		t.Fatalf("at 1440 px the newest entry is not in the frame: %s", v)
 	}
 	run(t, ctx, "narrow the page to 390 px", chromedp.EmulateViewport(390, 844))
+	waitEnd(t, ctx, frame, items, "v.width < 400", "narrowed to 390 px")
+}
+
+// waitEnd waits, generously, until the frame is as cond (a condition on
+// logBoxes's v) says and its newest entry lies inside it.
+func waitEnd(t *testing.T, ctx context.Context, frame, items, cond, what string) {
+	t.Helper()
 	err := chromedp.Run(ctx, chromedp.Poll(`(() => { const v = `+logBoxes(frame, items)+`;
-		return v.width < 400 && (`+lastInViewJS+`)(v); })()`, nil,
+		return `+cond+` && (`+lastInViewJS+`)(v); })()`, nil,
 		chromedp.WithPollingTimeout(30*time.Second)))
+	var v logView
 	eval(t, ctx, logBoxes(frame, items), &v)
-	t.Logf("at 390 px: %s", v)
+	t.Logf("%s: %s", what, v)
 	if err != nil {
-		t.Fatalf("narrowed to 390 px, the newest entry is not in the frame (%v): %s", err, v)
+		t.Fatalf("%s, the newest entry is not in the frame (%v): %s", what, err, v)
 	}
 }
 
@@ -109,7 +117,8 @@ func resizeKeepsEnd(t *testing.T, ctx context.Context, frame, items string) {
 // its frame at 1440 px, scrolled to its end as play leaves it, narrows
 // the page to a phone's 390 × 844 and waits for the newest turn to lie
 // inside the frame; then, back at 1440 px, scrolls up to the second
-// turn, narrows again and finds that turn still at the frame's top.
+// turn, narrows again and finds that turn still at the frame's top; a
+// new turn then scrolls the log to its end, where widening leaves it.
 // Before, the frame kept its scroll offset as the story rewrapped three
 // times as tall, and the newest turn fell far below the frame's fold.
 func TestLogStaysAtItsEndAcrossResize(t *testing.T) {
@@ -125,6 +134,7 @@ func TestLogStaysAtItsEndAcrossResize(t *testing.T) {
 		chromedp.Navigate(h.url+"/#/game/"+game.ID),
 		chromedp.WaitVisible(`#conn[data-state="open"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#status[data-turn="0"]`, chromedp.ByQuery))
+	played := 0
 	for turn := 1; ; turn++ {
 		var over bool
 		eval(t, ctx, `(() => { const f = document.querySelector(".log-frame"); return document.getElementById("log").offsetHeight > 1.2 * f.clientHeight; })()`, &over)
@@ -136,6 +146,7 @@ func TestLogStaysAtItsEndAcrossResize(t *testing.T) {
 		}
 		run(t, ctx, fmt.Sprintf("turn %d", turn), sendAction("look around"),
 			chromedp.WaitVisible(fmt.Sprintf(`#log[data-turn="%d"] article[data-turn="%d"]`, turn, turn), chromedp.ByQuery))
+		played = turn
 	}
 	twoFrames(t, ctx)
 	resizeKeepsEnd(t, ctx, ".log-frame", "#log article")
@@ -162,6 +173,15 @@ func TestLogStaysAtItsEndAcrossResize(t *testing.T) {
 	if v.atTop() != "2" {
 		t.Errorf("scrolled up to turn 2 and narrowed, the frame's top shows turn %q: %s", v.atTop(), v)
 	}
+
+	// A new turn scrolls a scrolled-up log to its end, as before, and
+	// there it stays as the page widens again.
+	next := played + 1
+	run(t, ctx, "one more turn", sendAction("look around"),
+		chromedp.WaitVisible(fmt.Sprintf(`#log[data-turn="%d"] article[data-turn="%d"]`, next, next), chromedp.ByQuery))
+	waitEnd(t, ctx, ".log-frame", "#log article", fmt.Sprintf(`v.items.at(-1).n === "%d"`, next), "a new turn at 390 px")
+	run(t, ctx, "widen the page to 1440 px", chromedp.EmulateViewport(1440, 900))
+	waitEnd(t, ctx, ".log-frame", "#log article", "v.width > 400", "widened to 1440 px")
 }
 
 // TestChatStaysAtItsEndAcrossResize asks the assistant a question long
