@@ -38,7 +38,9 @@
 // is not taken by what moved there. The game's log and the assistant's
 // chat fit what they hold at the foot of a frame of fixed height, as a
 // chat's do: a new turn, an answer or the assistant's pause scrolls the
-// frame and moves nothing on the page. The header keeps its brand and
+// frame and moves nothing on the page. A frame scrolled to its end stays
+// there when it or its text changes width (the page narrowing, a tablet
+// turning); one scrolled up keeps the turn at its top. The header keeps its brand and
 // language switcher in place as the navigation fills in (narrow, it
 // wraps in a row of its own), and the shell's "Loading…" stands out of
 // the flow. Messages float at the viewport's foot instead of pushing the

@@ -7,5 +7,6 @@
 // testdata/harness-globals.mjs) and loads the module's ES modules straight
 // from foundry/ as module.json lists them. It holds tests only; they skip
 // when Chromium is absent. Clicks are real presses of the mouse through
-// internal/chromeclick, once their target can take them.
+// internal/chromeclick, once their target can take them; layout shift
+// is measured through internal/chromelayout, as in web/chromiumtest.
 package chromiumtest

@@ -1,44 +1,16 @@
 package chromiumtest
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-)
 
-// shiftWatch runs in the harness page before its scripts (injected over
-// the DevTools protocol) and keeps every layout-shift entry, buffered so
-// none before it began is lost, with the elements that moved, described
-// when the entry arrives.
-const shiftWatch = `(() => {
-	window.__shifts = [];
-	const name = (n) => {
-		if (!n) return "(gone)";
-		if (n.nodeType !== 1) n = n.parentElement;
-		if (!n) return "(text)";
-		const one = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
-			(e.classList.length ? "." + Array.from(e.classList).join(".") : "");
-		const path = [one(n)];
-		for (let p = n.parentElement; p && p !== document.body && path.length < 4 && !n.id; p = p.parentElement) {
-			path.unshift(one(p));
-			if (p.id) break;
-		}
-		return path.join(" > ");
-	};
-	const box = (r) => r ? [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)] : null;
-	new PerformanceObserver((list) => {
-		for (const e of list.getEntries()) {
-			window.__shifts.push({value: e.value, at: e.startTime, input: e.hadRecentInput,
-				sources: (e.sources || []).map((s) => ({node: name(s.node), from: box(s.previousRect), to: box(s.currentRect)}))});
-		}
-	}).observe({type: "layout-shift", buffered: true});
-})()`
+	"github.com/hearth-rpg/hearth/internal/chromelayout"
+)
 
 // maxPanelShift is the most the panel may move once it shows, as the web
 // UI's views (web/chromiumtest): a line of text wrapping differently,
@@ -67,10 +39,7 @@ func TestSeneschalPanelHoldsStill(t *testing.T) {
 	for _, lang := range []string{"en", "de"} {
 		t.Run(lang, func(t *testing.T) {
 			ctx := browse(t)
-			run(t, ctx, "watch layout shifts", chromedp.ActionFunc(func(ctx context.Context) error {
-				_, err := page.AddScriptToEvaluateOnNewDocument(shiftWatch).Do(ctx)
-				return err
-			}))
+			run(t, ctx, "watch layout shifts", chromelayout.Watch())
 			run(t, ctx, "open the harness", chromedp.Navigate(pageSrv.URL+"/"), chromedp.WaitReady(`body[data-ready]`, chromedp.ByQuery))
 			var booted struct {
 				User string `json:"user"`
@@ -104,31 +73,14 @@ func TestSeneschalPanelHoldsStill(t *testing.T) {
 				t.Errorf("the panel's answer: %q", answer)
 			}
 
-			var shifts []struct {
-				Value   float64 `json:"value"`
-				At      float64 `json:"at"`
-				Input   bool    `json:"input"`
-				Sources []struct {
-					Node string `json:"node"`
-					From []int  `json:"from"`
-					To   []int  `json:"to"`
-				} `json:"sources"`
+			shifts, err := chromelayout.Shifts(ctx)
+			if err != nil {
+				t.Fatal(err)
 			}
-			eval(t, ctx, `window.__shifts`, &shifts)
-			var sum float64
-			var b strings.Builder
-			for _, s := range shifts {
-				if s.At < mark {
-					continue
-				}
-				sum += s.Value
-				fmt.Fprintf(&b, "\n  %.4f at %.0f ms (input %v):", s.Value, s.At-mark, s.Input)
-				for _, src := range s.Sources {
-					fmt.Fprintf(&b, "\n    %s %v → %v", src.Node, src.From, src.To)
-				}
-			}
+			after, _ := chromelayout.Split(shifts, mark)
+			sum := after.Sum
 			report := fmt.Sprintf("the status line and the input form at %v, at the pause %v, after the answer %v; layout shift after the panel showed: %.4f%s",
-				form0, form1, form2, sum, b.String())
+				form0, form1, form2, sum, after.Text)
 			t.Log(report)
 			if fmt.Sprint(form0) != fmt.Sprint(form1) || fmt.Sprint(form0) != fmt.Sprint(form2) {
 				t.Errorf("the panel's status line or input form moved: %s", report)
@@ -137,5 +89,128 @@ func TestSeneschalPanelHoldsStill(t *testing.T) {
 				t.Errorf("the panel moved by %.4f, more than %.2f: %s", sum, maxPanelShift, report)
 			}
 		})
+	}
+}
+
+// panelLog is the panel's log: its visible box and scroll offset, and
+// each message's index and box in the viewport.
+const panelLog = `(() => {
+	const l = document.querySelector("#seneschal-panel .seneschal-log"), r = l.getBoundingClientRect();
+	const items = Array.from(l.children).filter((e) => e.offsetHeight > 0).map((e, i) => {
+		const b = e.getBoundingClientRect();
+		return {n: i, top: Math.round(b.top), bottom: Math.round(b.bottom)};
+	});
+	return {top: Math.round(r.top), bottom: Math.round(r.top + l.clientHeight), width: l.clientWidth,
+		scrollTop: Math.round(l.scrollTop), scrollHeight: l.scrollHeight, items};
+})()`
+
+type panelLogView struct {
+	Top, Bottom, Width, ScrollTop, ScrollHeight int
+	Items                                       []struct{ N, Top, Bottom int }
+}
+
+func (v panelLogView) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "log %d–%d px, %d wide, scrolled %d of %d; messages:", v.Top, v.Bottom, v.Width, v.ScrollTop, v.ScrollHeight)
+	for _, it := range v.Items {
+		fmt.Fprintf(&b, " %d@%d–%d", it.N, it.Top, it.Bottom)
+	}
+	return b.String()
+}
+
+// TestSeneschalLogStaysAtItsEnd asks the panel (420 × 620 px) a long
+// question and two short ones, whose answers overflow the log, scrolled
+// to its end, and then resizes the window to 300 × 500 px, as a user dragging
+// its corner does: the answer must lie inside the log's visible box
+// again. Before, the log kept its scroll offset as the messages rewrapped
+// taller, and the answer fell below the fold. Then, scrolled up to the
+// answer's top, the log keeps the answer at its top as the window
+// narrows.
+func TestSeneschalLogStaysAtItsEnd(t *testing.T) {
+	_, pageSrv, hearth, _, playerKey := setUp(t)
+	ctx := browse(t)
+	run(t, ctx, "open the harness", chromedp.Navigate(pageSrv.URL+"/"), chromedp.WaitReady(`body[data-ready]`, chromedp.ByQuery))
+	var booted struct {
+		User string `json:"user"`
+	}
+	eval(t, ctx, fmt.Sprintf(`boot({backendUrl: %s, apiKey: %s, user: "pl1", dice: [4, 5], maxActionsPerRequest: 1, language: "en"})`,
+		jsString(hearth), jsString(playerKey)), &booted)
+	run(t, ctx, "model choices", chromedp.Poll(`"fake" in (harness.game.settings.settings.get("hearth-seneschal.chatModel").choices || {})`, nil,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
+	question := "ONESHOT " + strings.Repeat("Which captain knows the safe route through the reefs north of the harbour? ", 24)
+	run(t, ctx, "ask",
+		click("#chat button.seneschal-open"),
+		chromedp.WaitVisible("#seneschal-panel .seneschal-input", chromedp.ByQuery),
+		chromedp.SetValue("#seneschal-panel .seneschal-input", question, chromedp.ByQuery),
+		chromedp.SendKeys("#seneschal-panel .seneschal-input", kb.Enter, chromedp.ByQuery),
+		chromedp.WaitVisible("#seneschal-panel .seneschal-assistant", chromedp.ByQuery),
+		chromedp.WaitNotPresent("#seneschal-panel .seneschal-streaming", chromedp.ByQuery))
+	// Two more questions and answers under the first answer, so that it
+	// can be scrolled to the log's top.
+	for n := 2; n <= 3; n++ {
+		run(t, ctx, fmt.Sprintf("ask again (%d)", n),
+			chromedp.SendKeys("#seneschal-panel .seneschal-input", "ONESHOT and the captain?"+kb.Enter, chromedp.ByQuery),
+			chromedp.Poll(fmt.Sprintf(`document.querySelectorAll("#seneschal-panel .seneschal-assistant").length === %d &&
+				!document.querySelector("#seneschal-panel .seneschal-streaming")`, n), nil))
+	}
+	var ok float64
+	eval(t, ctx, settledFrames, &ok)
+	var v panelLogView
+	eval(t, ctx, panelLog, &v)
+	t.Logf("at 420 × 620 px: %s", v)
+	inView := func(v panelLogView) bool {
+		l := v.Items[len(v.Items)-1]
+		return l.Top >= v.Top-1 && l.Bottom <= v.Bottom+1
+	}
+	if v.ScrollHeight < (v.Bottom-v.Top)*6/5 || len(v.Items) < 2 {
+		t.Fatalf("the log does not overflow at 420 × 620 px, so resizing proves nothing: %s", v)
+	}
+	if !inView(v) {
+		t.Fatalf("after the answer the log is not at its end: %s", v)
+	}
+	resize := func(w, h int) string {
+		return fmt.Sprintf(`(() => { const s = document.querySelector("#seneschal-panel").closest(".application").style;
+			s.width = "%dpx"; s.height = "%dpx"; return true; })()`, w, h)
+	}
+	eval(t, ctx, resize(300, 500), nil)
+	err := chromedp.Run(ctx, chromedp.Poll(`(() => { const v = `+panelLog+`, l = v.items.at(-1);
+		return v.width < 300 && l.top >= v.top - 1 && l.bottom <= v.bottom + 1; })()`, nil, chromedp.WithPollingTimeout(30*time.Second)))
+	eval(t, ctx, panelLog, &v)
+	t.Logf("at 300 × 500 px: %s", v)
+	if err != nil {
+		t.Fatalf("resized to 300 × 500 px, the answer is not in the log (%v): %s", err, v)
+	}
+
+	// Scrolled up to the answer's top, the log keeps the answer there as
+	// the window narrows again (the question above it rewrapping taller):
+	// the browser's scroll anchoring does, unless the panel wrongly takes
+	// the log to be at its end and scrolls it there.
+	eval(t, ctx, resize(420, 620), nil)
+	run(t, ctx, "wider", chromedp.Poll(`document.querySelector("#seneschal-panel .seneschal-log").clientWidth > 300`, nil))
+	eval(t, ctx, settledFrames, &ok)
+	eval(t, ctx, `(() => { const l = document.querySelector("#seneschal-panel .seneschal-log"), a = l.children[1];
+		l.scrollTop += a.getBoundingClientRect().top - l.getBoundingClientRect().top; return true; })()`, nil)
+	eval(t, ctx, settledFrames, &ok)
+	eval(t, ctx, panelLog, &v)
+	t.Logf("scrolled up at 420 × 620 px: %s", v)
+	atTop := func(v panelLogView) int {
+		for _, it := range v.Items {
+			if it.Bottom > v.Top+1 {
+				return it.N
+			}
+		}
+		return -1
+	}
+	if atTop(v) != 1 {
+		t.Fatalf("scrolled to the answer, the log's top shows message %d: %s", atTop(v), v)
+	}
+	eval(t, ctx, resize(300, 500), nil)
+	run(t, ctx, "narrower", chromedp.Poll(`document.querySelector("#seneschal-panel .seneschal-log").clientWidth < 300`, nil))
+	eval(t, ctx, settledFrames, &ok)
+	eval(t, ctx, settledFrames, &ok)
+	eval(t, ctx, panelLog, &v)
+	t.Logf("scrolled up, at 300 × 500 px: %s", v)
+	if atTop(v) != 1 {
+		t.Errorf("scrolled to the answer and narrowed, the log's top shows message %d: %s", atTop(v), v)
 	}
 }

@@ -74,6 +74,7 @@ export class PanelView {
     // it takes its height from the log, so neither the status line nor
     // the input below moves (in a window of fixed height, as Foundry's).
     this.root.append(bar, history, log, pauseBar, status, form);
+    this.stickToEnd(log);
 
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
@@ -90,6 +91,34 @@ export class PanelView {
     continueButton.addEventListener("click", () => this.resolvePause("continue"));
     cancelButton.addEventListener("click", () => this.resolvePause("cancel"));
     return { newButton, historyButton, history, log, status, pauseBar, pauseText, continueButton, cancelButton, input, sendButton };
+  }
+
+  /**
+   * Keep the log at its end across a change of its size (the window
+   * resized, the pause bar or the history list taking their height from
+   * it), if it was at its end before: the messages rewrap and the scroll
+   * offset alone would leave the newest below the fold. A log the user
+   * scrolled up is left to the browser, whose scroll anchoring keeps the
+   * message they were reading in place.
+   * @param {HTMLElement} log
+   */
+  stickToEnd(log) {
+    const Observer = this.doc.defaultView?.ResizeObserver;
+    if (!Observer) return;
+    let atEnd = true;
+    let seen = ""; // the size the observer last acted on
+    const size = () => `${log.clientWidth}x${log.clientHeight}`;
+    // A pixel or two of slack: zoomed pages scroll by fractions.
+    const measure = () => { atEnd = log.scrollHeight - log.scrollTop - log.clientHeight <= 2; };
+    // A scroll while the size differs from what the observer saw is the
+    // browser's (anchoring a message as the text rewraps), not the
+    // user's: the observer decides.
+    log.addEventListener("scroll", () => { if (size() === seen) measure(); }, { passive: true });
+    new Observer(() => {
+      if (atEnd) log.scrollTop = log.scrollHeight;
+      seen = size();
+      measure();
+    }).observe(log);
   }
 
   /**

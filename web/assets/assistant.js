@@ -4,7 +4,7 @@
 // for the book tools and runs dice_roll itself.
 
 import {ApiError} from "./api.js";
-import {h, link, replace} from "./dom.js";
+import {h, link, replace, stickToEnd} from "./dom.js";
 import {render} from "./markdown.js";
 
 // TOOLS are the tools this page asks for: the server's book tools, and
@@ -28,6 +28,7 @@ export class AssistantView {
     // The log fits the conversation at the foot of a frame of fixed
     // height (app.css): what arrives scrolls it, nothing on the page moves.
     this.frame = h("div", {class: "log-frame"}, this.log);
+    this.sticky = stickToEnd(this.frame, this.log);
     this.status = h("p", {id: "chat-status", class: "conn line", role: "status"}); // its line kept: "Thinking…" moves nothing
     // The pause's question comes at the end of the conversation, in the
     // log's own height, not above the question box it would push down.
@@ -58,13 +59,14 @@ export class AssistantView {
     if (this.id) this.loadConversation();
     else {
       this.log.append(h("p", {id: "chat-empty", class: "note"}, t("assistant.empty")));
-      this.frame.scrollTop = this.frame.scrollHeight;
+      this.sticky.end();
     }
   }
 
   close() {
     this.closed = true;
     clearTimeout(this.listTimer);
+    if (this.sticky) this.sticky.stop();
     this.abort.abort();
   }
 
@@ -127,7 +129,7 @@ export class AssistantView {
     if (this.closed) return;
     replace(this.log, (c.messages || []).filter((m) => (m.role === "user" || m.role === "assistant") && m.content)
       .map((m) => m.role === "user" ? this.userEntry(m.content) : this.answerEntry(m.content)));
-    this.frame.scrollTop = this.frame.scrollHeight;
+    this.sticky.end();
   }
 
   userEntry(text) {
@@ -143,7 +145,7 @@ export class AssistantView {
   line(cls, text, attrs) {
     const el = h("p", Object.assign({class: "note " + cls}, attrs || {}), text);
     (cls === "error" ? this.current : this.steps).append(el);
-    this.frame.scrollTop = this.frame.scrollHeight;
+    this.sticky.end();
     return el;
   }
 
@@ -167,7 +169,7 @@ export class AssistantView {
     this.answer = h("div", {class: "narration answer", "data-streaming": ""});
     this.current = h("article", {class: "turn streaming"}, this.steps, this.answer);
     this.log.append(this.current);
-    this.frame.scrollTop = this.frame.scrollHeight;
+    this.sticky.end();
     this.text = "";
     this.finished = false;
     this.errored = false;
@@ -255,7 +257,7 @@ export class AssistantView {
     requestAnimationFrame(() => {
       this.drawing = false;
       replace(this.answer, render(this.text));
-      this.frame.scrollTop = this.frame.scrollHeight;
+      this.sticky.end();
     });
   }
 
@@ -310,7 +312,7 @@ export class AssistantView {
       h("button", {type: "button", id: "cancel", class: "danger", onclick: () => decide("cancel")}, t("assistant.cancel")));
     this.log.append(this.pauseBox);
     this.pauseBox.hidden = false;
-    this.frame.scrollTop = this.frame.scrollHeight;
+    this.sticky.end();
     replace(this.status, t("assistant.paused"));
     go.focus();
   }

@@ -56,3 +56,60 @@ export function replace(el, ...children) {
   append(el, children);
   return el;
 }
+
+// stickToEnd keeps a scrolling frame at its end across a change of its
+// own size or its content's (the page narrowing, a tablet turning: the
+// text rewraps taller and the scroll offset alone would leave the newest
+// turn below the fold), if it was at its end before. A frame the reader
+// scrolled up keeps the entry (a child of content) they were reading at
+// its top, as far into it as it was. It returns end, which scrolls the
+// frame to its end (as something new arrives) and keeps it there, and
+// stop, which stops watching.
+export function stickToEnd(frame, content) {
+  let atEnd = true;
+  let seen = ""; // the sizes the observer last acted on
+  let anchor = null; // the entry at the frame's top edge, when not at the end
+  let into = 0; // how far into it the edge was, a fraction of its height
+  const sizes = () => [frame.clientWidth, frame.clientHeight, content.offsetWidth, content.offsetHeight].join();
+  const measure = () => {
+    // A pixel or two of slack: zoomed pages scroll by fractions.
+    atEnd = frame.scrollHeight - frame.scrollTop - frame.clientHeight <= 2;
+    anchor = null;
+    if (atEnd) return;
+    const top = frame.getBoundingClientRect().top;
+    for (const e of content.children) {
+      const r = e.getBoundingClientRect();
+      if (r.height > 0 && r.bottom > top) {
+        anchor = e;
+        into = (top - r.top) / r.height;
+        return;
+      }
+    }
+  };
+  // A scroll is the reader's unless a size changed that the observer has
+  // not yet seen: then it is the browser's, and the observer decides.
+  const scrolled = () => { if (sizes() === seen) measure(); };
+  const observer = new ResizeObserver(() => {
+    if (atEnd) {
+      frame.scrollTop = frame.scrollHeight;
+    } else if (anchor && anchor.isConnected) {
+      const r = anchor.getBoundingClientRect();
+      frame.scrollTop += r.top + into * r.height - frame.getBoundingClientRect().top;
+    }
+    seen = sizes();
+    measure();
+  });
+  frame.addEventListener("scroll", scrolled, {passive: true});
+  observer.observe(frame);
+  observer.observe(content);
+  return {
+    end() {
+      atEnd = true;
+      frame.scrollTop = frame.scrollHeight;
+    },
+    stop() {
+      observer.disconnect();
+      frame.removeEventListener("scroll", scrolled);
+    },
+  };
+}

@@ -2,7 +2,7 @@
 // (the session cookie goes along; the server checks the Origin), with
 // narration streamed into an aria-live log as turn_delta arrives.
 
-import {h, image, link, replace} from "./dom.js";
+import {h, image, link, replace, stickToEnd} from "./dom.js";
 import {Branches, PartyPanel, SPEEDS} from "./party.js";
 
 const MAX_BACKOFF = 15000;
@@ -42,6 +42,7 @@ export class GameView {
     this.log = h("div", {id: "log", class: "log", role: "log", "aria-live": "polite", "aria-relevant": "additions text",
       "aria-labelledby": "log-h", tabindex: "0"});
     this.frame = h("div", {class: "log-frame"}, this.log);
+    this.sticky = stickToEnd(this.frame, this.log);
     this.choices = h("div", {id: "choices", class: "choices", role: "group", "aria-label": t("game.choices")});
     this.input = h("input", {id: "action", name: "action", type: "text", autocomplete: "off", maxlength: "2000", required: true});
     this.form = h("form", {id: "act", class: "act", onsubmit: (ev) => {
@@ -176,6 +177,7 @@ export class GameView {
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    if (this.sticky) this.sticky.stop();
     if (this.ws) this.ws.close(1000, "navigated away");
   }
 
@@ -414,7 +416,7 @@ export class GameView {
       this.shown = {turn: page.turn, branch: page.branch};
       this.log.dataset.turn = String(page.turn);
       this.log.dataset.branch = page.branch;
-      this.frame.scrollTop = this.frame.scrollHeight;
+      this.sticky.end();
     } catch (e) {
       if (seq === this.loading) this.historyPending = false;
       this.app.fail(e);
@@ -456,7 +458,7 @@ export class GameView {
     const p = el.querySelector(".narration p:last-child");
     p.append(document.createTextNode(text));
     el.dataset.deltas = String(Number(el.dataset.deltas) + 1);
-    this.frame.scrollTop = this.frame.scrollHeight;
+    this.sticky.end();
   }
 
   // turnUpdate replaces the streamed text with the turn as stored.
@@ -489,7 +491,7 @@ export class GameView {
     this.renderChoices(m.awaiting);
     if (m.notice) this.app.notify(m.notice, false);
     if (m.rejected) this.app.notify(m.rejected, false);
-    this.frame.scrollTop = this.frame.scrollHeight;
+    this.sticky.end();
   }
 }
 

@@ -11,5 +11,6 @@
 // own log (at debug: each request, game connection, command and turn).
 // Every click is a real press of the mouse through internal/chromeclick,
 // which waits until its target is shown, enabled, still and uncovered;
-// the layout tests measure how far the views move as they fill in.
+// the layout tests measure how far the views move as they fill in,
+// through internal/chromelayout's layout-shift watcher.
 package chromiumtest

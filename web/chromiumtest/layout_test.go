@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/page"
@@ -16,41 +15,19 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/hearth-rpg/hearth/imagegen/imagegentest"
+	"github.com/hearth-rpg/hearth/internal/chromelayout"
 )
 
-// shiftWatch runs in every document before the page's own scripts
-// (injected over the DevTools protocol, which the CSP does not govern).
-// It keeps every layout-shift entry (buffered, so none before it began
-// is lost) with the elements that moved, described when the entry
-// arrives (a node may leave the page later); when the game view's action
-// box, the library's upload form, the wizard's step heading and the
-// assistant's question box were first painted; and how many of the
-// page's fetches are in flight, so a test can wait for every request a
-// view made to be answered.
-const shiftWatch = `(() => {
-	window.__shifts = [];
+// viewWatch runs in every document after chromelayout's watcher and
+// before the page's own scripts (injected over the DevTools protocol,
+// which the CSP does not govern). It keeps when the game view's action
+// box, the library's upload form, the wizard's step heading, the games
+// list's heading and the assistant's question box were first painted;
+// and how many of the page's fetches are in flight, so a test can wait
+// for every request a view made to be answered.
+const viewWatch = `(() => {
 	window.__marks = {};
 	window.__inflight = 0;
-	const name = (n) => {
-		if (!n) return "(gone)";
-		if (n.nodeType !== 1) n = n.parentElement;
-		if (!n) return "(text)";
-		const one = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
-			(e.classList.length ? "." + Array.from(e.classList).join(".") : "");
-		const path = [one(n)];
-		for (let p = n.parentElement; p && p !== document.body && path.length < 4 && !n.id; p = p.parentElement) {
-			path.unshift(one(p));
-			if (p.id) break;
-		}
-		return path.join(" > ");
-	};
-	const box = (r) => r ? [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)] : null;
-	new PerformanceObserver((list) => {
-		for (const e of list.getEntries()) {
-			window.__shifts.push({value: e.value, at: e.startTime, input: e.hadRecentInput,
-				sources: (e.sources || []).map((s) => ({node: name(s.node), from: box(s.previousRect), to: box(s.currentRect)}))});
-		}
-	}).observe({type: "layout-shift", buffered: true});
 	const marks = {action: "#action", upload: "#upload", wizard: "#wizard #step-h", games: "#games-h", question: "#question"};
 	// A mark is set once the frame that first showed its element has
 	// been painted: the next frame's animation callback.
@@ -69,24 +46,12 @@ const shiftWatch = `(() => {
 	};
 })()`
 
-// shift is one layout-shift entry as shiftWatch kept it.
-type shift struct {
-	Value   float64 `json:"value"`
-	At      float64 `json:"at"`
-	Input   bool    `json:"input"`
-	Sources []struct {
-		Node string `json:"node"`
-		From []int  `json:"from"`
-		To   []int  `json:"to"`
-	} `json:"sources"`
-}
-
-// watchShifts injects shiftWatch into every document the tab loads from
-// now on.
+// watchShifts injects chromelayout's watcher and viewWatch into every
+// document the tab loads from now on.
 func watchShifts(t *testing.T, ctx context.Context) {
 	t.Helper()
-	run(t, ctx, "watch layout shifts", chromedp.ActionFunc(func(ctx context.Context) error {
-		_, err := page.AddScriptToEvaluateOnNewDocument(shiftWatch).Do(ctx)
+	run(t, ctx, "watch layout shifts", chromelayout.Watch(), chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(viewWatch).Do(ctx)
 		return err
 	}))
 }
@@ -109,35 +74,21 @@ func settled() chromedp.Action {
 }
 
 // shiftsSince returns the layout shifts after the mark (a key of
-// shiftWatch's marks, which must be set), their sum, the sum of those
+// viewWatch's marks, which must be set), their sum, the sum of those
 // before it (as the shell became the view) and a report naming what
 // moved in each.
 func shiftsSince(t *testing.T, ctx context.Context, mark string) (after, before float64, report string) {
 	t.Helper()
-	var out struct {
-		Mark   float64 `json:"mark"`
-		Shifts []shift `json:"shifts"`
-	}
+	var at float64
 	run(t, ctx, "the "+mark+" mark", chromedp.Poll(`typeof window.__marks[`+jsString(mark)+`] === "number"`, nil))
-	eval(t, ctx, `({mark: window.__marks[`+jsString(mark)+`], shifts: window.__shifts})`, &out)
-	var a, b strings.Builder
-	var na, nb int
-	for _, s := range out.Shifts {
-		w, n := &a, &na
-		if s.At < out.Mark {
-			before += s.Value
-			w, n = &b, &nb
-		} else {
-			after += s.Value
-		}
-		*n++
-		fmt.Fprintf(w, "\n  %.4f at %.0f ms (input %v):", s.Value, s.At-out.Mark, s.Input)
-		for _, src := range s.Sources {
-			fmt.Fprintf(w, "\n    %s %v → %v", src.Node, src.From, src.To)
-		}
+	eval(t, ctx, `window.__marks[`+jsString(mark)+`]`, &at)
+	shifts, err := chromelayout.Shifts(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return after, before, fmt.Sprintf("layout shift after %s: %.4f in %d entries%s\nbefore it, as the shell became the view: %.4f in %d entries%s",
-		mark, after, na, a.String(), before, nb, b.String())
+	a, b := chromelayout.Split(shifts, at)
+	return a.Sum, b.Sum, fmt.Sprintf("layout shift after %s: %.4f in %d entries%s\nbefore it, as the shell became the view: %.4f in %d entries%s",
+		mark, a.Sum, a.Count, a.Text, b.Sum, b.Count, b.Text)
 }
 
 // maxGameShift is the most the game view may move after its action box
