@@ -199,8 +199,9 @@ func (q *query) match(terms []string, op string) {
 // IDF (BM25's, from document frequencies counted over every chunk, as
 // FTS5 counts them, whatever the reader's role) times ts_rank of the
 // chunk for it (field weights and a saturating term frequency, no length
-// normalisation: see doc.go), summed. Equal scores go by chunk id, so the
-// order does not depend on insertion order. Past rankRows matches only a
+// normalisation: see doc.go), summed. Equal scores go by row (the order
+// the chunks were indexed in), as in the in-memory ranking and on
+// SQLite, so both backends and both paths break ties alike. Past rankRows matches only a
 // bounded candidate set is ranked (termstats.go).
 //
 // All of that is the fallback: once the in-memory index (memtext.go) is
@@ -264,7 +265,7 @@ func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f 
 		q.add(` LIMIT `, lim, `)) AND`)
 		q.where(role, f)
 	}
-	q.add(` ORDER BY score DESC, c.id COLLATE "C" LIMIT `, q.arg(k))
+	q.add(` ORDER BY score DESC, c.n LIMIT `, q.arg(k))
 	hits, err := ix.hits(ctx, nil, q.b.String(), q.args...)
 	if err != nil {
 		return nil, ix.explain("search the lore index's full text", err)
@@ -319,7 +320,7 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 		q.add(`WITH d AS MATERIALIZED (SELECT chunk, (vec::vector(`+dim+`) <=> `, v, `::real[]::vector(`+dim+`))::float8 AS dist FROM lore_vectors)
 		SELECT c.n, c.id, 1 - d.dist AS sim FROM d JOIN lore_chunks c ON c.n = d.chunk WHERE d.dist < 1 AND`)
 		q.where(role, f)
-		q.add(` ORDER BY d.dist LIMIT `, q.arg(k))
+		q.add(` ORDER BY d.dist, c.n LIMIT `, q.arg(k))
 	case VectorsHNSW:
 		dim := strconv.Itoa(ix.emb.Dim())
 		dist := `(v.vec::vector(` + dim + `) <=> ` + v + `::real[]::vector(` + dim + `))`
@@ -338,7 +339,7 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 			(SELECT sum(x * y) FROM unnest(v.vec, `, v, `::real[]) AS p(x, y))::float8 AS sim
 			FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk WHERE`)
 		q.where(role, f)
-		q.add(`) h WHERE sim > 0 ORDER BY sim DESC, id COLLATE "C" LIMIT `, q.arg(k))
+		q.add(`) h WHERE sim > 0 ORDER BY sim DESC, n LIMIT `, q.arg(k))
 	}
 	hits, err := ix.hits(ctx, setup, q.b.String(), q.args...)
 	if err != nil {
@@ -353,8 +354,10 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 			return nil, false, nil
 		}
 	}
-	// HNSW returns equal distances in no fixed order.
-	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.id, b.id)) })
+	// HNSW returns equal distances in no fixed order (and, approximate,
+	// may cut a run of them anywhere at k). Equal similarities go by row,
+	// as in the in-memory scan and on SQLite.
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.n, b.n)) })
 	return hits, true, nil
 }
 
