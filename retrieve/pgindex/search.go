@@ -98,7 +98,6 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 
 type hit struct {
 	n     int64
-	id    string
 	score float64
 }
 
@@ -242,7 +241,7 @@ func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f 
 	var q query
 	q.add(`WITH s AS MATERIALIZED (
 		SELECT plainto_tsquery('english', w) AS qt, idf FROM unnest(`, q.arg(ws), `::text[], `, q.arg(idfs), `::float8[]) AS u(w, idf))
-	SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(`+rankWeights+`, c.tsv, s.qt, 0)) FROM s)::float8 AS score
+	SELECT c.n, (SELECT sum(s.idf * ts_rank(`+rankWeights+`, c.tsv, s.qt, 0)) FROM s)::float8 AS score
 		FROM lore_chunks c WHERE `)
 	if exact {
 		q.matchAny(ws)
@@ -277,7 +276,7 @@ func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f 
 // then pack, file and position in the file, as on SQLite.
 func (ix *Index) metadata(ctx context.Context, role int, f retrieve.Filter, k int) ([]hit, error) {
 	var q query
-	q.add(`SELECT c.n, c.id, c.tier::float8 FROM lore_chunks c WHERE`)
+	q.add(`SELECT c.n, c.tier::float8 FROM lore_chunks c WHERE`)
 	q.where(role, f)
 	q.add(` ORDER BY (CASE WHEN c.tier > 0 THEN c.tier ELSE 7 END), c.pack COLLATE "C", c.file COLLATE "C", c.ordinal, c.id COLLATE "C" LIMIT `, q.arg(k))
 	hits, err := ix.hits(ctx, nil, q.b.String(), q.args...)
@@ -318,13 +317,13 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 		// and the filter, then a top-k sort.
 		dim := strconv.Itoa(ix.emb.Dim())
 		q.add(`WITH d AS MATERIALIZED (SELECT chunk, (vec::vector(`+dim+`) <=> `, v, `::real[]::vector(`+dim+`))::float8 AS dist FROM lore_vectors)
-		SELECT c.n, c.id, 1 - d.dist AS sim FROM d JOIN lore_chunks c ON c.n = d.chunk WHERE d.dist < 1 AND`)
+		SELECT c.n, 1 - d.dist AS sim FROM d JOIN lore_chunks c ON c.n = d.chunk WHERE d.dist < 1 AND`)
 		q.where(role, f)
 		q.add(` ORDER BY d.dist, c.n LIMIT `, q.arg(k))
 	case VectorsHNSW:
 		dim := strconv.Itoa(ix.emb.Dim())
 		dist := `(v.vec::vector(` + dim + `) <=> ` + v + `::real[]::vector(` + dim + `))`
-		q.add(`SELECT n, id, sim FROM (SELECT c.n, c.id, 1 - `, dist, `::float8 AS sim
+		q.add(`SELECT n, sim FROM (SELECT c.n, 1 - `, dist, `::float8 AS sim
 			FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk WHERE`)
 		q.where(role, f)
 		q.add(` ORDER BY `, dist, ` LIMIT `, q.arg(k), `) h WHERE sim > 0`)
@@ -335,7 +334,7 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 			setup = append(setup, `SET LOCAL hnsw.iterative_scan = strict_order`)
 		}
 	default:
-		q.add(`SELECT n, id, sim FROM (SELECT c.n, c.id,
+		q.add(`SELECT n, sim FROM (SELECT c.n,
 			(SELECT sum(x * y) FROM unnest(v.vec, `, v, `::real[]) AS p(x, y))::float8 AS sim
 			FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk WHERE`)
 		q.where(role, f)
@@ -370,13 +369,13 @@ func isZero(v []float32) bool {
 	return true
 }
 
-// hits runs a query whose rows are (n, id, score), after setup
+// hits runs a query whose rows are (n, score), after setup
 // statements in the same transaction.
 func (ix *Index) hits(ctx context.Context, setup []string, sql string, args ...any) ([]hit, error) {
 	var out []hit
 	scan := func(rows pgx.Rows) error {
 		var h hit
-		_, err := pgx.ForEachRow(rows, []any{&h.n, &h.id, &h.score}, func() error { out = append(out, h); return nil })
+		_, err := pgx.ForEachRow(rows, []any{&h.n, &h.score}, func() error { out = append(out, h); return nil })
 		return err
 	}
 	if len(setup) == 0 {
