@@ -58,6 +58,11 @@ type Options struct {
 	// ID names this process in the lease table (default host-pid-random).
 	ID  string
 	Log *slog.Logger
+
+	// renewEvery replaces TTL/3 as the renewal period: the package's tests
+	// pair a lease far longer than the test (only the test expires it)
+	// with renewals frequent enough to watch.
+	renewEvery time.Duration
 }
 
 // Hub is one process's part in a group of servers on one database. It is
@@ -68,6 +73,7 @@ type Hub struct {
 	url     string
 	id      string
 	ttl     time.Duration
+	renewal time.Duration
 	poll    time.Duration
 	log     *slog.Logger
 	channel string
@@ -111,6 +117,9 @@ func New(ctx context.Context, db *pgdb.DB, url string, o Options) (*Hub, error) 
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll
 	}
+	if o.renewEvery <= 0 {
+		o.renewEvery = o.TTL / 3
+	}
 	if o.ID == "" {
 		host, _ := os.Hostname()
 		var b [4]byte
@@ -130,7 +139,7 @@ func New(ctx context.Context, db *pgdb.DB, url string, o Options) (*Hub, error) 
 		return nil, db.Explain("pglive: read the schema", err)
 	}
 	sum := sha256.Sum256([]byte(schema))
-	h := &Hub{db: db, pool: db.Pool(), url: url, id: o.ID, ttl: o.TTL, poll: o.Poll, log: o.Log,
+	h := &Hub{db: db, pool: db.Pool(), url: url, id: o.ID, ttl: o.TTL, renewal: o.renewEvery, poll: o.Poll, log: o.Log,
 		channel: "hearth_live_" + hex.EncodeToString(sum[:8]),
 		held:    map[string]bool{}, queued: make(chan struct{}, 1), waiters: map[int64]chan struct{}{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
@@ -526,7 +535,7 @@ func (h *Hub) sendOne(o outgoing) error {
 // and clears old events and calls.
 func (h *Hub) renew() {
 	defer h.wg.Done()
-	t := time.NewTicker(h.ttl / 3)
+	t := time.NewTicker(h.renewal)
 	defer t.Stop()
 	var swept time.Time
 	for {

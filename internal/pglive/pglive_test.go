@@ -23,6 +23,12 @@ import (
 // pair opens two hubs, two servers' parts, in one fresh schema.
 func pair(t *testing.T, ttl time.Duration) (*pgdb.DB, string, *Hub, *Hub) {
 	t.Helper()
+	return pairWith(t, Options{TTL: ttl})
+}
+
+// pairWith is pair with more of the hubs' options; the IDs are "a" and "b".
+func pairWith(t *testing.T, o Options) (*pgdb.DB, string, *Hub, *Hub) {
+	t.Helper()
 	url := pgtest.URL(t)
 	ctx := context.Background()
 	db, err := pgdb.Open(ctx, url, pgdb.Options{Migrations: []pgdb.Migrations{Migrations}})
@@ -30,8 +36,13 @@ func pair(t *testing.T, ttl time.Duration) (*pgdb.DB, string, *Hub, *Hub) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	if o.Poll == 0 {
+		o.Poll = 100 * time.Millisecond
+	}
 	hub := func(id string) *Hub {
-		h, err := New(ctx, db, url, Options{TTL: ttl, Poll: 100 * time.Millisecond, ID: id})
+		o := o
+		o.ID = id
+		h, err := New(ctx, db, url, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,8 +73,31 @@ func eventually(t *testing.T, what string, f func() bool) {
 	}
 }
 
+// setExpiry sets lease name to expire at the SQL expression at: the
+// test's stand-in for the time passing that would take it there.
+func setExpiry(t *testing.T, h *Hub, name, at string) {
+	t.Helper()
+	tag, err := h.pool.Exec(context.Background(), `UPDATE live_leases SET expires_at = `+at+` WHERE name = $1`, name)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("set the expiry of %s: %v (%d rows)", name, err, tag.RowsAffected())
+	}
+}
+
+// left is how long lease name has before it expires.
+func left(t *testing.T, h *Hub, name string) time.Duration {
+	t.Helper()
+	var s float64
+	if err := h.pool.QueryRow(context.Background(), `SELECT extract(epoch FROM expires_at - now())::float8 FROM live_leases WHERE name = $1`, name).Scan(&s); err != nil {
+		t.Fatalf("read the expiry of %s: %v", name, err)
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// The lease is an hour long but renewed every 50 ms, so no stall of the
+// machine hands it over: where the test wants time to have passed it
+// moves the expiry itself.
 func TestLeaseIsOneProcesssUntilItStopsRenewing(t *testing.T) {
-	_, _, a, b := pair(t, 600*time.Millisecond)
+	_, _, a, b := pairWith(t, Options{TTL: time.Hour, renewEvery: 50 * time.Millisecond})
 	ctx := context.Background()
 	claim := func(h *Hub, name string) (bool, bool) {
 		t.Helper()
@@ -79,12 +113,17 @@ func TestLeaseIsOneProcesssUntilItStopsRenewing(t *testing.T) {
 	if err := a.SetAutopilot(ctx, "game:g1", true); err != nil {
 		t.Fatal(err)
 	}
-	// Renewed by a in the background, it stays a's well past its TTL.
-	for range 3 {
-		time.Sleep(400 * time.Millisecond)
-		if ok, _ := claim(b, "game:g1"); ok {
-			t.Fatal("b took a lease a still renews")
-		}
+	// As if most of the TTL had gone by: a minute left. a's renewer, in
+	// the background, gives it a whole TTL again.
+	setExpiry(t, a, "game:g1", "now() + interval '1 minute'")
+	if ok, _ := claim(b, "game:g1"); ok {
+		t.Fatal("b took a lease a holds")
+	}
+	eventually(t, "a's renewer giving its lease a whole TTL again", func() bool {
+		return left(t, a, "game:g1") > 30*time.Minute
+	})
+	if ok, _ := claim(b, "game:g1"); ok {
+		t.Fatal("b took a lease a still renews")
 	}
 	if !a.Holds("game:g1") || b.Holds("game:g1") {
 		t.Fatalf("holds: a %v, b %v", a.Holds("game:g1"), b.Holds("game:g1"))
@@ -93,14 +132,19 @@ func TestLeaseIsOneProcesssUntilItStopsRenewing(t *testing.T) {
 		t.Fatalf("orphans while a lives: %v %v", names, err)
 	}
 
+	// Dead, a renews nothing (kill waits for its renewer to stop), so
+	// its lease runs out: the test runs it out.
 	kill(a)
-	eventually(t, "the dead holder's autopilot lease listed as an orphan", func() bool {
-		names, err := b.Orphans(ctx, "game:")
-		return err == nil && len(names) == 1 && names[0] == "game:g1"
-	})
+	setExpiry(t, b, "game:g1", "now() - interval '1 millisecond'")
+	if names, err := b.Orphans(ctx, "game:"); err != nil || len(names) != 1 || names[0] != "game:g1" {
+		t.Fatalf("orphans once the dead holder's lease ran out: %v %v", names, err)
+	}
 	ok, auto := claim(b, "game:g1")
 	if !ok || !auto {
 		t.Fatalf("b's claim after a died: ok %v autopilot %v", ok, auto)
+	}
+	if !b.Holds("game:g1") || left(t, b, "game:g1") < 30*time.Minute {
+		t.Fatalf("b's lease after its claim: held %v, %v left", b.Holds("game:g1"), left(t, b, "game:g1"))
 	}
 
 	// Released without an autopilot, a lease is free at once; with one,
@@ -114,7 +158,7 @@ func TestLeaseIsOneProcesssUntilItStopsRenewing(t *testing.T) {
 	if err := b.Release(ctx, "game:g1"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(ctx, b.db, b.url, Options{TTL: time.Second, ID: "c"})
+	c, err := New(ctx, b.db, b.url, Options{TTL: time.Hour, ID: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}

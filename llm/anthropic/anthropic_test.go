@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/deadport"
 	"github.com/hearth-rpg/hearth/llm"
 )
 
@@ -459,12 +459,7 @@ func TestMalformedStreams(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := deadport.Addr(t) // held, never listening: connection refused
 	p, err := New("http://"+addr, testKey)
 	if err != nil {
 		t.Fatal(err)

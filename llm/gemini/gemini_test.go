@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/deadport"
 	"github.com/hearth-rpg/hearth/llm"
 )
 
@@ -668,12 +668,7 @@ func TestChatDeadline(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := deadport.Addr(t) // held, never listening: connection refused
 	p, err := New(context.Background(), "http://"+addr, testKey)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/deadport"
 	"github.com/hearth-rpg/hearth/llm"
 )
 
@@ -427,9 +428,7 @@ func TestChatMalformedLineDoesNotHang(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	url := srv.URL
-	srv.Close()
+	url := "http://" + deadport.Addr(t) // held, never listening: connection refused
 	p, err := New(url, WithModel("llama3.2"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hearth-rpg/hearth/internal/deadport"
 	"github.com/hearth-rpg/hearth/llm"
 )
 
@@ -526,13 +526,7 @@ func TestChatTimeout(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens there now: connection refused
-
+	addr := deadport.Addr(t) // held, never listening: connection refused
 	p, err := New("http://"+addr+"/v1", testKey)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,9 @@
 //     naming each signal;
 //   - cut duplicates, honour Budget and Limit, explain every passage it
 //     examined, and give the same result for the same query and content
-//     every time, whatever order the content was indexed in;
+//     every time, whatever order the content was indexed in; passages
+//     equal in every score come in the order they were indexed in, and a
+//     ranking too short for all of them cuts them there (Ties);
 //   - take any query text without error up to retrieve.MaxQueryBytes and
 //     refuse longer ones.
 //

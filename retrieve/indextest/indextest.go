@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T, o Options) retrieve.Index) {
 		{"BudgetAndDuplicates", testBudget},
 		{"Explain", testExplain},
 		{"Deterministic", testDeterministic},
+		{"Ties", Ties},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })

@@ -54,3 +54,29 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestTiesInSQL runs the suite's check of equal scores on PostgreSQL's
+// own rankings, which serve until the in-memory ones are built: the
+// tsvector full text, and vectors by pgvector's exact scan or by the
+// exact scan in SQL.
+func TestTiesInSQL(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []pgindex.Option
+	}{
+		{"pgvector", []pgindex.Option{pgindex.WithoutMemVectors()}},
+		{"exact", []pgindex.Option{pgindex.WithoutPGVector(), pgindex.WithoutMemVectors()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			indextest.Ties(t, func(t *testing.T, o indextest.Options) retrieve.Index {
+				opts := tc.opts
+				if o.Embedder != nil {
+					opts = append(opts[:len(opts):len(opts)], pgindex.WithEmbedder(o.Embedder))
+				}
+				ix := open(t, opts...)
+				ix.SetMemFullText(false)
+				return ix
+			})
+		})
+	}
+}

@@ -98,7 +98,6 @@ func (ix *Index) Search(ctx context.Context, q retrieve.Query) (retrieve.Result,
 
 type hit struct {
 	n     int64
-	id    string
 	score float64
 }
 
@@ -199,8 +198,9 @@ func (q *query) match(terms []string, op string) {
 // IDF (BM25's, from document frequencies counted over every chunk, as
 // FTS5 counts them, whatever the reader's role) times ts_rank of the
 // chunk for it (field weights and a saturating term frequency, no length
-// normalisation: see doc.go), summed. Equal scores go by chunk id, so the
-// order does not depend on insertion order. Past rankRows matches only a
+// normalisation: see doc.go), summed. Equal scores go by row (the order
+// the chunks were indexed in), as in the in-memory ranking and on
+// SQLite, so both backends and both paths break ties alike. Past rankRows matches only a
 // bounded candidate set is ranked (termstats.go).
 //
 // All of that is the fallback: once the in-memory index (memtext.go) is
@@ -241,7 +241,7 @@ func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f 
 	var q query
 	q.add(`WITH s AS MATERIALIZED (
 		SELECT plainto_tsquery('english', w) AS qt, idf FROM unnest(`, q.arg(ws), `::text[], `, q.arg(idfs), `::float8[]) AS u(w, idf))
-	SELECT c.n, c.id, (SELECT sum(s.idf * ts_rank(`+rankWeights+`, c.tsv, s.qt, 0)) FROM s)::float8 AS score
+	SELECT c.n, (SELECT sum(s.idf * ts_rank(`+rankWeights+`, c.tsv, s.qt, 0)) FROM s)::float8 AS score
 		FROM lore_chunks c WHERE `)
 	if exact {
 		q.matchAny(ws)
@@ -264,7 +264,7 @@ func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f 
 		q.add(` LIMIT `, lim, `)) AND`)
 		q.where(role, f)
 	}
-	q.add(` ORDER BY score DESC, c.id COLLATE "C" LIMIT `, q.arg(k))
+	q.add(` ORDER BY score DESC, c.n LIMIT `, q.arg(k))
 	hits, err := ix.hits(ctx, nil, q.b.String(), q.args...)
 	if err != nil {
 		return nil, ix.explain("search the lore index's full text", err)
@@ -276,7 +276,7 @@ func (ix *Index) fullTextBound(ctx context.Context, terms []string, role int, f 
 // then pack, file and position in the file, as on SQLite.
 func (ix *Index) metadata(ctx context.Context, role int, f retrieve.Filter, k int) ([]hit, error) {
 	var q query
-	q.add(`SELECT c.n, c.id, c.tier::float8 FROM lore_chunks c WHERE`)
+	q.add(`SELECT c.n, c.tier::float8 FROM lore_chunks c WHERE`)
 	q.where(role, f)
 	q.add(` ORDER BY (CASE WHEN c.tier > 0 THEN c.tier ELSE 7 END), c.pack COLLATE "C", c.file COLLATE "C", c.ordinal, c.id COLLATE "C" LIMIT `, q.arg(k))
 	hits, err := ix.hits(ctx, nil, q.b.String(), q.args...)
@@ -317,13 +317,13 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 		// and the filter, then a top-k sort.
 		dim := strconv.Itoa(ix.emb.Dim())
 		q.add(`WITH d AS MATERIALIZED (SELECT chunk, (vec::vector(`+dim+`) <=> `, v, `::real[]::vector(`+dim+`))::float8 AS dist FROM lore_vectors)
-		SELECT c.n, c.id, 1 - d.dist AS sim FROM d JOIN lore_chunks c ON c.n = d.chunk WHERE d.dist < 1 AND`)
+		SELECT c.n, 1 - d.dist AS sim FROM d JOIN lore_chunks c ON c.n = d.chunk WHERE d.dist < 1 AND`)
 		q.where(role, f)
-		q.add(` ORDER BY d.dist LIMIT `, q.arg(k))
+		q.add(` ORDER BY d.dist, c.n LIMIT `, q.arg(k))
 	case VectorsHNSW:
 		dim := strconv.Itoa(ix.emb.Dim())
 		dist := `(v.vec::vector(` + dim + `) <=> ` + v + `::real[]::vector(` + dim + `))`
-		q.add(`SELECT n, id, sim FROM (SELECT c.n, c.id, 1 - `, dist, `::float8 AS sim
+		q.add(`SELECT n, sim FROM (SELECT c.n, 1 - `, dist, `::float8 AS sim
 			FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk WHERE`)
 		q.where(role, f)
 		q.add(` ORDER BY `, dist, ` LIMIT `, q.arg(k), `) h WHERE sim > 0`)
@@ -334,11 +334,11 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 			setup = append(setup, `SET LOCAL hnsw.iterative_scan = strict_order`)
 		}
 	default:
-		q.add(`SELECT n, id, sim FROM (SELECT c.n, c.id,
+		q.add(`SELECT n, sim FROM (SELECT c.n,
 			(SELECT sum(x * y) FROM unnest(v.vec, `, v, `::real[]) AS p(x, y))::float8 AS sim
 			FROM lore_vectors v JOIN lore_chunks c ON c.n = v.chunk WHERE`)
 		q.where(role, f)
-		q.add(`) h WHERE sim > 0 ORDER BY sim DESC, id COLLATE "C" LIMIT `, q.arg(k))
+		q.add(`) h WHERE sim > 0 ORDER BY sim DESC, n LIMIT `, q.arg(k))
 	}
 	hits, err := ix.hits(ctx, setup, q.b.String(), q.args...)
 	if err != nil {
@@ -353,8 +353,10 @@ func (ix *Index) vectorSearch(ctx context.Context, gen string, text string, role
 			return nil, false, nil
 		}
 	}
-	// HNSW returns equal distances in no fixed order.
-	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.id, b.id)) })
+	// HNSW returns equal distances in no fixed order (and, approximate,
+	// may cut a run of them anywhere at k). Equal similarities go by row,
+	// as in the in-memory scan and on SQLite.
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.n, b.n)) })
 	return hits, true, nil
 }
 
@@ -367,13 +369,13 @@ func isZero(v []float32) bool {
 	return true
 }
 
-// hits runs a query whose rows are (n, id, score), after setup
+// hits runs a query whose rows are (n, score), after setup
 // statements in the same transaction.
 func (ix *Index) hits(ctx context.Context, setup []string, sql string, args ...any) ([]hit, error) {
 	var out []hit
 	scan := func(rows pgx.Rows) error {
 		var h hit
-		_, err := pgx.ForEachRow(rows, []any{&h.n, &h.id, &h.score}, func() error { out = append(out, h); return nil })
+		_, err := pgx.ForEachRow(rows, []any{&h.n, &h.score}, func() error { out = append(out, h); return nil })
 		return err
 	}
 	if len(setup) == 0 {

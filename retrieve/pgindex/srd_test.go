@@ -11,8 +11,11 @@ import (
 	"github.com/hearth-rpg/hearth/access"
 	"github.com/hearth-rpg/hearth/campaign"
 	"github.com/hearth-rpg/hearth/chunk"
+	"github.com/hearth-rpg/hearth/embedding"
 	"github.com/hearth-rpg/hearth/lore"
 	"github.com/hearth-rpg/hearth/retrieve"
+	"github.com/hearth-rpg/hearth/retrieve/pgindex"
+	"github.com/hearth-rpg/hearth/retrieve/retrievetest"
 	"github.com/hearth-rpg/hearth/retrieve/sqliteindex"
 	"github.com/hearth-rpg/hearth/tokens"
 )
@@ -185,6 +188,31 @@ func BenchmarkSRDSearch(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkSRDFallback times PostgreSQL's own rankings, the in-memory
+// ones off: the SRD questions as a player through Search, by the
+// tsvector full text alone and hybrid with hashing vectors by pgvector's
+// exact scan, wall and process CPU p50 / p99 (retrievetest.BenchSearch).
+func BenchmarkSRDFallback(b *testing.B) {
+	var qs []retrievetest.Query
+	for _, q := range loadQuestions(b) {
+		qs = append(qs, retrievetest.Query{Text: q.text, Kind: "question"})
+	}
+	for _, bc := range []struct {
+		name string
+		opts []pgindex.Option
+	}{
+		{"fulltext", nil},
+		{"hybrid", []pgindex.Option{pgindex.WithEmbedder(embedding.NewHashing(384)), pgindex.WithoutMemVectors()}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ix := open(b, bc.opts...)
+			indexSRD(b, ix)
+			ix.SetMemFullText(false)
+			retrievetest.BenchSearch(b, ix, qs, retrieve.Filter{})
 		})
 	}
 }

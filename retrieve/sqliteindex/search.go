@@ -159,6 +159,15 @@ func (ix *Index) fullText(ctx context.Context, gen string, text, match string, r
 			return hits, err
 		}
 	}
+	return ix.ftsHits(ctx, match, role, f, cond, args, k)
+}
+
+// ftsHits is FTS5's own ranking of the matches of match, best first.
+// Equal ranks come by rowid (the order the chunks were indexed in), as
+// in the other rankings and on PostgreSQL: FTS5 reads a match's rows in
+// rowid order and its sort by rank keeps that order among equals
+// (TestFullTextTiesOnEveryPath holds it to that).
+func (ix *Index) ftsHits(ctx context.Context, match string, role int, f retrieve.Filter, cond string, args []any, k int) ([]hit, error) {
 	query := `SELECT lore_fts.rowid, -lore_fts.rank FROM lore_fts JOIN lore_chunks c ON c.n = lore_fts.rowid
 		WHERE lore_fts MATCH ? AND c.access <= ?` + cond
 	qargs := append([]any{match, role}, args...)

@@ -73,6 +73,11 @@ type Executor struct {
 	// Logger receives the scripts' log events, errors and tool outcomes;
 	// nil discards them.
 	Logger *slog.Logger
+
+	// planContext bounds a plan's context by PlanTimeout; nil means
+	// context.WithTimeout. The package's tests end a plan's time at a
+	// point of their choosing, however fast the machine.
+	planContext func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 }
 
 // stopGrace is how long Execute waits, once the plan is out of time, for
@@ -120,7 +125,11 @@ func (e *Executor) Execute(ctx context.Context, p *Plan, state map[string]any) *
 	if timeout <= 0 {
 		timeout = DefaultPlanTimeout
 	}
-	pctx, cancel := context.WithTimeout(ctx, timeout)
+	bound := e.planContext
+	if bound == nil {
+		bound = context.WithTimeout
+	}
+	pctx, cancel := bound(ctx, timeout)
 	defer cancel()
 	r := &run{e: e, p: p, ctx: pctx, log: log, order: order}
 	r.schedule()

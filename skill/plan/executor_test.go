@@ -375,23 +375,57 @@ func TestExecuteAggregates(t *testing.T) {
 }
 
 func TestExecutePlanTimeout(t *testing.T) {
+	// slow ends the plan's time itself once it runs, then waits for the
+	// context to end as a real script is killed when the plan's time is
+	// up: the time runs out while slow runs however fast the machine.
+	var expire context.CancelFunc
+	var bound time.Duration
 	f := &fake{do: map[string]func(context.Context, Call) (skill.Result, error){
 		"slow": func(ctx context.Context, c Call) (skill.Result, error) {
-			<-ctx.Done() // as a real script is killed when the plan's context ends
+			expire()
+			<-ctx.Done()
 			return skill.Result{ExitCode: -1}, &skill.Error{Category: skill.Timeout, Code: skill.CodeTimeout, Msg: "killed"}
 		},
 	}}
-	e := &Executor{Runner: f, PlanTimeout: 50 * time.Millisecond}
+	e := &Executor{Runner: f, PlanTimeout: 90 * time.Second,
+		planContext: func(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+			bound = d
+			ctx, expire = context.WithCancel(ctx)
+			return ctx, expire
+		}}
 	res := e.Execute(t.Context(), newPlan(false, req("slow"), req("after", "slow"), req("later")), nil)
 	want := map[string]ToolState{"slow": TimedOut, "after": Skipped, "later": Skipped}
 	if got := states(res); !reflect.DeepEqual(got, want) {
 		t.Errorf("states %v, want %v", got, want)
 	}
-	if res.Error == nil || res.Error.Code != CodePlanTimeout || res.Error.Category != skill.Timeout {
+	if bound != 90*time.Second {
+		t.Errorf("the plan was bounded by %v, want its PlanTimeout", bound)
+	}
+	if res.Error == nil || res.Error.Code != CodePlanTimeout || res.Error.Category != skill.Timeout || !strings.Contains(res.Error.Message, "1m30s") {
 		t.Errorf("plan error %+v", res.Error)
 	}
 	if e := res.Tool("later").Error; e == nil || e.Code != CodePlanTimeout {
 		t.Errorf("later's error %+v", e)
+	}
+}
+
+// With the real timer the plan still ends by its PlanTimeout: its one
+// tool waits for nothing else, so whether it started before the time ran
+// out (timed out) or not (skipped) is the machine's; the plan's error is
+// not.
+func TestExecutePlanTimeoutByTheClock(t *testing.T) {
+	f := &fake{do: map[string]func(context.Context, Call) (skill.Result, error){
+		"slow": func(ctx context.Context, c Call) (skill.Result, error) {
+			<-ctx.Done()
+			return skill.Result{ExitCode: -1}, &skill.Error{Category: skill.Timeout, Code: skill.CodeTimeout, Msg: "killed"}
+		},
+	}}
+	res := (&Executor{Runner: f, PlanTimeout: 50 * time.Millisecond}).Execute(t.Context(), newPlan(false, req("slow")), nil)
+	if s := res.Tool("slow").State; s != TimedOut && s != Skipped {
+		t.Errorf("slow %s, want timeout or skipped", s)
+	}
+	if res.Success || res.Error == nil || res.Error.Code != CodePlanTimeout || !strings.Contains(res.Error.Message, "50ms") {
+		t.Errorf("success %v, plan error %+v", res.Success, res.Error)
 	}
 }
 

@@ -2,7 +2,6 @@ package streambench
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hearth-rpg/hearth/internal/deadport"
 )
 
 func TestMain(m *testing.M) {
@@ -80,13 +81,9 @@ func TestRunThroughProxy(t *testing.T) {
 // the child is reaped.
 func TestChildErrorCarriesStderr(t *testing.T) {
 	c := startChild(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	ln.Close()
-	_, err = c.Run(Plan{Chats: 1, Tokens: 1, Every: time.Millisecond, URL: dead, Body: "{}"}, nil)
+	// A port held but never listening: no other test can take it.
+	dead := "http://" + deadport.Addr(t)
+	_, err := c.Run(Plan{Chats: 1, Tokens: 1, Every: time.Millisecond, URL: dead, Body: "{}"}, nil)
 	if err == nil {
 		t.Fatal("a run against a closed port succeeded")
 	}
