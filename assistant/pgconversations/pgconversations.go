@@ -12,12 +12,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/internal/jsonstring"
 	"github.com/hearth-rpg/hearth/internal/pgdb"
 )
 
@@ -98,11 +98,11 @@ func (c *Store) Exists(ctx context.Context, id string) (bool, error) {
 // conversation saved from two servers at once is one row, owned by the
 // first.
 func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
-	msgs, err := marshalString(conv.Messages)
+	msgs, err := jsonstring.Marshal(conv.Messages)
 	if err != nil {
 		return err
 	}
-	meta, err := marshalString(conv.Metadata)
+	meta, err := jsonstring.Marshal(conv.Metadata)
 	if err != nil {
 		return err
 	}
@@ -118,18 +118,6 @@ func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
 		return assistant.ErrNotFound
 	}
 	return nil
-}
-
-// marshalString is json.Marshal's text as a string, in one allocation,
-// as in sqliteconversations: Marshal's bytes and their copy as a string
-// were two of the conversation's size every save.
-func marshalString(v any) (string, error) {
-	var b strings.Builder
-	// An Encoder escapes as Marshal does, and adds a newline.
-	if err := json.NewEncoder(&b).Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // List implements assistant.Conversations.

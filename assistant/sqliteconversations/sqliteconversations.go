@@ -14,10 +14,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hearth-rpg/hearth/assistant"
+	"github.com/hearth-rpg/hearth/internal/jsonstring"
 	"github.com/hearth-rpg/hearth/internal/sqlitedb"
 )
 
@@ -128,11 +128,11 @@ const saveSQL = `INSERT INTO assistant_conversations (id, user_id, created_at, u
 // committed with the others waiting (see commit), and Save returns once
 // its own row is committed.
 func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
-	msgs, err := marshalString(conv.Messages)
+	msgs, err := jsonstring.Marshal(conv.Messages)
 	if err != nil {
 		return err
 	}
-	meta, err := marshalString(conv.Metadata)
+	meta, err := jsonstring.Marshal(conv.Metadata)
 	if err != nil {
 		return err
 	}
@@ -142,18 +142,6 @@ func (c *Store) Save(ctx context.Context, conv assistant.Conversation) error {
 	return c.save(ctx, &pendingSave{ctx: ctx, id: conv.ID, args: []any{conv.ID, conv.UserID,
 		conv.Created.UTC().Format(timeFormat), conv.Updated.UTC().Format(timeFormat), msgs, meta},
 		done: make(chan saveResult, 1)})
-}
-
-// marshalString is json.Marshal's text as a string, in one allocation:
-// Marshal's bytes and their copy as a string were two of the
-// conversation's size every save.
-func marshalString(v any) (string, error) {
-	var b strings.Builder
-	// An Encoder escapes as Marshal does, and adds a newline.
-	if err := json.NewEncoder(&b).Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // List implements assistant.Conversations.
