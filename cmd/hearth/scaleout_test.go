@@ -22,11 +22,14 @@ import (
 )
 
 // scaleEnv is two servers' shared configuration: one PostgreSQL schema,
-// short leases so that a takeover is quick to wait for, and a budget for
-// the polling.
+// leases short enough that a takeover is quick to wait for yet long
+// enough that a server stalled for seconds on a loaded machine keeps its
+// own (a lease is renewed a third of the way through: with 4 s, a 2.7 s
+// stall handed games and jobs over mid-test, and a job taken over twice
+// fails the test), and a budget for the polling.
 func scaleEnv(t *testing.T) []string {
 	return []string{"HEARTH__DATABASE__URL=" + pgtest.URL(t),
-		"HEARTH__DATABASE__LEASE_TTL=4s", "HEARTH__DATABASE__LEASE_POLL=1s",
+		"HEARTH__DATABASE__LEASE_TTL=10s", "HEARTH__DATABASE__LEASE_POLL=1s",
 		"HEARTH__LIMITS__RATE_LIMIT_RPM=100000", "HEARTH__LIMITS__RATE_LIMIT_BURST=1000",
 		"HEARTH__LIMITS__API_RPM=100000"}
 }
