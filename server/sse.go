@@ -16,7 +16,7 @@ const writeWait = 30 * time.Second
 const maxKeptLine = 512
 
 // sse writes server-sent events. Writes may come from several goroutines
-// (the agent loop and the keep-alive ticker).
+// (the agent loop and the keep-alive timer).
 type sse struct {
 	mu       sync.Mutex
 	w        http.ResponseWriter
@@ -119,6 +119,29 @@ func (s *sse) extendDeadline() {
 	}
 	s.deadline = now.Add(writeWait)
 	_ = s.rc.SetWriteDeadline(s.deadline)
+}
+
+// keepAlive writes a comment line every d until the returned stop is
+// called; after stop the stream writes nothing more (the handler is
+// returning), even from a comment already due.
+func (s *sse) keepAlive(d time.Duration) (stop func()) {
+	var t *time.Timer
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t = time.AfterFunc(d, func() {
+		s.comment("keep-alive")
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.failed {
+			t.Reset(d)
+		}
+	})
+	return func() {
+		t.Stop()
+		s.mu.Lock()
+		s.failed = true // ends the stream for every writer
+		s.mu.Unlock()
+	}
 }
 
 // comment writes a comment line, which clients ignore: it keeps proxies
