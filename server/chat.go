@@ -80,7 +80,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Conversation-ID", a.ConversationID)
 	stream.start()
-	defer stream.keepAlive(s.o.KeepAlive)()
+	stream.keepAlive(s.o.KeepAlive)
+	defer stream.stop()
 	run() // returns once the chat has ended and been saved
 }
 

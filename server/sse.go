@@ -23,9 +23,11 @@ type sse struct {
 	rc       *http.ResponseController
 	failed   bool
 	started  bool
-	early    [][]byte  // events sent before start, written by start
-	line     []byte    // the line being written, kept for the next
-	deadline time.Time // the write deadline last set
+	early    [][]byte      // events sent before start, written by start
+	line     []byte        // the line being written, kept for the next
+	deadline time.Time     // the write deadline last set
+	timer    *time.Timer   // the next keep-alive comment's
+	every    time.Duration // the keep-alive comments' interval
 }
 
 func newSSE(w http.ResponseWriter) *sse {
@@ -121,26 +123,32 @@ func (s *sse) extendDeadline() {
 	_ = s.rc.SetWriteDeadline(s.deadline)
 }
 
-// keepAlive writes a comment line every d until the returned stop is
-// called; after stop the stream writes nothing more (the handler is
-// returning), even from a comment already due.
-func (s *sse) keepAlive(d time.Duration) (stop func()) {
-	var t *time.Timer
+// keepAlive writes a comment line every d until stop is called.
+func (s *sse) keepAlive(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t = time.AfterFunc(d, func() {
-		s.comment("keep-alive")
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !s.failed {
-			t.Reset(d)
-		}
-	})
-	return func() {
-		t.Stop()
-		s.mu.Lock()
-		s.failed = true // ends the stream for every writer
-		s.mu.Unlock()
+	s.every = d
+	s.timer = time.AfterFunc(d, s.tick)
+}
+
+// tick writes a keep-alive comment and sets the timer for the next.
+func (s *sse) tick() {
+	s.comment("keep-alive")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.failed {
+		s.timer.Reset(s.every)
+	}
+}
+
+// stop ends the stream for every writer (the handler is returning): the
+// keep-alive timer stops, and a comment already due writes nothing.
+func (s *sse) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed = true
+	if s.timer != nil {
+		s.timer.Stop()
 	}
 }
 
