@@ -81,6 +81,12 @@ func (s *sse) send(e agent.Event) {
 	}
 	s.line = append(line, "\n\n"...)
 	s.writeLine()
+	if e.Type == agent.Done {
+		// A run's last event: the handler returns once the chat is
+		// saved, and net/http's finishing write carries it with the
+		// response's end (a write a chat less, for server and client).
+		return
+	}
 	if !s.failed {
 		if err := s.rc.Flush(); err != nil {
 			s.failed = true
