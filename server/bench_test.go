@@ -445,6 +445,46 @@ func (h heapCount) plus(o heapCount) heapCount {
 	return heapCount{h.objects + o.objects, h.bytes + o.bytes, h.cycles + o.cycles}
 }
 
+// schedCount is this process's goroutines started (runtime/metrics) and,
+// where /proc/self/io has them (io true), its read and write system calls
+// so far.
+type schedCount struct {
+	goroutines, reads, writes uint64
+	io                        bool
+}
+
+func readSchedCount(b *testing.B) schedCount {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		b.Fatal("runtime/metrics has no /sched/goroutines-created")
+	}
+	c := schedCount{goroutines: s[0].Value.Uint64()}
+	text, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return c
+	}
+	for line := range strings.Lines(string(text)) {
+		name, v, _ := strings.Cut(strings.TrimSpace(line), ": ")
+		n, _ := strconv.ParseUint(v, 10, 64)
+		switch name {
+		case "syscr":
+			c.reads, c.io = n, true
+		case "syscw":
+			c.writes = n
+		}
+	}
+	return c
+}
+
+func (c schedCount) minus(o schedCount) schedCount {
+	return schedCount{c.goroutines - o.goroutines, c.reads - o.reads, c.writes - o.writes, c.io && o.io}
+}
+
+func (c schedCount) plus(o schedCount) schedCount {
+	return schedCount{c.goroutines + o.goroutines, c.reads + o.reads, c.writes + o.writes, c.io || o.io}
+}
+
 // reportLatencies reports the p50 and p99 of ds in milliseconds.
 func reportLatencies(b *testing.B, name string, ds []time.Duration) {
 	slices.Sort(ds)
@@ -474,10 +514,12 @@ func burst(b *testing.B, tokens int) {
 				URL: srv.url, Key: srv.key, Body: `{"messages":[{"role":"user","content":"describe the jump drive"}]}`}
 			var first []time.Duration
 			var cpu, harnessCPU time.Duration
-			var heap heapCount // summed over bursts
+			var heap heapCount   // summed over bursts
+			var sched schedCount // summed over bursts
 			for b.Loop() {
 				var cpu0 time.Duration
 				var heap0 heapCount
+				var sched0 schedCount
 				if srv.stages != nil {
 					srv.stages.reset()
 				}
@@ -487,9 +529,11 @@ func burst(b *testing.B, tokens int) {
 						writeRampProfile(b, ".burst0")
 						cpu0 = cputime.Process()
 						heap0 = readHeapCount()
+						sched0 = readSchedCount(b)
 					case "end":
 						cpu += cputime.Process() - cpu0
 						heap = heap.plus(readHeapCount().minus(heap0))
+						sched = sched.plus(readSchedCount(b).minus(sched0))
 						writeRampProfile(b, ".burst1")
 					}
 				})
@@ -515,6 +559,14 @@ func burst(b *testing.B, tokens int) {
 				b.ReportMetric(float64(heap.bytes)/float64(b.N*chats), "server-B/chat")
 				b.ReportMetric(float64(heap.objects)/float64(b.N*chats), "server-allocs/chat")
 				b.ReportMetric(float64(heap.cycles)/float64(b.N), "server-gc-cycles/burst")
+				// Exact too: goroutines started and system calls that
+				// read or write (sockets, files) a chat in the server's
+				// process.
+				b.ReportMetric(float64(sched.goroutines)/float64(b.N*chats), "server-goroutines/chat")
+				if sched.io {
+					b.ReportMetric(float64(sched.writes)/float64(b.N*chats), "server-write-calls/chat")
+					b.ReportMetric(float64(sched.reads)/float64(b.N*chats), "server-read-calls/chat")
+				}
 			}
 		})
 	}
