@@ -323,20 +323,40 @@ func (as *Assistant) Prepare(ctx context.Context, user auth.User, req Request, s
 	}
 	// The conversation is saved on the run's own goroutine once it ends:
 	// a goroutine here only to wait would hold a stack the whole stream.
-	a.run, run = loop.Prepare(rctx, llm.Request{Model: model, Messages: msgs}, sink, func(out *agent.Outcome, err error) {
-		defer as.wg.Done()
-		as.finish(conv, earlier, out, err)
+	release := func() {
 		as.mu.Lock()
 		delete(as.active, conv.ID)
 		as.mu.Unlock()
 		close(a.saved)
 		cancel(nil)
+	}
+	ended := false // the run returned (set and read on the run's goroutine)
+	var runLoop func()
+	a.run, runLoop = loop.Prepare(rctx, llm.Request{Model: model, Messages: msgs}, sink, func(out *agent.Outcome, err error) {
+		ended = true
+		defer as.wg.Done()
+		as.finish(conv, earlier, out, err)
+		release()
 	})
 	// The request is findable (by a tool result or a pause's answer from
 	// another request) from the moment it is in as.active, before run is
 	// set: those wait for this.
 	close(a.started)
-	return a, run, nil
+	return a, func() {
+		defer func() {
+			// A run that panicked on an HTTP handler's goroutine is
+			// recovered there, and the server goes on: the conversation
+			// must not stay busy, nor Shutdown wait for it.
+			if p := recover(); p != nil {
+				if !ended {
+					as.wg.Done()
+					release()
+				}
+				panic(p)
+			}
+		}()
+		runLoop()
+	}, nil
 }
 
 func validate(req Request) error {

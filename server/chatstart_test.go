@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,5 +114,38 @@ func TestChatKeepAliveWhileTheModelWaits(t *testing.T) {
 	}
 	if len(data) < 2 || !strings.Contains(data[0], `"Ready."`) || !strings.Contains(data[len(data)-1], `"type":"done"`) {
 		t.Errorf("events %q: want the content, then done last", data)
+	}
+}
+
+// panicModel panics in its first chat and answers the others.
+type panicModel struct{ calls *atomic.Int32 }
+
+func (m panicModel) Name() string                                { return "panics" }
+func (m panicModel) Models(context.Context) ([]llm.Model, error) { return nil, nil }
+func (m panicModel) Embed(context.Context, string, []string) ([][]float32, error) {
+	return nil, errors.New("no embeddings")
+}
+func (m panicModel) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (*llm.Response, error) {
+	if m.calls.Add(1) == 1 {
+		panic("the model's client broke")
+	}
+	if err := fn(llm.Chunk{Content: "Ready."}); err != nil {
+		return nil, err
+	}
+	return &llm.Response{Message: llm.Message{Role: llm.Assistant, Content: "Ready."}}, nil
+}
+
+// A chat runs on its handler's goroutine, where a panic is recovered and
+// the server goes on: the chat's conversation is let go, so the next
+// message to it is not refused as busy.
+func TestChatThatPanickedLeavesItsConversation(t *testing.T) {
+	f := newFixture(t, fixtureOpts{provider: panicModel{calls: &atomic.Int32{}}})
+	resp := f.do("POST", "/api/chat", f.gmKey, map[string]any{"conversation_id": "c-panic", "messages": []map[string]string{{"role": "user", "content": "ready?"}}})
+	_, _ = io.Copy(io.Discard, resp.Body) // cut short by the panic
+	resp.Body.Close()
+	s := f.openChat(f.gmKey, map[string]any{"conversation_id": "c-panic", "messages": []map[string]string{{"role": "user", "content": "ready now?"}}})
+	defer s.resp.Body.Close()
+	if got := types(s.until(agent.Done)); !strings.Contains(got, agent.Content) {
+		t.Errorf("events %s, want the model's answer", got)
 	}
 }
