@@ -40,7 +40,19 @@ func (l *Loop) Start(ctx context.Context, req llm.Request, sink func(Event)) *Ru
 // is closed. A server saves the conversation there rather than keeping a
 // second goroutine a chat only to wait for the run.
 func (l *Loop) StartThen(ctx context.Context, req llm.Request, sink func(Event), then func(*Outcome, error)) *Run {
-	r := &Run{done: make(chan struct{}), calls: map[string]*pending{}}
+	r, run := l.Prepare(ctx, req, sink, then)
+	go run()
+	return r
+}
+
+// Prepare is StartThen without the goroutine: the run begins when the
+// caller calls run, and goes on on the caller's goroutine until it has
+// ended and then has returned. The Run takes answers (Deliver, Decide)
+// from the moment Prepare returns. run must be called once. A caller
+// whose goroutine would only wait for the run (a handler streaming it)
+// saves a goroutine a run, and the stack growth of a new one.
+func (l *Loop) Prepare(ctx context.Context, req llm.Request, sink func(Event), then func(*Outcome, error)) (r *Run, run func()) {
+	r = &Run{done: make(chan struct{}), calls: map[string]*pending{}}
 	// A client may answer as soon as it sees a tool_call or pause event, so
 	// the run is ready to take the answer before the event leaves.
 	expect := func(e Event) {
@@ -56,7 +68,7 @@ func (l *Loop) StartThen(ctx context.Context, req llm.Request, sink func(Event),
 		}
 		sink(e)
 	}
-	go func() {
+	return r, func() {
 		defer close(r.done)
 		r.out, r.err = l.Run(ctx, req, r, expect)
 		r.mu.Lock()
@@ -65,8 +77,7 @@ func (l *Loop) StartThen(ctx context.Context, req llm.Request, sink func(Event),
 		if then != nil {
 			then(r.out, r.err)
 		}
-	}()
-	return r
+	}
 }
 
 // pending is an external call awaiting the client's result.

@@ -226,8 +226,23 @@ func (a *Active) Done() <-chan struct{} { return a.saved }
 // then saved with what it produced. A request that does not stream gets
 // no external tools (nobody could run them) and ends at its first pause.
 func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sink func(agent.Event)) (*Active, error) {
-	if err := validate(req); err != nil {
+	a, run, err := as.Prepare(ctx, user, req, sink)
+	if err != nil {
 		return nil, err
+	}
+	go run()
+	return a, nil
+}
+
+// Prepare is Start without the goroutine: the request is active (and
+// takes tool results and pause answers) once Prepare returns, and run
+// runs it on the caller's goroutine, returning once it has ended and been
+// saved. run must be called once when err is nil. An HTTP handler that
+// streams the chat runs it on its own goroutine, which would otherwise
+// only wait: a goroutine less a chat, and its stack already grown.
+func (as *Assistant) Prepare(ctx context.Context, user auth.User, req Request, sink func(agent.Event)) (a *Active, run func(), err error) {
+	if err := validate(req); err != nil {
+		return nil, nil, err
 	}
 	role := user.Role
 	if uc := req.UserContext; uc != nil && uc.Role >= int(access.Player) && access.Level(uc.Role) < role {
@@ -236,7 +251,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	now := as.o.Now()
 	conv, err := as.conversation(ctx, user, req.ConversationID, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(req.SystemSchema) > 0 {
 		conv.Metadata.SystemSchema = req.SystemSchema
@@ -247,13 +262,13 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	}
 	info, err := as.model(ctx, model, req.Model != "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	caller := Caller{Role: role, Schema: conv.Metadata.SystemSchema,
 		Library: Selection{System: gameSystem(req, conv.Metadata.SystemSchema, as.o.System), Packs: append(slices.Clone(as.o.Library), req.Library...), Tags: req.Tags}}
 	tools, err := Select(as.tools(), req.Tools)
 	if err != nil {
-		return nil, invalid("%v", err)
+		return nil, nil, invalid("%v", err)
 	}
 	stream := req.Streaming()
 	if !stream {
@@ -261,7 +276,7 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	}
 	system, err := as.systemPrompt(user, req, role, tools, conv.Metadata.SystemSchema)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	asked := make([]llm.Message, len(req.Messages))
 	for i, m := range req.Messages {
@@ -291,10 +306,10 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	as.mu.Lock()
 	if _, busy := as.active[conv.ID]; busy {
 		as.mu.Unlock()
-		return nil, ErrBusy
+		return nil, nil, ErrBusy
 	}
 	rctx, cancel := context.WithCancelCause(withCaller(ctx, &caller))
-	a := &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel,
+	a = &Active{ConversationID: conv.ID, UserID: user.ID, Started: now, cancel: cancel,
 		started: make(chan struct{}), saved: make(chan struct{})}
 	as.active[conv.ID] = a
 	as.wg.Add(1)
@@ -308,20 +323,40 @@ func (as *Assistant) Start(ctx context.Context, user auth.User, req Request, sin
 	}
 	// The conversation is saved on the run's own goroutine once it ends:
 	// a goroutine here only to wait would hold a stack the whole stream.
-	a.run = loop.StartThen(rctx, llm.Request{Model: model, Messages: msgs}, sink, func(out *agent.Outcome, err error) {
-		defer as.wg.Done()
-		as.finish(conv, earlier, out, err)
+	release := func() {
 		as.mu.Lock()
 		delete(as.active, conv.ID)
 		as.mu.Unlock()
 		close(a.saved)
 		cancel(nil)
+	}
+	ended := false // the run returned (set and read on the run's goroutine)
+	var runLoop func()
+	a.run, runLoop = loop.Prepare(rctx, llm.Request{Model: model, Messages: msgs}, sink, func(out *agent.Outcome, err error) {
+		ended = true
+		defer as.wg.Done()
+		as.finish(conv, earlier, out, err)
+		release()
 	})
 	// The request is findable (by a tool result or a pause's answer from
 	// another request) from the moment it is in as.active, before run is
 	// set: those wait for this.
 	close(a.started)
-	return a, nil
+	return a, func() {
+		defer func() {
+			// A run that panicked on an HTTP handler's goroutine is
+			// recovered there, and the server goes on: the conversation
+			// must not stay busy, nor Shutdown wait for it.
+			if p := recover(); p != nil {
+				if !ended {
+					as.wg.Done()
+					release()
+				}
+				panic(p)
+			}
+		}()
+		runLoop()
+	}, nil
 }
 
 func validate(req Request) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -246,28 +248,86 @@ func harness(b *testing.B) *streambench.Child {
 // between, the harness's floor against which a server's added time
 // shows (its CPU figures are the harness's; this process does nothing).
 func servers(b *testing.B, c *streambench.Child) []benchServer {
-	p, err := openai.New(c.ModelURL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: llm.ServerTransport()}))
+	modelSide := &connCount{}
+	tr := llm.ServerTransport()
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countedConn{conn, modelSide}, nil
+	}
+	p, err := openai.New(c.ModelURL+"/v1", "", openai.WithHTTPClient(&http.Client{Transport: tr}))
 	if err != nil {
 		b.Fatal(err)
 	}
 	f := newFixture(&testing.T{}, fixtureOpts{provider: p})
 	proxy := httptest.NewServer(streambench.Proxy(c.ModelURL, &http.Client{Transport: llm.ServerTransport()}))
 	b.Cleanup(proxy.Close)
-	hearth := benchServer{name: "hearth", url: f.url, key: f.gmKey}
+	hearth := benchServer{name: "hearth", key: f.gmKey, clientSide: &connCount{}, modelSide: modelSide}
+	var h http.Handler = f.srv
 	if stagesOn() {
 		hearth.stages = &stageTracer{next: f.srv}
-		ts := httptest.NewServer(hearth.stages)
-		b.Cleanup(ts.Close)
-		hearth.url = ts.URL
+		h = hearth.stages
 	}
+	// hearth again, on a listener whose connections count their system
+	// calls (an atomic add each).
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener = countingListener{ts.Listener, hearth.clientSide}
+	ts.Start()
+	b.Cleanup(ts.Close)
+	hearth.url = ts.URL
 	return []benchServer{hearth, {name: "proxy", url: proxy.URL}, {name: "none", url: c.ModelURL}}
 }
 
 // benchServer is a server under test; stages, if set, traces hearth's
-// chats (HEARTH_BENCH_STAGES=1).
+// chats (HEARTH_BENCH_STAGES=1); clientSide and modelSide, if set, count
+// its connections' reads and writes, to its clients and to the model.
 type benchServer struct {
-	name, url, key string
-	stages         *stageTracer
+	name, url, key        string
+	stages                *stageTracer
+	clientSide, modelSide *connCount
+}
+
+// connCount counts the reads and writes on connections: a net.Conn's
+// Read and Write are each one system call (or none, for a read that
+// would block: then one after the poller's wake-up).
+type connCount struct{ reads, writes atomic.Int64 }
+
+func (c *connCount) load() [2]int64 {
+	if c == nil {
+		return [2]int64{}
+	}
+	return [2]int64{c.reads.Load(), c.writes.Load()}
+}
+
+type countingListener struct {
+	net.Listener
+	n *connCount
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	conn, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countedConn{conn, l.n}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	n *connCount
+}
+
+func (c countedConn) Read(b []byte) (int, error) {
+	c.n.reads.Add(1)
+	return c.Conn.Read(b)
+}
+
+func (c countedConn) Write(b []byte) (int, error) {
+	c.n.writes.Add(1)
+	return c.Conn.Write(b)
 }
 
 // BenchmarkStreaming1000 is 1,000 chats streaming at the same time from a
@@ -445,6 +505,17 @@ func (h heapCount) plus(o heapCount) heapCount {
 	return heapCount{h.objects + o.objects, h.bytes + o.bytes, h.cycles + o.cycles}
 }
 
+// goroutinesStarted is how many goroutines this process has started
+// (runtime/metrics).
+func goroutinesStarted(b *testing.B) uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		b.Fatal("runtime/metrics has no /sched/goroutines-created")
+	}
+	return s[0].Value.Uint64()
+}
+
 // reportLatencies reports the p50 and p99 of ds in milliseconds.
 func reportLatencies(b *testing.B, name string, ds []time.Duration) {
 	slices.Sort(ds)
@@ -474,10 +545,14 @@ func burst(b *testing.B, tokens int) {
 				URL: srv.url, Key: srv.key, Body: `{"messages":[{"role":"user","content":"describe the jump drive"}]}`}
 			var first []time.Duration
 			var cpu, harnessCPU time.Duration
-			var heap heapCount // summed over bursts
+			var heap heapCount         // summed over bursts
+			var gor uint64             // summed over bursts
+			var client, model [2]int64 // reads, writes; summed over bursts
 			for b.Loop() {
 				var cpu0 time.Duration
 				var heap0 heapCount
+				var gor0 uint64
+				var client0, model0 [2]int64
 				if srv.stages != nil {
 					srv.stages.reset()
 				}
@@ -487,9 +562,16 @@ func burst(b *testing.B, tokens int) {
 						writeRampProfile(b, ".burst0")
 						cpu0 = cputime.Process()
 						heap0 = readHeapCount()
+						gor0, client0, model0 = goroutinesStarted(b), srv.clientSide.load(), srv.modelSide.load()
 					case "end":
 						cpu += cputime.Process() - cpu0
 						heap = heap.plus(readHeapCount().minus(heap0))
+						gor += goroutinesStarted(b) - gor0
+						c, m := srv.clientSide.load(), srv.modelSide.load()
+						for i := range 2 {
+							client[i] += c[i] - client0[i]
+							model[i] += m[i] - model0[i]
+						}
 						writeRampProfile(b, ".burst1")
 					}
 				})
@@ -515,6 +597,17 @@ func burst(b *testing.B, tokens int) {
 				b.ReportMetric(float64(heap.bytes)/float64(b.N*chats), "server-B/chat")
 				b.ReportMetric(float64(heap.objects)/float64(b.N*chats), "server-allocs/chat")
 				b.ReportMetric(float64(heap.cycles)/float64(b.N), "server-gc-cycles/burst")
+				// Exact too: goroutines started a chat in the server's
+				// process, and its connections' reads and writes (each a
+				// system call), to the clients and to the model.
+				n := float64(b.N * chats)
+				b.ReportMetric(float64(gor)/n, "server-goroutines/chat")
+				if srv.clientSide != nil {
+					b.ReportMetric(float64(client[1])/n, "client-conn-writes/chat")
+					b.ReportMetric(float64(client[0])/n, "client-conn-reads/chat")
+					b.ReportMetric(float64(model[1])/n, "model-conn-writes/chat")
+					b.ReportMetric(float64(model[0])/n, "model-conn-reads/chat")
+				}
 			}
 		})
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/hearth-rpg/hearth/llm"
 )
 
-// keepAlive is how often an idle stream gets a comment line.
+// keepAlive is how often a stream gets a comment line by default.
 const keepAlive = 15 * time.Second
 
 // user returns the authenticated user; the middleware guarantees one.
@@ -70,33 +70,30 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		count(e)
 		stream.send(localize(loc, e))
 	}
-	a, err := s.o.Assistant.Start(r.Context(), u, req, sink)
+	// The chat runs here, on the handler's goroutine, which would
+	// otherwise only wait for it: a goroutine less a chat, and this one's
+	// stack has grown already. The keep-alive comments come from a timer.
+	a, run, err := s.o.Assistant.Prepare(r.Context(), u, req, sink)
 	if err != nil {
 		s.chatError(w, r, err)
 		return
 	}
 	w.Header().Set("X-Conversation-ID", a.ConversationID)
 	stream.start()
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-a.Done():
-			return
-		case <-tick.C:
-			stream.comment("keep-alive")
-		}
-	}
+	stream.keepAlive(s.o.KeepAlive)
+	defer stream.stop()
+	run() // returns once the chat has ended and been saved
 }
 
 // chatOnce runs a chat to its end and answers with one JSON object, for
 // one-shot queries (seed 000 §3.4).
 func (s *Server) chatOnce(w http.ResponseWriter, r *http.Request, u auth.User, req assistant.Request, count func(agent.Event)) {
-	a, err := s.o.Assistant.Start(r.Context(), u, req, count)
+	a, run, err := s.o.Assistant.Prepare(r.Context(), u, req, count)
 	if err != nil {
 		s.chatError(w, r, err)
 		return
 	}
+	run()
 	out, runErr := a.Wait()
 	if r.Context().Err() != nil {
 		return // nobody to answer

@@ -58,6 +58,10 @@ type Options struct {
 	// reaches this server to the one sharing the database that runs the
 	// chat, and answers those forwarded here. Nil: every chat is here.
 	Chats ChatRelay
+	// KeepAlive is how often a chat's stream gets a comment line, which
+	// keeps proxies from closing a stream that waits on a slow model or a
+	// client's tool; 15 s if zero.
+	KeepAlive time.Duration
 
 	// Authenticate wraps every route but /health and /metrics; it puts
 	// the caller's auth.User on the request context or answers 401/429
@@ -209,6 +213,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = keepAlive
 	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics(o.Assistant.ActiveCount, nil)

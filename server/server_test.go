@@ -86,6 +86,8 @@ type fixtureOpts struct {
 	clock    *clock
 	// beforeStage is the server's test hook in uploads' ingests.
 	beforeStage func(ctx context.Context, job, stage string) error
+	// keepAlive is server.Options.KeepAlive.
+	keepAlive time.Duration
 }
 
 type budget struct {
@@ -200,7 +202,8 @@ func newFixture(t *testing.T, o fixtureOpts) *fixture {
 		AuthenticateAt: at, Mount: o.mount, Public: o.public,
 		MaxUploadBytes: o.maxUpload, PublicURL: o.publicURL, WorkDir: filepath.Join(dir, "work"), AssetsPath: f.assets,
 		TrustedProxies: o.proxies, BeforeStage: o.beforeStage, Characters: chars, ModelRoutes: o.modelRoutes,
-		Users: kr, ModelRoles: []server.ModelRole{{Role: "narrator", Provider: "openai", Model: "narrator-1"}}}
+		Users: kr, ModelRoles: []server.ModelRole{{Role: "narrator", Provider: "openai", Model: "narrator-1"}},
+		KeepAlive: o.keepAlive}
 	if o.model != nil {
 		f.opts.ModelLimit = auth.NewLimiter(o.model.perMin, o.model.burst)
 	}

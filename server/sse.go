@@ -16,16 +16,18 @@ const writeWait = 30 * time.Second
 const maxKeptLine = 512
 
 // sse writes server-sent events. Writes may come from several goroutines
-// (the agent loop and the keep-alive ticker).
+// (the agent loop and the keep-alive timer).
 type sse struct {
 	mu       sync.Mutex
 	w        http.ResponseWriter
 	rc       *http.ResponseController
 	failed   bool
 	started  bool
-	early    [][]byte  // events sent before start, written by start
-	line     []byte    // the line being written, kept for the next
-	deadline time.Time // the write deadline last set
+	early    [][]byte      // events sent before start, written by start
+	line     []byte        // the line being written, kept for the next
+	deadline time.Time     // the write deadline last set
+	timer    *time.Timer   // the next keep-alive comment's
+	every    time.Duration // the keep-alive comments' interval
 }
 
 func newSSE(w http.ResponseWriter) *sse {
@@ -79,6 +81,12 @@ func (s *sse) send(e agent.Event) {
 	}
 	s.line = append(line, "\n\n"...)
 	s.writeLine()
+	if e.Type == agent.Done {
+		// A run's last event: the handler returns once the chat is
+		// saved, and net/http's finishing write carries it with the
+		// response's end (a write a chat less, for server and client).
+		return
+	}
 	if !s.failed {
 		if err := s.rc.Flush(); err != nil {
 			s.failed = true
@@ -119,6 +127,35 @@ func (s *sse) extendDeadline() {
 	}
 	s.deadline = now.Add(writeWait)
 	_ = s.rc.SetWriteDeadline(s.deadline)
+}
+
+// keepAlive writes a comment line every d until stop is called.
+func (s *sse) keepAlive(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.every = d
+	s.timer = time.AfterFunc(d, s.tick)
+}
+
+// tick writes a keep-alive comment and sets the timer for the next.
+func (s *sse) tick() {
+	s.comment("keep-alive")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.failed {
+		s.timer.Reset(s.every)
+	}
+}
+
+// stop ends the stream for every writer (the handler is returning): the
+// keep-alive timer stops, and a comment already due writes nothing.
+func (s *sse) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 }
 
 // comment writes a comment line, which clients ignore: it keeps proxies

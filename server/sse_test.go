@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hearth-rpg/hearth/agent"
@@ -92,5 +94,78 @@ func TestSSETokenAllocatesNothing(t *testing.T) {
 	e := agent.Event{Type: agent.Content, Text: "needs an Engineer "}
 	if n := testing.AllocsPerRun(100, func() { s.send(e) }); n != 0 {
 		t.Errorf("a content event costs %v allocations, want 0", n)
+	}
+}
+
+// writeCounter is a listener whose connections count their writes.
+type writeCounter struct {
+	net.Listener
+	writes atomic.Int64
+}
+
+func (l *writeCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	return countedConn{c, &l.writes}, err
+}
+
+type countedConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countedConn) Write(b []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(b)
+}
+
+// A stream's done event is not flushed alone: the handler returns after
+// it and net/http's finishing write carries it with the response's end.
+// The client gets every event, done last, and then the stream's end; the
+// connection sees one write for the headers, one a content event and one
+// for done and the end.
+func TestSSEDoneLeavesWithTheEnd(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := &writeCounter{Listener: ln}
+	events := []agent.Event{{Type: agent.Content, Text: "The jump "}, {Type: agent.Content, Text: "drive."},
+		{Type: agent.Done, Usage: &llm.Usage{PromptTokens: 10, CompletionTokens: 2}}}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := newSSE(w)
+		s.start()
+		for _, e := range events {
+			s.send(e)
+		}
+		s.stop()
+	}))
+	srv.Listener = counter
+	srv.Start()
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var types []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var e agent.Event
+			if err := json.Unmarshal([]byte(data), &e); err != nil {
+				t.Fatal(err)
+			}
+			types = append(types, e.Type)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("the stream did not end cleanly: %v", err)
+	}
+	if got := strings.Join(types, ","); got != "content,content,done" {
+		t.Errorf("events %s, want content,content,done", got)
+	}
+	// The body was read to its end, so the server's last write is in.
+	if n := counter.writes.Load(); n != 1+2+1 {
+		t.Errorf("%d writes to the connection, want 4 (headers, two events, done with the end)", n)
 	}
 }

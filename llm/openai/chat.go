@@ -130,7 +130,7 @@ func (p *Provider) Chat(ctx context.Context, req llm.Request, fn func(llm.Chunk)
 	return resp, nil
 }
 
-// sent is what send's goroutine hands back.
+// sent is what send hands back.
 type sent struct {
 	encode error // req could not be encoded; returned as it is
 	raw    *http.Response
@@ -138,12 +138,12 @@ type sent struct {
 }
 
 // send encodes req and sends it, returning once the response's headers
-// are in. The encoding and the SDK's send (its middleware, the HTTP
-// client, dialling) run deep; on the caller's goroutine they would grow
-// its stack, which the runtime shrinks only at a collection, and the
-// caller then reads the stream with it for the whole answer. So they run
-// on a goroutine of their own that ends here, always: the SDK's send
-// returns when ctx ends, and the channel is buffered.
+// are in. It runs on the caller's goroutine: hearth's server runs a
+// streamed chat on its HTTP handler's goroutine, whose stack has grown
+// already (the request's JSON), and with the encoding and the SDK's send
+// on it a streaming chat held no more stack (server's
+// BenchmarkStreamingMemory) than with them on a goroutine of their own,
+// which cost a goroutine, its stack's growth and a hand-off a request.
 //
 // The SDK sends the request (headers, middleware, errors), with the body
 // encoded here; the stream is decoded here. The SDK's own decoder
@@ -151,17 +151,13 @@ type sent struct {
 // CPU a streamed token cost the whole server with 1,000 chats streaming
 // (server's BenchmarkStreaming1000).
 func (p *Provider) send(ctx context.Context, req llm.Request) sent {
-	ch := make(chan sent, 1)
-	go func() {
-		var s sent
-		if body, err := p.requestBody(req); err != nil {
-			s.encode = err
-		} else {
-			s.err = p.post(ctx, "chat/completions", body, &s.raw)
-		}
-		ch <- s
-	}()
-	return <-ch
+	var s sent
+	if body, err := p.requestBody(req); err != nil {
+		s.encode = err
+	} else {
+		s.err = p.post(ctx, "chat/completions", body, &s.raw)
+	}
+	return s
 }
 
 // badRequest is the error for a request this provider cannot send.
