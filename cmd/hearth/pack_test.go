@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -115,19 +114,11 @@ func TestCampaignWithPacksBesideIt(t *testing.T) {
 	}
 	key := regexp.MustCompile(`hth_[a-z0-9_]+`).FindString(run(t, nil, "user", "add", "gm", "--role", "gm", "--data", data))
 	url := hearthtest.Server{Bin: hearthBin, Data: data}.Start(t)
-	client := &http.Client{Transport: hearthtest.Bearer{Key: key}, Timeout: 2 * time.Minute}
 	call := func(method, path, body string, want int) string {
 		t.Helper()
-		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != want {
-			t.Fatalf("%s %s: %d, want %d: %.400s", method, path, resp.StatusCode, want, b)
+		code, b := apiCall(t, method, url+path, key, "application/json", strings.NewReader(body))
+		if code != want {
+			t.Fatalf("%s %s: %d, want %d: %.400s", method, path, code, want, b)
 		}
 		return string(b)
 	}
