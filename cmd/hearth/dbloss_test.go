@@ -205,13 +205,7 @@ func TestServeSurvivesPostgresRestart(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/ws/game/"+game.ID,
-		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	c.SetReadLimit(32 << 20)
+	c := dialGame(t, ctx, base, key, game.ID)
 	c.Write(ctx, websocket.MessageText, []byte(`{"type":"start_autopilot","speed":"fast"}`))
 	for {
 		_, b, err := c.Read(ctx)

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/hearth-rpg/hearth/internal/hearthtest"
 )
 
@@ -131,13 +129,7 @@ func TestCampaignWithPacksBesideIt(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws/game/"+game.ID,
-		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	c.SetReadLimit(32 << 20)
+	c := dialGame(t, ctx, url, key, game.ID)
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {

@@ -116,13 +116,7 @@ func serveParty(t *testing.T, seed uint64, n int) servedParty {
 	defer cancel()
 	dial := func() *websocket.Conn {
 		t.Helper()
-		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws/game/"+in.ID,
-			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetReadLimit(32 << 20)
-		return c
+		return dialGame(t, ctx, url, key, in.ID)
 	}
 	type frame struct {
 		Type      string          `json:"type"`

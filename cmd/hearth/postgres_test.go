@@ -103,13 +103,7 @@ func TestServeOnPostgres(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws/game/"+game.ID,
-		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	c.SetReadLimit(32 << 20)
+	c := dialGame(t, ctx, url, key, game.ID)
 	read := func(done func(typ string, committed bool, turn int) bool) {
 		t.Helper()
 		for {

@@ -68,12 +68,7 @@ type watcher struct {
 
 func watch(t *testing.T, ctx context.Context, name, url, key, game string) *watcher {
 	t.Helper()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/ws/game/"+game,
-		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + key}}})
-	if err != nil {
-		t.Fatalf("%s: dial: %v", name, err)
-	}
-	c.SetReadLimit(32 << 20)
+	c := dialGame(t, ctx, url, key, game)
 	w := &watcher{t: t, name: name, c: c, cond: make(chan struct{}, 1)}
 	go func() {
 		for {
@@ -94,7 +89,6 @@ func watch(t *testing.T, ctx context.Context, name, url, key, game string) *watc
 			w.wake()
 		}
 	}()
-	t.Cleanup(func() { c.CloseNow() })
 	return w
 }
 
