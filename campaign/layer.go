@@ -63,7 +63,7 @@ func Layer(packs ...*Pack) (*Library, error) {
 	slices.SortStableFunc(l.Packs, func(a, b *Pack) int { return a.Manifest.Layer.Rank() - b.Manifest.Layer.Rank() })
 	for _, p := range l.Packs {
 		for _, r := range p.Manifest.Requires {
-			checkRequirement(p.Manifest.ID, p.Manifest.File, r, byID, &errs)
+			checkRequirement(p.Manifest.ID+"/"+p.Manifest.File, 0, r, byID, &errs)
 		}
 	}
 	for _, p := range l.Packs {
@@ -89,7 +89,7 @@ func packOf(id string) string {
 
 // checkRequirement reports a required pack that is missing or of a
 // version the requirement does not allow.
-func checkRequirement(who, file string, r pack.Requirement, have map[string]*Pack, errs *pack.Problems) {
+func checkRequirement(file string, line int, r pack.Requirement, have map[string]*Pack, errs *pack.Problems) {
 	p, ok := have[r.ID]
 	switch {
 	case !ok:
@@ -98,9 +98,9 @@ func checkRequirement(who, file string, r pack.Requirement, have map[string]*Pac
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
-		errs.Add(who+"/"+file, 0, "requires pack %q, which is not loaded (loaded: %s); install it or remove the requirement", r.ID, strings.Join(ids, ", "))
+		errs.Add(file, line, "requires pack %q, which is not loaded (loaded: %s); install it or remove the requirement", r.ID, strings.Join(ids, ", "))
 	case !p.Manifest.Satisfies(r):
-		errs.Add(who+"/"+file, 0, "requires %s, but %s is version %s", r, r.ID, p.Manifest.Version)
+		errs.Add(file, line, "requires %s, but %s is version %s", r, r.ID, p.Manifest.Version)
 	}
 }
 

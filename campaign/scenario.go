@@ -53,8 +53,8 @@ func scenarioOf(c *Campaign, packs []*Pack) (*Scenario, pack.Problems, error) {
 		have[p.Manifest.ID] = p
 	}
 	for _, r := range c.Meta.Packs {
-		f, _ := c.metaAt("packs")
-		checkRequirement(c.pack.self, f, r, have, &errs)
+		f, line := c.metaAt("packs")
+		checkRequirement(f, line, r, have, &errs)
 	}
 	for _, x := range c.external {
 		if id, ok := s.lookup(x.kind, x.id); ok {

@@ -183,7 +183,7 @@ func TestValidateWithPacks(t *testing.T) {
 		{"no finder checks what Validate does", nil, nil, nil},
 		{"a pack not found", nil, finder("homebrew"), []string{"campaign.yml:6: no pack homebrew here"}},
 		{"a version the campaign does not allow", map[string]string{"campaign.yml": strings.Replace(files["campaign.yml"], `"homebrew ^0.3"`, `"homebrew ^0.4"`, 1)}, finder(),
-			[]string{`the_warren/campaign.yml: requires homebrew ^0.4, but homebrew is version 0.3.0`}},
+			[]string{`campaign.yml:6: requires homebrew ^0.4, but homebrew is version 0.3.0`}},
 		{"an entity no pack has", map[string]string{"location_gate.md": "---\nname: The Gate\nexits:\n  - {to: burrow}\nitems: {dragon_egg: 1}\n---\nA gate.\n"}, finder(),
 			[]string{`location_gate.md:5: item "dragon_egg" is not in the campaign nor in its packs (homebrew, bestiary)`}},
 	}
