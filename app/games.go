@@ -96,11 +96,16 @@ func bindPacks(ctx context.Context, c *campaign.Campaign) error {
 // neither beside the campaign nor built in.
 var ErrPackNotFound = &hearth.Error{Code: hearth.NotFound, Message: "pack not found"}
 
+// packArchives are the archive names FindPack looks for beside a
+// campaign, in order, after a directory: the forms LoadPack reads.
+var packArchives = []string{".tar.gz", ".tgz", ".campaign.gz", ".zip"}
+
 // FindPack loads the pack id that the campaign in campaignDir plays with
 // (campaign.yml's packs): the directory of that name beside the
-// campaign's own (my-setting beside my-campaign), else the pack of that
-// id built into Hearth. A campaign built into Hearth plays with built-in
-// packs only.
+// campaign's own (my-setting beside my-campaign), else an archive of it
+// there (my-setting.tar.gz, .tgz, .campaign.gz or .zip), else the pack of
+// that id built into Hearth. A campaign built into Hearth plays with
+// built-in packs only.
 func FindPack(ctx context.Context, campaignDir, id string) (*campaign.Pack, error) {
 	if !ValidName(id) {
 		return nil, fmt.Errorf("%w: %q is not a pack id", ErrPackNotFound, id)
@@ -114,6 +119,11 @@ func FindPack(ctx context.Context, campaignDir, id string) (*campaign.Pack, erro
 		if st, err := os.Stat(beside); err == nil && st.IsDir() {
 			return campaign.LoadPack(ctx, beside)
 		}
+		for _, ext := range packArchives {
+			if st, err := os.Stat(beside + ext); err == nil && st.Mode().IsRegular() {
+				return campaign.LoadPack(ctx, beside+ext)
+			}
+		}
 	}
 	if slices.Contains(BundledPacks(), id) {
 		return campaign.LoadPackFS(ctx, hearth.Packs, "packs/"+id)
@@ -121,7 +131,7 @@ func FindPack(ctx context.Context, campaignDir, id string) (*campaign.Pack, erro
 	if beside == "" {
 		return nil, fmt.Errorf("%w: %q is not built into Hearth (built in: %s)", ErrPackNotFound, id, strings.Join(BundledPacks(), ", "))
 	}
-	return nil, fmt.Errorf("%w: no directory %s beside the campaign, and %q is not built into Hearth (built in: %s); put the pack there",
+	return nil, fmt.Errorf("%w: no directory %s (nor an archive of it) beside the campaign, and %q is not built into Hearth (built in: %s); put the pack there",
 		ErrPackNotFound, beside, id, strings.Join(BundledPacks(), ", "))
 }
 

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"archive/zip"
 	"context"
 	"errors"
 	"os"
@@ -33,6 +34,7 @@ func TestFindPack(t *testing.T) {
 	ctx := context.Background()
 	root := copyPacks(t, t.TempDir(), "warren", "bestiary")
 	warren := filepath.Join(root, "warren")
+	zipDir(t, filepath.Join("..", "campaign", "testdata", "packs", "homebrew"), filepath.Join(root, "homebrew.zip"))
 	tests := []struct {
 		name, dir, id string
 		want          string // the pack's id, or "" for an error
@@ -41,7 +43,8 @@ func TestFindPack(t *testing.T) {
 		{"beside the campaign", warren, "bestiary", "bestiary", ""},
 		{"built in", warren, "srd51", "srd51", ""},
 		{"a built-in campaign finds built-in packs", "campaigns/saltmere", "srd51", "srd51", ""},
-		{"neither", warren, "homebrew", "", `no directory ` + filepath.Join(root, "homebrew") + ` beside the campaign, and "homebrew" is not built into Hearth (built in: srd51)`},
+		{"an archive beside the campaign", warren, "homebrew", "homebrew", ""},
+		{"neither", warren, "nowhere", "", `no directory ` + filepath.Join(root, "nowhere") + ` (nor an archive of it) beside the campaign, and "nowhere" is not built into Hearth (built in: srd51)`},
 		{"a built-in campaign does not look on disk", "campaigns/saltmere", "bestiary", "", `"bestiary" is not built into Hearth`},
 		{"a path is not an id", warren, "../warren", "", `"../warren" is not a pack id`},
 	}
@@ -147,5 +150,24 @@ func TestLoadCampaign(t *testing.T) {
 	}
 	if _, err := app.LoadCampaign(ctx, "nowhere"); hearth.ErrorCode(err) != hearth.NotFound {
 		t.Errorf("nowhere: code %v, want not found", hearth.ErrorCode(err))
+	}
+}
+
+// zipDir writes the files under dir into a zip archive at dst.
+func zipDir(t *testing.T, dir, dst string) {
+	t.Helper()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	if err := zw.AddFS(os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -155,7 +155,7 @@ func TestCampaignWithPacksBesideIt(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "homebrew")); err != nil {
 		t.Fatal(err)
 	}
-	want := `no directory ` + filepath.Join(root, "homebrew") + ` beside the campaign`
+	want := `no directory ` + filepath.Join(root, "homebrew") + ` (nor an archive of it) beside the campaign`
 	if out := runFail(t, "pack", "validate", warren); !strings.Contains(out, "campaign.yml:6: error: pack not found: "+want) {
 		t.Errorf("validate without a pack:\n%s", out)
 	}
