@@ -51,8 +51,8 @@ duplicate entity ids, broken plot-beat prerequisites, orphaned asset
 references, and the provenance rules for AI-generated content. A campaign that
 uses entities of the packs it plays with is bound to them as a game would be:
 each pack is found in the directory (or archive) of its id beside the campaign,
-else among the built-in packs, and every reference must resolve. Every problem names its
-file and line. Exits with status 1 when there are errors.`,
+else among the built-in packs, and every reference must resolve. Every problem
+names its file and line. Exits with status 1 when there are errors.`,
 		Example: `  hearth pack validate campaigns/saltmere
   hearth pack validate my-setting.tar.gz --json`,
 		Args: cobra.ExactArgs(1),
