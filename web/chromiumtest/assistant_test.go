@@ -125,6 +125,23 @@ func (m *fakeModel) seen() (requests int, search, dice string, tools []string) {
 	return m.requests, m.search, m.dice, append([]string(nil), m.tools...)
 }
 
+// serveAssistant serves Hearth with the fake model as the assistant's
+// and a one-page book, The Lantern, ingested; env adds to the server's
+// environment.
+func serveAssistant(t *testing.T, model *fakeModel, env ...string) hearth {
+	t.Helper()
+	return serveEnv(t, func(data string) {
+		book := filepath.Join(t.TempDir(), "lantern.md")
+		if err := os.WriteFile(book, []byte("# The Lantern\n\nThe lantern keeper trims the wick at dusk and buys lantern oil from the chandler.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(bin, "ingest", book, "--title", "The Lantern", "--data", data).CombinedOutput(); err != nil {
+			t.Fatalf("hearth ingest: %v\n%s", err, out)
+		}
+	}, append([]string{"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
+		"HEARTH__MODELS__ASSISTANT__BASE_URL=" + model.srv.URL + "/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test"}, env...)...)
+}
+
 // TestAssistantChat: the assistant against a model server speaking the
 // OpenAI wire format. The model searches the library (an internal tool),
 // has the browser roll dice (an external tool), the server pauses after
@@ -133,18 +150,7 @@ func (m *fakeModel) seen() (requests int, search, dice string, tools []string) {
 // viewer's route.
 func TestAssistantChat(t *testing.T) {
 	model := newFakeModel(t)
-	h := serveEnv(t, func(data string) {
-		book := filepath.Join(t.TempDir(), "lantern.md")
-		if err := os.WriteFile(book, []byte("# The Lantern\n\nThe lantern keeper trims the wick at dusk and buys lantern oil from the chandler.\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command(bin, "ingest", book, "--title", "The Lantern", "--data", data).CombinedOutput(); err != nil {
-			t.Fatalf("hearth ingest: %v\n%s", err, out)
-		}
-	},
-		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
-		"HEARTH__MODELS__ASSISTANT__BASE_URL="+model.srv.URL+"/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test",
-		"HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=2")
+	h := serveAssistant(t, model, "HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=2")
 	ctx := browse(t)
 	var dialogs atomic.Int32
 	chromedp.ListenTarget(ctx, func(ev any) {

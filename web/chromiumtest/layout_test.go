@@ -372,18 +372,7 @@ func TestGameHoldsStillAsTurnsArrive(t *testing.T) {
 // question box and pushed it down.
 func TestAssistantPauseStaysPut(t *testing.T) {
 	model := newFakeModel(t)
-	h := serveEnv(t, func(data string) {
-		book := filepath.Join(t.TempDir(), "lantern.md")
-		if err := os.WriteFile(book, []byte("# The Lantern\n\nThe lantern keeper trims the wick at dusk and buys lantern oil from the chandler.\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command(bin, "ingest", book, "--title", "The Lantern", "--data", data).CombinedOutput(); err != nil {
-			t.Fatalf("hearth ingest: %v\n%s", err, out)
-		}
-	},
-		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
-		"HEARTH__MODELS__ASSISTANT__BASE_URL="+model.srv.URL+"/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test",
-		"HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=2")
+	h := serveAssistant(t, model, "HEARTH__ASSISTANT__TOOL_CALL_PAUSE_THRESHOLD=2")
 	for _, w := range widths {
 		t.Run(w.name, func(t *testing.T) {
 			ctx := browse(t)

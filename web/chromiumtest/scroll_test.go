@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -190,17 +187,7 @@ func TestLogStaysAtItsEndAcrossResize(t *testing.T) {
 // the chat's frame.
 func TestChatStaysAtItsEndAcrossResize(t *testing.T) {
 	model := newFakeModel(t)
-	h := serveEnv(t, func(data string) {
-		book := filepath.Join(t.TempDir(), "lantern.md")
-		if err := os.WriteFile(book, []byte("# The Lantern\n\nThe lantern keeper trims the wick at dusk and buys lantern oil from the chandler.\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command(bin, "ingest", book, "--title", "The Lantern", "--data", data).CombinedOutput(); err != nil {
-			t.Fatalf("hearth ingest: %v\n%s", err, out)
-		}
-	},
-		"HEARTH__MODELS__ASSISTANT__PROVIDER=openai", "HEARTH__MODELS__ASSISTANT__MODEL=fake",
-		"HEARTH__MODELS__ASSISTANT__BASE_URL="+model.srv.URL+"/v1", "HEARTH__MODELS__ASSISTANT__API_KEY=test")
+	h := serveAssistant(t, model)
 	ctx := browse(t)
 	signIn(t, ctx, h)
 	question := strings.Repeat("Where does the keeper get lantern oil, and who sells it in the harbour town? ", 40) + "Roll Perception for me."
